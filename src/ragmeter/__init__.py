@@ -1,0 +1,21 @@
+"""ragmeter: evaluate retrieval-augmented generation with numbers you can repeat.
+
+`ragmeter.evaluate(data, metrics, judge=..., embeddings=...)` is the library entry point;
+the `ragmeter` command wraps the same function. Imports are lazy: nothing heavy loads
+until a judge or embedder is actually used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__version__ = "0.1.0"
+__all__ = ["__version__", "aevaluate", "evaluate"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("evaluate", "aevaluate", "EvaluationResult"):
+        from ragmeter import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'ragmeter' has no attribute {name!r}")

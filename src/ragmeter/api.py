@@ -1,0 +1,110 @@
+"""The public library entry points: `evaluate` (sync) and `aevaluate` (async)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragmeter.cache import Cache, NullCache, default_cache_path
+from ragmeter.config import RunConfig
+from ragmeter.embeddings import make_embedder
+from ragmeter.engine import RunResult, run_metrics
+from ragmeter.errors import RagmeterError
+from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.io.writers import result_rows, write_json, write_results
+from ragmeter.judges.base import Judge
+from ragmeter.judges.retry import RetryPolicy
+from ragmeter.judges.spec import make_judge
+from ragmeter.manifest import build_manifest
+from ragmeter.metrics import DEFAULT_METRICS, get_metrics
+
+
+@dataclass
+class EvaluationResult:
+    """Rows with scores and evidence, the manifest, and where they were written (if anywhere)."""
+
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    run: RunResult
+    results_path: Path | None = None
+    manifest_path: Path | None = None
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        return self.manifest["metrics"]
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
+
+
+def evaluate(data: Any, metrics: list[str] | None = None, **options: Any) -> EvaluationResult:
+    """Evaluate a path, list of dicts, DataFrame or datasets.Dataset. See `aevaluate` for options."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(aevaluate(data, metrics, **options))
+    raise RagmeterError("evaluate() was called inside a running event loop (e.g. Jupyter): "
+                        "use `await ragmeter.aevaluate(...)` instead")
+
+
+async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str | dict | Judge = "llamacpp",
+                    embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
+                    out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
+                    concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
+                    progress: bool | None = None) -> EvaluationResult:
+    """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`."""
+    cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
+                    output=str(out) if out else "results", format=format,
+                    judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
+                    embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",
+                    metrics=list(metrics or DEFAULT_METRICS), columns=columns or {}, concurrency=concurrency,
+                    timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
+                    limit=limit, progress=progress)
+    dataset = load_dataset(data, columns=columns)
+    return await run_config(cfg, dataset=dataset, judge=None if isinstance(judge, (str, dict)) else judge,
+                            embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
+                            write=out is not None)
+
+
+async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
+                     embedder: Any = None, write: bool = True) -> EvaluationResult:
+    """Everything a run does, for the CLI and the API alike."""
+    metric_objs = get_metrics(cfg.metrics)  # unknown metric names fail before reading data
+    if dataset is None:
+        dataset = load_dataset(cfg.dataset, columns=cfg.columns)
+    if cfg.limit:
+        dataset = Dataset(dataset.samples[: cfg.limit], dataset.records[: cfg.limit], dataset.source,
+                          dataset.fields_present, dataset.sha256)
+    needs_judge = any(m.uses_judge for m in metric_objs)
+    needs_embed = any(m.uses_embeddings for m in metric_objs)
+    judge = judge or (make_judge(cfg.judge) if needs_judge else None)
+    embedder = embedder or (make_embedder(cfg.embeddings) if needs_embed else None)
+    cache = _open_cache(cfg.cache)
+    try:
+        run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
+                                policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
+                                progress=cfg.progress)
+    finally:
+        cache.close()
+        for closer in (judge, embedder):
+            if closer is not None:
+                await closer.aclose()
+    rows = result_rows(dataset.records, run.scores, [m.name for m in metric_objs])
+    manifest = build_manifest(cfg, run, judge, embedder, cache)
+    result = EvaluationResult(rows, manifest, run)
+    if write:
+        out_dir = Path(cfg.output)
+        result.results_path = write_results(rows, out_dir, cfg.format)
+        result.manifest_path = out_dir / "manifest.json"
+        manifest["results_file"] = result.results_path.name
+        write_json(result.manifest_path, manifest)
+    return result
+
+
+def _open_cache(setting: bool | str) -> Cache:
+    if setting is False or setting == "false":
+        return NullCache()
+    return Cache(default_cache_path() if setting is True or setting == "true" else Path(setting))

@@ -1,0 +1,81 @@
+"""Content-addressed judge and embedding cache in sqlite3, stored as JSON (never pickle).
+
+A key is a tagged hash ("j1:" / "e1:") of canonical JSON: backend identity, decoding
+parameters, messages, output schema and prompt version. Only replies that validated are
+stored, and each is committed at once, so a run killed at any point loses nothing that
+finished and a re-run calls the judge only for what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+KEY_VERSION = "j1"
+EMBED_KEY_VERSION = "e1"
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def make_key(payload: dict[str, Any], tag: str = KEY_VERSION) -> str:
+    return f"{tag}:{hashlib.sha256(canonical_json(payload).encode()).hexdigest()}"
+
+
+def default_cache_path() -> Path:
+    """Per-user cache, shared across projects (keys are content hashes, so sharing is safe)."""
+    if os.environ.get("RAGMETER_CACHE"):
+        return Path(os.environ["RAGMETER_CACHE"])
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "ragmeter" / "cache.sqlite"
+
+
+class Cache:
+    """Two tables, judge replies and embeddings; both JSON text keyed by content hash."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+    def get(self, key: str, table: str = "replies") -> Any | None:
+        row = self._db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, key: str, value: Any, table: str = "replies") -> None:
+        self._db.execute(f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)",
+                         (key, canonical_json(value)))
+
+    def count(self, table: str = "replies") -> int:
+        return self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class NullCache(Cache):
+    """Cache disabled (`--no-cache`): every call goes to the judge."""
+
+    def __init__(self) -> None:  # noqa: D107 - nothing to open
+        self.path = Path(os.devnull)
+
+    def get(self, key: str, table: str = "replies") -> Any | None:
+        return None
+
+    def put(self, key: str, value: Any, table: str = "replies") -> None:
+        return None
+
+    def count(self, table: str = "replies") -> int:
+        return 0
+
+    def close(self) -> None:
+        return None

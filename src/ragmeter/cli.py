@@ -1,0 +1,141 @@
+"""`ragmeter` command line: each command parses, builds a RunConfig and calls one function."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ragmeter.errors import RagmeterError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge.")
+
+BUNDLED_NOTE = ("judge: bundled Gemma 3 270M (offline, for trying ragmeter; its scores are not for "
+                "decisions: point --judge at a real model)")
+
+
+@app.command()
+def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, output, judge, metrics, ...")],
+        out: Annotated[Optional[str], typer.Option("--out", help="override output folder")] = None,
+        no_cache: Annotated[bool, typer.Option("--no-cache", help="call the judge for everything")] = False,
+        limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None) -> None:
+    """Evaluate the dataset a config file names; write results and manifest.json."""
+    from ragmeter.config import load_config
+
+    overrides: dict[str, Any] = {"limit": limit, "cache": False if no_cache else None}
+    cfg = load_config(config, overrides)
+    if out:
+        cfg = cfg.model_copy(update={"output": out})
+    _execute(cfg)
+
+
+@app.command()
+def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, .csv or .parquet")],
+             metrics: Annotated[Optional[str], typer.Option(help="comma-separated metric names")] = None,
+             judge: Annotated[str, typer.Option(help="llamacpp | llamacpp:PATH.gguf | openai:MODEL | "
+                                                     "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
+             judge_opt: Annotated[Optional[list[str]], typer.Option(
+                 "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
+             embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:DIR | "
+                                                          "openai-compat:URL#MODEL")] = "bundled",
+             out: Annotated[str, typer.Option(help="output folder")] = "results",
+             format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = "jsonl",
+             column: Annotated[Optional[list[str]], typer.Option(
+                 help="map a field to your column: FIELD=COLUMN, e.g. user_input=q")] = None,
+             concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
+             timeout: Annotated[float, typer.Option(help="seconds per judge call")] = 300.0,
+             no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+             limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None) -> None:
+    """Evaluate a dataset file without a config file."""
+    from ragmeter.config import build_config
+    from ragmeter.metrics import DEFAULT_METRICS
+
+    judge_cfg: Any = judge
+    if judge_opt:
+        judge_cfg = {"spec": judge, **_pairs(judge_opt, "--judge-opt")}
+    cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
+                        "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
+                        "metrics": [m.strip() for m in metrics.split(",")] if metrics else list(DEFAULT_METRICS),
+                        "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
+                        "limit": limit}, "command line")
+    _execute(cfg)
+
+
+@app.command("metrics")
+def list_metrics() -> None:
+    """List every metric, the fields it needs and what it measures."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ragmeter.metrics import REGISTRY, get_metric
+
+    table = Table("metric", "needs", "judge", "what it measures", show_lines=False)
+    for name in REGISTRY:
+        m = get_metric(name)
+        uses = "judge+embeddings" if m.uses_embeddings else ("judge" if m.uses_judge else "none")
+        table.add_row(name, ", ".join(m.required), uses, m.description)
+    Console().print(table)
+
+
+def _pairs(items: list[str], flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise RagmeterError(f"{flag} expects KEY=VALUE, got '{item}'")
+        out[key.strip()] = _scalar(value.strip())
+    return out
+
+
+def _scalar(value: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
+
+
+def _execute(cfg: Any) -> None:
+    from rich.console import Console
+
+    from ragmeter.api import run_config
+    from ragmeter.report import print_summary
+
+    err = Console(stderr=True)
+    if cfg.judge in ("llamacpp", {"spec": "llamacpp"}):
+        err.print(f"[dim]{BUNDLED_NOTE}[/dim]")
+    result = asyncio.run(run_config(cfg))
+    print_summary(result.manifest, Console())
+    print(f"wrote {result.results_path} and {result.manifest_path}")
+
+
+def main() -> None:
+    """Entry point: library errors become one line on stderr and a non-zero exit."""
+    try:
+        app(standalone_mode=False)
+    except RagmeterError as exc:
+        print(f"ragmeter: error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The run configuration: one pydantic object for YAML files and CLI flags alike.
+
+Precedence is CLI > file > defaults (the CLI builds the same object). Unknown keys are
+errors that list the valid ones. Relative paths resolve against the config file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragmeter.errors import ConfigError
+from ragmeter.metrics import DEFAULT_METRICS
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str
+    output: str = "results"
+    format: Literal["jsonl", "csv", "parquet"] = "jsonl"
+    judge: str | dict[str, Any] = "llamacpp"
+    embeddings: str | dict[str, Any] = "bundled"
+    metrics: list[str] = Field(default_factory=lambda: list(DEFAULT_METRICS))
+    columns: dict[str, str] = Field(default_factory=dict)
+    concurrency: int = Field(default=1, ge=1, le=256)
+    timeout: float = Field(default=300.0, gt=0)
+    retries: int = Field(default=3, ge=0, le=10)
+    cache: str | bool = True
+    limit: int | None = Field(default=None, ge=1)
+    progress: bool | None = None
+
+
+def valid_keys() -> list[str]:
+    return list(RunConfig.model_fields)
+
+
+def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
+    try:
+        return RunConfig(**data)
+    except ValidationError as exc:
+        raise ConfigError(f"{origin}: {_explain(exc)}") from None
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error["loc"])
+        if error["type"] == "extra_forbidden":
+            parts.append(f"unknown key '{where}' (valid keys: {', '.join(valid_keys())})")
+        elif error["type"] == "missing":
+            parts.append(f"missing required key '{where}'")
+        else:
+            parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys (dataset, metrics, judge, ...), "
+                          f"got {type(data).__name__}")
+    data.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return resolve_paths(build_config(data, str(path)), path.parent)
+
+
+def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
+    """Paths in a config file are relative to that file, not to the working directory."""
+    def rel(value: str) -> str:
+        p = Path(value).expanduser()
+        return str(p if p.is_absolute() else (base / p))
+
+    update: dict[str, Any] = {"dataset": rel(cfg.dataset), "output": rel(cfg.output)}
+    if isinstance(cfg.cache, str):
+        update["cache"] = rel(cfg.cache)
+    if isinstance(cfg.judge, str) and cfg.judge.startswith(("llamacpp:", "hf:")):
+        backend, _, model = cfg.judge.partition(":")
+        update["judge"] = f"{backend}:{rel(model)}"
+    return cfg.model_copy(update=update)

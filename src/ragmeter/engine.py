@@ -1,0 +1,139 @@
+"""Run metrics over samples: validate first, then bounded-concurrency scoring with
+accounting. Infrastructure failures stop the run (every finished judge reply is already
+in the cache, so a re-run resumes); a row the judge cannot score is unscored with a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.accounting import BusyClock, MetricStats
+from ragmeter.cache import Cache
+from ragmeter.embeddings.base import Embedder, EmbeddingSession
+from ragmeter.errors import DataError, UnparseableReply
+from ragmeter.io.readers import Dataset
+from ragmeter.judges.base import Judge
+from ragmeter.judges.retry import RetryPolicy
+from ragmeter.judges.session import JudgeSession
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.progress import row_progress
+from ragmeter.samples import Sample
+
+TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"
+
+
+@dataclass
+class RunResult:
+    """Scores per row and metric, counters per metric, and run timings."""
+
+    dataset: Dataset
+    metrics: list[Metric]
+    scores: list[dict[str, Score]]
+    stats: dict[str, MetricStats]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def aggregate(self, name: str) -> dict[str, Any]:
+        values = [row[name].value for row in self.scores if row[name].scored]
+        reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
+        mean = sum(values) / len(values) if values else None
+        return {"mean": mean, "n": len(values), "unscored": len(self.scores) - len(values),
+                "unscored_reasons": dict(reasons.most_common(10))}
+
+
+def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
+    """A required column absent from the whole dataset fails before any judge call."""
+    problems = [f"column '{f}' (required by {m.name})" for m in metrics for f in m.required
+                if f not in dataset.fields_present]
+    if problems:
+        found = sorted(dataset.fields_present) or "none"
+        raise DataError(f"missing {'; '.join(dict.fromkeys(problems))}. Canonical fields found: {found}. "
+                        "Map your column names with `columns:` in the config or --column FIELD=NAME",
+                        source=dataset.source)
+
+
+async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
+                      cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
+                      progress: bool | None = None, language: str = "english") -> RunResult:
+    check_columns(dataset, metrics)
+    start = time.perf_counter()
+    clock = BusyClock()
+    judge_session = JudgeSession(judge, cache, policy, concurrency, clock) if judge else None
+    embed_session = EmbeddingSession(embedder, cache, clock) if embedder else None
+    await _preflight(metrics, judge, embedder)
+    stats = {m.name: MetricStats() for m in metrics}
+    scores: list[dict[str, Score]] = [{} for _ in dataset.samples]
+
+    async def score_row(index: int) -> None:
+        sample = dataset.samples[index]
+        results = await asyncio.gather(*(_score_one(m, sample, judge_session, embed_session, stats[m.name],
+                                                    language) for m in metrics))
+        scores[index] = {m.name: s for m, s in zip(metrics, results)}
+
+    with row_progress(len(dataset), progress) as bar:
+        await _run_workers(score_row, len(dataset), max(1, concurrency), bar)
+    wall = time.perf_counter() - start
+    judge_s = judge_session.judge_seconds if judge_session else 0.0
+    embed_s = embed_session.seconds if embed_session else 0.0
+    load_s = getattr(judge, "load_seconds", 0.0)
+    timings = {"wall_seconds": wall, "judge_seconds": judge_s, "embed_seconds": embed_s,
+               "judge_load_seconds": load_s, "model_busy_seconds": clock.total,
+               "overhead_seconds": max(0.0, wall - clock.total)}
+    return RunResult(dataset, metrics, scores, stats, timings)
+
+
+async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
+    """Missing keys, unreachable servers and missing model files fail here, before any row."""
+    if any(m.uses_judge for m in metrics):
+        if judge is None:
+            raise DataError("these metrics need a judge, none was given")
+        await judge.check()
+    if any(m.uses_embeddings for m in metrics):
+        if embedder is None:
+            raise DataError("response_relevancy needs embeddings, none were given")
+        await embedder.check()
+
+
+async def _run_workers(score_row: Any, total: int, workers: int, bar: Any) -> None:
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(total):
+        queue.put_nowait(index)
+
+    async def worker() -> None:
+        while not queue.empty():
+            index = queue.get_nowait()
+            await score_row(index)
+            bar.advance()
+
+    tasks = [asyncio.create_task(worker()) for _ in range(min(workers, total))]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
+                     embeddings: EmbeddingSession | None, stats: MetricStats, language: str) -> Score:
+    missing = sample.missing(metric.required)
+    if missing:
+        score = Score(None, f"empty field(s): {', '.join(missing)}")
+    else:
+        ctx = MetricContext(judge, embeddings, stats, language)
+        try:
+            score = await metric.score(sample, ctx)
+        except Unscorable as exc:
+            score = Score(None, str(exc))
+        except UnparseableReply as exc:
+            score = Score(None, f"judge reply unparseable: {exc}", {"raw_reply": exc.raw[:500]})
+        if ctx.truncated:
+            score = Score(score.value, score.reason, {**score.evidence, "note": TRUNCATION_NOTE})
+    if score.value is not None and not (math.isfinite(score.value) and 0.0 <= score.value <= 1.0):
+        raise AssertionError(f"{metric.name} produced {score.value} for row {sample.id}: a bug in ragmeter")
+    stats.unscored += int(not score.scored)
+    return score

@@ -1,0 +1,42 @@
+"""Error types. Every error a user can cause carries enough context to fix it."""
+
+from __future__ import annotations
+
+
+class RagmeterError(Exception):
+    """Base class: the CLI prints these as one line and exits non-zero."""
+
+
+class ConfigError(RagmeterError):
+    """The run configuration (YAML or CLI flags) is invalid."""
+
+
+class DataError(RagmeterError):
+    """A dataset problem, located by file, row (1-based) and field where known."""
+
+    def __init__(self, message: str, *, source: str | None = None, row: int | None = None,
+                 field: str | None = None, unit: str = "row") -> None:
+        self.source, self.row, self.field = source, row, field
+        where = [p for p in (source, f"{unit} {row}" if row is not None else None,
+                             f"field '{field}'" if field else None) if p]
+        super().__init__(f"{': '.join([', '.join(where), message]) if where else message}")
+
+
+class JudgeError(RagmeterError):
+    """The judge failed in a way that retrying will not fix (bad key, bad request)."""
+
+
+class TransientJudgeError(JudgeError):
+    """Timeouts, connection errors, 429 and 5xx: worth retrying with backoff."""
+
+
+class JudgeUnavailable(JudgeError):
+    """The judge could not be reached before any row was processed, or retries ran out."""
+
+
+class UnparseableReply(RagmeterError):
+    """The judge's reply did not validate against the output schema (after one re-ask)."""
+
+    def __init__(self, message: str, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw

@@ -1,0 +1,93 @@
+"""Results and manifest, written atomically: a temp file in the same folder, then rename.
+
+Output contract: `results.<fmt>` holds the input rows unchanged plus, per metric, a column
+named exactly as the metric (the score, null when unscored), `<metric>_reason` and
+`<metric>_evidence` (JSON text in CSV and Parquet, an object in JSONL).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("jsonl", "csv", "parquet")
+
+
+def result_rows(records: list[dict[str, Any]], scores: list[dict[str, Any]], metric_names: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for record, row_scores in zip(records, scores):
+        row = dict(record)
+        for name in metric_names:
+            score = row_scores[name]
+            row[name] = score.value
+            row[f"{name}_reason"] = score.reason
+            row[f"{name}_evidence"] = score.evidence
+        rows.append(row)
+    return rows
+
+
+def write_results(rows: list[dict[str, Any]], out_dir: Path, fmt: str) -> Path:
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}")
+    path = out_dir / f"results.{fmt}"
+    if fmt == "jsonl":
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        atomic_write_bytes(path, text.encode("utf-8"))
+    elif fmt == "csv":
+        atomic_write_bytes(path, _csv_bytes(rows))
+    else:
+        atomic_write_bytes(path, _parquet_bytes(rows))
+    return path
+
+
+def _flat(value: Any) -> Any:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+
+
+def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _flat(v) for k, v in row.items()})
+    return buffer.getvalue().encode("utf-8")
+
+
+def _parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    data = {c: [_parquet_value(r.get(c), c) for r in rows] for c in columns}
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table(data), sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _parquet_value(value: Any, column: str) -> Any:
+    """Evidence is heterogeneous: JSON text keeps one schema per column."""
+    return _flat(value) if column.endswith(("_evidence", "metadata")) else value
+
+
+def write_json(path: Path, obj: Any) -> None:
+    atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

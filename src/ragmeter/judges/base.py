@@ -1,0 +1,82 @@
+"""One async judge protocol. Backends differ only in how they turn a request into text."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+@dataclass(frozen=True)
+class DecodingParams:
+    """Decoding settings that change the output, hence part of the cache key."""
+
+    temperature: float = 0.0
+    seed: int = 42
+    max_tokens: int = 512
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """What a metric asks: chat-shaped messages and the JSON schema the reply must match."""
+
+    messages: list[Message]
+    schema: dict[str, Any] | None = None
+    max_tokens: int | None = None
+
+
+@dataclass
+class JudgeReply:
+    """The raw text plus usage and timing, as the backend reported them."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str = "stop"
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Judge(ABC):
+    """A model that answers JudgeRequests. Subclasses: llamacpp, openai-compatible, hf, scripted."""
+
+    backend: str = "abstract"
+    #: True when the backend enforces the JSON schema while decoding (grammar, json_schema).
+    constrained: bool = False
+
+    def __init__(self, model: str, params: DecodingParams | None = None) -> None:
+        self.model = model
+        self.params = params or DecodingParams()
+
+    def identity(self) -> dict[str, Any]:
+        """What determines the output: backend, model, decoding. Never secrets."""
+        return {"backend": self.backend, "model": self.model,
+                "temperature": self.params.temperature, "seed": self.params.seed}
+
+    def describe(self) -> str:
+        return f"{self.backend}:{self.model}"
+
+    @property
+    def context_window(self) -> int | None:
+        """Tokens the model can see (prompt + reply), or None when unknown."""
+        return None
+
+    def count_tokens(self, text: str) -> int:
+        """Token count for fitting prompts; a conservative estimate unless overridden."""
+        return len(text) // 3 + 1
+
+    def count_messages(self, messages: list[Message]) -> int:
+        """Prompt tokens these messages will cost, as this backend will send them."""
+        return sum(self.count_tokens(m["content"]) + 4 for m in messages)
+
+    async def check(self) -> None:
+        """Fail fast (before any row) when the judge cannot work: missing file, key or server."""
+
+    @abstractmethod
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        """Answer one request. Raise TransientJudgeError for retryable failures."""
+
+    async def aclose(self) -> None:
+        """Release connections or models."""

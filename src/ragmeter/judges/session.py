@@ -1,0 +1,180 @@
+"""The one path from a metric to a judge: fit, cache, retry, validate, re-ask once, count.
+
+Metrics call `JudgeSession.ask`; backends never see the cache and metrics never see the
+backend. Unparseable and truncated replies are counted per metric.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from ragmeter.accounting import BusyClock, MetricStats
+from ragmeter.cache import Cache, make_key
+from ragmeter.errors import UnparseableReply
+from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.retry import RetryPolicy, call_with_retry
+from ragmeter.prompts.template import PromptTemplate
+
+M = TypeVar("M", bound=BaseModel)
+TRUNCATION_MARK = " [...]"
+
+
+@dataclass
+class Answer:
+    """A validated reply and whether its inputs had to be shortened to fit the window."""
+
+    parsed: Any
+    truncated: bool
+    cached: bool
+
+
+class JudgeSession:
+    def __init__(self, judge: Judge, cache: Cache, policy: RetryPolicy | None = None,
+                 concurrency: int = 1, clock: BusyClock | None = None) -> None:
+        self.judge, self.cache = judge, cache
+        self.clock = clock or BusyClock()
+        self.policy = policy or RetryPolicy()
+        self._slots = asyncio.Semaphore(concurrency)
+        self.judge_seconds = 0.0
+
+    async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+                  stats: MetricStats, max_tokens: int | None = None) -> Answer:
+        schema = output_schema(output)
+        max_tokens = max_tokens or self.judge.params.max_tokens
+        # The key holds what determines the messages (prompt version, inputs, schema, the
+        # judge's identity and window), so a cache hit needs no tokenizer and no model load.
+        key = make_key({"judge": self.judge.identity(), "prompt": f"{prompt.key}@{prompt.version}",
+                        "inputs": inputs, "schema": schema, "max_tokens": max_tokens})
+        hit = self.cache.get(key)
+        if hit is not None:
+            stats.cache_hits += 1
+            stats.truncated += int(hit["truncated"])
+            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True)
+        with self.clock.busy():
+            messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens)
+            stats.truncated += int(truncated)
+            parsed = await self._ask_fresh(messages, schema, output, max_tokens, stats)
+        self.cache.put(key, {"parsed": parsed.model_dump(mode="json"), "truncated": truncated})
+        return Answer(parsed, truncated, False)
+
+    async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
+                         max_tokens: int, stats: MetricStats) -> M:
+        reply = await self._call(JudgeRequest(messages, schema, max_tokens), stats)
+        try:
+            return parse_reply(reply, output)
+        except UnparseableReply as first:
+            stats.reasks += 1
+            retry = messages + [{"role": "assistant", "content": reply.text},
+                                {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
+                                                            "with one JSON object matching the schema."}]
+            second = await self._call(JudgeRequest(retry, schema, max_tokens), stats)
+            try:
+                return parse_reply(second, output)
+            except UnparseableReply:
+                stats.unparseable += 1
+                raise
+
+    async def _call(self, request: JudgeRequest, stats: MetricStats) -> JudgeReply:
+        async with self._slots:
+            reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
+                                          f"judge {self.judge.describe()}")
+        stats.judge_calls += 1
+        stats.prompt_tokens += reply.prompt_tokens
+        stats.completion_tokens += reply.completion_tokens
+        stats.judge_seconds += reply.seconds
+        self.judge_seconds += reply.seconds
+        return reply
+
+
+def output_schema(output: type[BaseModel]) -> dict[str, Any]:
+    """The pydantic model's JSON schema, closed (no extra keys) for strict backends."""
+    schema = output.model_json_schema()
+    for node in [schema, *schema.get("$defs", {}).values()]:
+        if node.get("type") == "object":
+            node["additionalProperties"] = False
+    return schema
+
+
+def parse_reply(reply: JudgeReply, output: type[M]) -> M:
+    """Extract the JSON object from the reply text and validate it; never guess a value."""
+    if reply.finish_reason == "length":
+        raise UnparseableReply("reply was cut off at max_tokens", reply.text)
+    text = extract_json(reply.text)
+    if text is None:
+        raise UnparseableReply("no JSON object in the reply", reply.text)
+    try:
+        return output.model_validate_json(text)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
+        raise UnparseableReply(problems, reply.text) from None
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> str | None:
+    """The first balanced {...} in the text (models wrap JSON in prose or code fences)."""
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    start = text.find("{")
+    while start != -1:
+        try:
+            _, end = json.JSONDecoder().raw_decode(text[start:])
+            return text[start:start + end]
+        except json.JSONDecodeError:
+            start = text.find("{", start + 1)
+    return None
+
+
+def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
+                  schema: dict[str, Any], max_tokens: int) -> tuple[list[Message], bool]:
+    """Shorten the prompt's truncatable fields (contexts) until prompt + reply fit the window.
+
+    Policy: each truncatable text keeps its beginning and loses its end, all cut by the same
+    ratio, marked with " [...]". Questions, answers and statements are never cut.
+    """
+    with_schema = None if judge.constrained else schema
+    messages = prompt.messages(inputs, with_schema)
+    window = judge.context_window
+    if window is None:
+        return messages, False
+    budget = window - max_tokens
+    truncated = False
+    for _ in range(6):
+        used = judge.count_messages(messages)
+        if used <= budget:
+            return messages, truncated
+        inputs = _shrink(prompt, inputs, used, budget, judge)
+        truncated = True
+        messages = prompt.messages(inputs, with_schema)
+    raise UnparseableReply(f"prompt needs {judge.count_messages(messages)} tokens; the judge's window "
+                           f"is {window} with {max_tokens} kept for the reply, even after truncating contexts")
+
+
+def _shrink(prompt: PromptTemplate, inputs: dict[str, Any], used: int, budget: int, judge: Judge) -> dict[str, Any]:
+    texts = [t for f in prompt.truncatable for t in _as_list(inputs[f])]
+    movable = sum(judge.count_tokens(t) for t in texts)
+    keep = max(0.0, (movable - (used - budget) - 16) / max(movable, 1))
+    out = dict(inputs)
+    for field in prompt.truncatable:
+        value = inputs[field]
+        cut = [_cut(t, keep) for t in _as_list(value)]
+        out[field] = cut if isinstance(value, list) else cut[0]
+    return out
+
+
+def _as_list(value: Any) -> list[str]:
+    return value if isinstance(value, list) else [value]
+
+
+def _cut(text: str, keep: float) -> str:
+    if text.endswith(TRUNCATION_MARK):
+        text = text[: -len(TRUNCATION_MARK)]
+    return text[: int(len(text) * keep)] + TRUNCATION_MARK

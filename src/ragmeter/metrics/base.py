@@ -1,0 +1,72 @@
+"""What a metric is: small, stateless, declares its fields, returns a Score with evidence."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel
+
+from ragmeter.accounting import MetricStats
+from ragmeter.prompts.template import PromptTemplate, load_prompt
+from ragmeter.samples import Sample
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Score:
+    """A value in [0, 1], or None (unscored) with the reason. Evidence is what the judge said."""
+
+    value: float | None
+    reason: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scored(self) -> bool:
+        return self.value is not None
+
+
+class Unscorable(Exception):
+    """Raised inside a metric when a row cannot get an honest score; becomes an unscored Score."""
+
+
+class MetricContext:
+    """What one metric sees for one row: the judge, the embedder, and its own counters."""
+
+    def __init__(self, judge: Any, embeddings: Any, stats: MetricStats, language: str = "english") -> None:
+        self._judge, self._embeddings, self.stats, self.language = judge, embeddings, stats, language
+        self.truncated = False
+
+    def prompt(self, metric: str, name: str) -> PromptTemplate:
+        return load_prompt(metric, name, self.language)
+
+    async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+                  max_tokens: int | None = None) -> M:
+        answer = await self._judge.ask(prompt, inputs, output, self.stats, max_tokens)
+        self.truncated = self.truncated or answer.truncated
+        return answer.parsed
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self._embeddings.embed(texts, self.stats)
+
+
+class Metric(ABC):
+    """Subclasses set the class attributes and implement `score`. Nothing is stored on self."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    required: ClassVar[tuple[str, ...]]
+    prompt_names: ClassVar[tuple[str, ...]] = ()
+    uses_judge: ClassVar[bool] = True
+    uses_embeddings: ClassVar[bool] = False
+    higher_is_better: ClassVar[bool] = True
+    version: ClassVar[str] = "1"
+
+    def prompts(self, language: str = "english") -> list[PromptTemplate]:
+        return [load_prompt(self.name, n, language) for n in self.prompt_names]
+
+    @abstractmethod
+    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        """Score one sample; raise Unscorable(reason) when no honest score exists."""

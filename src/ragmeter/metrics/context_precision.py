@@ -1,0 +1,56 @@
+"""Ragas LLMContextPrecisionWithoutReference and LLMContextPrecisionWithReference.
+
+One usefulness verdict per retrieved chunk, then average precision over the ranking:
+sum_k (precision@k * v_k) / (number of useful chunks). Verdicts [0, 1, 1] -> 0.5833.
+All chunks judged in one call with exactly one verdict per chunk (Ragas makes one call
+per chunk; the arithmetic is the same, the question and answer are sent once).
+"""
+
+from __future__ import annotations
+
+from ragmeter.metrics.base import Metric, MetricContext, Score
+from ragmeter.metrics.schemas import verdicts
+from ragmeter.samples import Sample
+
+
+def average_precision(flags: list[int]) -> float:
+    """Ragas's context precision; 0.0 when no chunk is useful (a real score, not a gap)."""
+    relevant = sum(flags)
+    if relevant == 0:
+        return 0.0
+    hits, total = 0, 0.0
+    for k, flag in enumerate(flags, start=1):
+        if flag:
+            hits += 1
+            total += hits / k
+    return total / relevant
+
+
+class ContextPrecision(Metric):
+    name = "context_precision"
+    description = ("Are the useful retrieved chunks ranked first? Judge marks each chunk useful for the "
+                   "response; average precision over the ranking (Ragas, without reference).")
+    required = ("user_input", "response", "retrieved_contexts")
+    prompt_names = ("usefulness",)
+    answer_field = "response"
+    answer_key = "answer"
+
+    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        contexts = sample.retrieved_contexts or []
+        inputs = {"question": sample.user_input, self.answer_key: getattr(sample, self.answer_field),
+                  "contexts": contexts}
+        out = await ctx.ask(ctx.prompt(self.name, "usefulness"), inputs, verdicts(len(contexts)))
+        flags = [v.verdict for v in out.verdicts]
+        value = average_precision(flags)
+        evidence = {"verdicts": [{"context": i, "verdict": v.verdict, "reason": v.reason}
+                                 for i, v in enumerate(out.verdicts, start=1)]}
+        return Score(value, f"{sum(flags)} of {len(flags)} chunks useful; ranks {flags}", evidence)
+
+
+class ContextPrecisionWithReference(ContextPrecision):
+    name = "context_precision_with_reference"
+    description = ("Are the chunks useful for the reference answer ranked first? Average precision of "
+                   "per-chunk verdicts against the reference (Ragas, with reference).")
+    required = ("user_input", "reference", "retrieved_contexts")
+    answer_field = "reference"
+    answer_key = "reference"

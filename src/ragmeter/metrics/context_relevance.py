@@ -1,0 +1,46 @@
+"""Ragas ContextRelevance (NVIDIA): two judge templates rate the joined contexts 0/1/2 for
+the question; each rating / 2, averaged; if only one rating is valid, that one is used.
+A context identical to the question scores 0 without a call, as in Ragas.
+"""
+
+from __future__ import annotations
+
+from ragmeter.errors import UnparseableReply
+from ragmeter.metrics.base import Metric, MetricContext, Score
+from ragmeter.metrics.schemas import Rating
+from ragmeter.samples import Sample
+
+TEMPLATES = ("rating1", "rating2")
+
+
+def relevance(ratings: list[int | None]) -> float:
+    valid = [r / 2 for r in ratings if r is not None]
+    return sum(valid) / len(valid)
+
+
+class ContextRelevance(Metric):
+    name = "context_relevance"
+    description = ("Are the retrieved contexts relevant to the question? Two judge templates rate 0/1/2, "
+                   "normalised and averaged (Ragas/NVIDIA).")
+    required = ("user_input", "retrieved_contexts")
+    prompt_names = TEMPLATES
+
+    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        question = (sample.user_input or "").strip()
+        context = "\n".join(sample.retrieved_contexts or [])
+        if context.strip() == question:
+            return Score(0.0, "context is identical to the question (0, as Ragas)", {"ratings": []})
+        ratings: list[int | None] = []
+        failures: list[str] = []
+        for template in TEMPLATES:
+            try:
+                out = await ctx.ask(ctx.prompt(self.name, template), {"question": question, "context": context},
+                                    Rating, max_tokens=16)
+                ratings.append(out.rating)
+            except UnparseableReply as exc:
+                ratings.append(None)
+                failures.append(f"{template}: {exc}")
+        if all(r is None for r in ratings):
+            raise UnparseableReply("; ".join(failures))
+        value = relevance(ratings)
+        return Score(value, f"ratings {ratings} (0-2 each)", {"ratings": ratings, "failures": failures})

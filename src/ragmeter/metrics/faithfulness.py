@@ -1,0 +1,44 @@
+"""Ragas Faithfulness: share of the response's statements the retrieved context supports.
+
+Two calls: statements from the response (bounded list, repeats dropped), then exactly
+one verdict per statement. Zero statements is unscored with a reason (Ragas gives NaN).
+Einstein example: 1 of 2 statements inferable -> 0.5.
+"""
+
+from __future__ import annotations
+
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
+from ragmeter.samples import Sample
+
+
+def faithfulness(flags: list[int]) -> float:
+    if not flags:
+        raise Unscorable("the judge found no statements in the response")
+    return sum(flags) / len(flags)
+
+
+class Faithfulness(Metric):
+    name = "faithfulness"
+    description = ("Is the response grounded? Share of the response's statements that can be inferred "
+                   "from the retrieved contexts (Ragas Faithfulness).")
+    required = ("user_input", "response", "retrieved_contexts")
+    prompt_names = ("statements", "verdicts")
+
+    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        response = sample.response or ""
+        found = await ctx.ask(ctx.prompt(self.name, "statements"),
+                              {"question": sample.user_input, "answer": response},
+                              statements(claim_limit(response)))
+        claims = [s.strip() for s in unique(found.statements)]
+        if not claims:
+            raise Unscorable("the judge found no statements in the response")
+        judged = await ctx.ask(ctx.prompt(self.name, "verdicts"),
+                               {"contexts": sample.retrieved_contexts, "statements": claims},
+                               verdicts(len(claims)))
+        flags = [v.verdict for v in judged.verdicts]
+        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "reason": v.reason}
+                                   for s, v in zip(claims, judged.verdicts)],
+                    "repeats_dropped": len(found.statements) - len(claims)}
+        return Score(faithfulness(flags), f"{sum(flags)} of {len(flags)} statements supported by the contexts",
+                     evidence)

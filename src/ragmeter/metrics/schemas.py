@@ -1,0 +1,86 @@
+"""Bounded output schemas. Every list has a bound and every string a maximum length:
+the bundled base model, even under a grammar, repeats list items until max_tokens
+when a list is unbounded (see shared/notes/bundled-judge.md)."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from collections.abc import Callable
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+T = TypeVar("T")
+REASON_MAX = 100
+STATEMENT_MAX = 200
+ShortText = Annotated[str, StringConstraints(max_length=STATEMENT_MAX)]
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(max_length=REASON_MAX)
+    verdict: Literal[0, 1]
+
+
+class Attribution(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    statement: str = Field(max_length=STATEMENT_MAX)
+    reason: str = Field(max_length=REASON_MAX)
+    attributed: Literal[0, 1]
+
+
+class Rating(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rating: Literal[0, 1, 2]
+
+
+@lru_cache(maxsize=None)
+def verdicts(n: int) -> type[BaseModel]:
+    """Exactly n verdicts, one per item the judge was shown."""
+    return create_model(f"Verdicts{n}", __config__=ConfigDict(extra="forbid"),
+                        verdicts=(list[Verdict], Field(min_length=n, max_length=n)))
+
+
+@lru_cache(maxsize=None)
+def statements(limit: int) -> type[BaseModel]:
+    return create_model(f"Statements{limit}", __config__=ConfigDict(extra="forbid"),
+                        statements=(list[ShortText], Field(max_length=limit)))
+
+
+@lru_cache(maxsize=None)
+def attributions(limit: int) -> type[BaseModel]:
+    return create_model(f"Attributions{limit}", __config__=ConfigDict(extra="forbid"),
+                        classifications=(list[Attribution], Field(min_length=1, max_length=limit)))
+
+
+@lru_cache(maxsize=None)
+def questions(n: int) -> type[BaseModel]:
+    return create_model(f"Questions{n}", __config__=ConfigDict(extra="forbid"),
+                        questions=(list[ShortText], Field(min_length=n, max_length=n)),
+                        noncommittal=(Literal[0, 1], ...))
+
+
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)")
+
+
+def claim_limit(text: str, cap: int = 10) -> int:
+    """Upper bound on claims: two per sentence plus slack, capped."""
+    sentences = max(1, len(_SENTENCE_END.findall(text.strip())) or 1)
+    return min(cap, 2 * sentences + 2)
+
+
+def unique(items: list[T], key: Callable[[T], str] = str) -> list[T]:
+    """Drop empty items and exact repeats (case/whitespace-insensitive), keeping order:
+    small models repeat list items."""
+    seen: set[str] = set()
+    out: list[T] = []
+    for item in items:
+        norm = " ".join(key(item).lower().split())
+        if norm and norm not in seen:
+            seen.add(norm)
+            out.append(item)
+    return out

@@ -1,0 +1,98 @@
+"""PromptTemplate: the data a metric sends to a judge, and how it becomes messages.
+
+Templates live in `prompts/<lang>/<metric>.<name>.json`; the output schema stays in the
+metric's Python module because its bounds depend on the row (one verdict per statement).
+The template's content hash is its version: part of every cache key and of the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from ragmeter.errors import ConfigError
+from ragmeter.judges.base import Message
+
+LANG_DIRS = {"english": "en"}
+
+
+class Example(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: dict[str, Any]
+    output: dict[str, Any]
+
+
+class PromptTemplate(BaseModel):
+    """Instruction, few-shot examples and the input fields a metric fills in."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    metric: str
+    name: str
+    language: str = "english"
+    instruction: str
+    input_fields: tuple[str, ...]
+    examples: tuple[Example, ...] = ()
+    #: Input fields that may be shortened to fit the judge's window (contexts, never the answer).
+    truncatable: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.metric}.{self.name}"
+
+    @property
+    def version(self) -> str:
+        """Content hash: any edit to the text or examples changes the cache key."""
+        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None) -> list[Message]:
+        """Chat-shaped messages; completion backends flatten them (see judges/render.py)."""
+        system = self.instruction
+        if schema is not None:
+            system += ("\nReply with one JSON object only, matching this JSON schema: "
+                       + json.dumps(schema, separators=(",", ":")))
+        out: list[Message] = [{"role": "system", "content": system}]
+        for example in self.examples:
+            out.append({"role": "user", "content": format_inputs(self.input_fields, example.input)})
+            out.append({"role": "assistant", "content": dump_output(example.output)})
+        out.append({"role": "user", "content": format_inputs(self.input_fields, inputs)})
+        return out
+
+
+def format_inputs(fields: tuple[str, ...], values: dict[str, Any]) -> str:
+    """`field: value` lines; lists become numbered items so verdicts can refer to them."""
+    lines = []
+    for name in fields:
+        value = values[name]
+        if isinstance(value, list):
+            lines.append(f"{name}:")
+            lines.extend(f"[{i}] {item}" for i, item in enumerate(value, start=1))
+        else:
+            lines.append(f"{name}: {value}")
+    return "\n".join(lines)
+
+
+def dump_output(output: dict[str, Any]) -> str:
+    return json.dumps(output, ensure_ascii=False)
+
+
+@lru_cache(maxsize=None)
+def load_prompt(metric: str, name: str, language: str = "english") -> PromptTemplate:
+    """Load a built-in prompt file and validate its structure."""
+    lang_dir = LANG_DIRS.get(language)
+    if lang_dir is None:
+        raise ConfigError(f"no built-in prompts for language '{language}'; available: {sorted(LANG_DIRS)}")
+    filename = f"{metric}.{name}.json"
+    path = resources.files("ragmeter.prompts").joinpath(lang_dir, filename)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"built-in prompt file {lang_dir}/{filename} is missing") from None
+    return PromptTemplate(**data)
