@@ -25,6 +25,8 @@ class JudgeRequest:
     messages: list[Message]
     schema: dict[str, Any] | None = None
     max_tokens: int | None = None
+    #: Which prompt asked ("faithfulness.statements"): for logs and scripted judges, not the cache key.
+    tag: str = ""
 
 
 @dataclass

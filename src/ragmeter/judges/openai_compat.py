@@ -27,8 +27,10 @@ TRANSIENT_STATUS = {408, 409, 425, 429}
 class OpenAICompatJudge(Judge):
     def __init__(self, base_url: str, model: str, *, backend: str = "openai-compat",
                  api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
-                 params: DecodingParams | None = None, context_window: int | None = None) -> None:
+                 params: DecodingParams | None = None, context_window: int | None = None,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         super().__init__(model, params)
+        self._transport = transport
         self.backend = backend
         self.base_url = base_url.rstrip("/")
         self.api_key_env, self.api, self.structured = api_key_env, api, structured
@@ -72,7 +74,7 @@ class OpenAICompatJudge(Judge):
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(base_url=self.base_url, headers=self._headers(),
-                                             timeout=httpx.Timeout(None))
+                                             timeout=httpx.Timeout(None), transport=self._transport)
         return self._client
 
     async def check(self) -> None:

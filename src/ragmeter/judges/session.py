@@ -59,13 +59,13 @@ class JudgeSession:
         with self.clock.busy():
             messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens)
             stats.truncated += int(truncated)
-            parsed = await self._ask_fresh(messages, schema, output, max_tokens, stats)
+            parsed = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key)
         self.cache.put(key, {"parsed": parsed.model_dump(mode="json"), "truncated": truncated})
         return Answer(parsed, truncated, False)
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
-                         max_tokens: int, stats: MetricStats) -> M:
-        reply = await self._call(JudgeRequest(messages, schema, max_tokens), stats)
+                         max_tokens: int, stats: MetricStats, tag: str) -> M:
+        reply = await self._call(JudgeRequest(messages, schema, max_tokens, tag), stats)
         try:
             return parse_reply(reply, output)
         except UnparseableReply as first:
@@ -73,7 +73,7 @@ class JudgeSession:
             retry = messages + [{"role": "assistant", "content": reply.text},
                                 {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
                                                             "with one JSON object matching the schema."}]
-            second = await self._call(JudgeRequest(retry, schema, max_tokens), stats)
+            second = await self._call(JudgeRequest(retry, schema, max_tokens, tag), stats)
             try:
                 return parse_reply(second, output)
             except UnparseableReply:

@@ -1,0 +1,152 @@
+"""The path from metric to judge: cache, re-ask, truncation, parsing, retries."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import ragmeter
+from ragmeter.accounting import MetricStats
+from ragmeter.cache import Cache
+from ragmeter.errors import JudgeUnavailable, TransientJudgeError, UnparseableReply
+from ragmeter.judges.base import JudgeReply
+from ragmeter.judges.retry import RetryPolicy, call_with_retry
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.judges.session import JudgeSession, extract_json, fit_to_window
+from ragmeter.metrics.schemas import verdicts
+from ragmeter.prompts import load_prompt
+
+ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c1"], "reference": "r."}
+OK = {"faithfulness.statements": {"statements": ["s1"]},
+      "faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}}
+
+
+def test_second_run_makes_zero_judge_calls(isolated_cache):
+    first = ScriptedJudge(dict(OK))
+    r1 = ragmeter.evaluate([ROW], ["faithfulness"], judge=first, cache=isolated_cache, progress=False)
+    second = ScriptedJudge({})  # would raise on any call
+    r2 = ragmeter.evaluate([ROW], ["faithfulness"], judge=second, cache=isolated_cache, progress=False)
+    assert first.calls() == 2 and second.calls() == 0
+    assert r2.manifest["metrics"]["faithfulness"]["cache_hits"] == 2
+    assert r2.manifest["metrics"]["faithfulness"]["judge_calls"] == 0
+    assert r1.rows[0]["faithfulness"] == r2.rows[0]["faithfulness"] == 1.0
+    assert Cache(isolated_cache).count() == 2
+
+
+def test_cache_key_changes_with_inputs_model_and_decoding(isolated_cache):
+    ragmeter.evaluate([ROW], ["faithfulness"], judge=ScriptedJudge(dict(OK)), cache=isolated_cache, progress=False)
+    other_model = ScriptedJudge(dict(OK), name="other")
+    ragmeter.evaluate([ROW], ["faithfulness"], judge=other_model, cache=isolated_cache, progress=False)
+    assert other_model.calls() == 2
+    changed = ScriptedJudge(dict(OK))
+    ragmeter.evaluate([{**ROW, "response": "b."}], ["faithfulness"], judge=changed, cache=isolated_cache,
+                      progress=False)
+    # a new response means new statements; the verdict call sees the same statements and
+    # contexts, so it is a hit: the key is the content, not the row
+    assert changed.calls("faithfulness.statements") == 1
+    assert changed.calls("faithfulness.verdicts") == 0
+
+
+def test_invalid_reply_is_reasked_once_with_the_error():
+    judge = ScriptedJudge({"faithfulness.statements": ['{"statements": "not a list"}', {"statements": ["s1"]}],
+                           "faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}},
+                          constrained=False)
+    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    assert result.rows[0]["faithfulness"] == 1.0
+    reask = judge.requests[1].messages
+    assert reask[-2] == {"role": "assistant", "content": '{"statements": "not a list"}'}
+    assert "statements: Input should be a valid array" in reask[-1]["content"]
+    # an unconstrained judge gets the schema in the prompt
+    assert '"maxItems"' in judge.requests[0].messages[0]["content"]
+    assert result.manifest["metrics"]["faithfulness"]["reasks"] == 1
+
+
+def test_cut_off_reply_is_unparseable_never_an_answer():
+    cut = JudgeReply(text='{"statements": ["a", "a", "a"', finish_reason="length")
+    judge = ScriptedJudge({"faithfulness.statements": [cut, cut]})
+    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    assert result.rows[0]["faithfulness"] is None
+    assert result.rows[0]["faithfulness_reason"] == "judge reply unparseable: reply was cut off at max_tokens"
+    assert result.manifest["metrics"]["faithfulness"]["unparseable"] == 1
+
+
+def test_extract_json_from_prose_and_fences():
+    assert extract_json('Sure! {"a": 1} hope it helps') == '{"a": 1}'
+    assert extract_json('```json\n{"a": {"b": [1]}}\n```') == '{"a": {"b": [1]}}'
+    assert extract_json("{broken {\"a\": 2}") == '{"a": 2}'
+    assert extract_json("no json") is None
+
+
+def test_long_contexts_are_truncated_to_the_window_and_counted():
+    prompt = load_prompt("faithfulness", "verdicts")
+    judge = ScriptedJudge({}, context_window=300)
+    schema = {"type": "object"}
+    inputs = {"contexts": ["word " * 400, "short context"], "statements": ["s1", "s2"]}
+    messages, truncated = fit_to_window(prompt, inputs, judge, schema, max_tokens=64)
+    assert truncated
+    assert judge.count_messages(messages) <= 300 - 64
+    assert "[...]" in messages[-1]["content"]
+    assert "[1] s1" in messages[-1]["content"] and "[2] s2" in messages[-1]["content"]  # never cut
+    small = {"contexts": ["short"], "statements": ["s1"]}
+    assert fit_to_window(prompt, small, judge, schema, 64)[1] is False
+
+
+def test_truncation_is_counted_in_the_manifest_and_noted_in_evidence():
+    judge = ScriptedJudge(dict(OK), context_window=300, max_tokens=64)
+    row = {**ROW, "retrieved_contexts": ["long " * 1000]}
+    result = ragmeter.evaluate([row], ["faithfulness"], judge=judge, cache=False, progress=False)
+    assert result.manifest["metrics"]["faithfulness"]["truncated"] == 1
+    assert result.rows[0]["faithfulness_evidence"]["note"] == "contexts were shortened to fit the judge's window"
+
+
+def test_prompt_that_cannot_fit_is_unscored():
+    judge = ScriptedJudge(dict(OK), context_window=60, max_tokens=16)
+    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    assert result.rows[0]["faithfulness"] is None
+    assert "the judge's window is 60 with 16 kept for the reply" in result.rows[0]["faithfulness_reason"]
+
+
+def test_retry_only_transient_errors_with_backoff():
+    attempts = []
+
+    async def flaky():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise TransientJudgeError("HTTP 503")
+        return "ok"
+
+    policy = RetryPolicy(timeout=1, retries=3, backoff=0.001)
+    assert asyncio.run(call_with_retry(flaky, policy, "judge")) == "ok"
+    assert len(attempts) == 3
+
+    async def broken():
+        attempts.append(1)
+        raise ValueError("not transient")
+
+    attempts.clear()
+    with pytest.raises(ValueError):
+        asyncio.run(call_with_retry(broken, policy, "judge"))
+    assert len(attempts) == 1
+
+    async def slow():
+        await asyncio.sleep(1)
+
+    with pytest.raises(JudgeUnavailable, match="timed out after 0.01 s .*gave up after 2 attempts"):
+        asyncio.run(call_with_retry(slow, RetryPolicy(timeout=0.01, retries=1, backoff=0.001), "judge"))
+
+
+def test_session_validates_cached_entries_too(isolated_cache):
+    session = JudgeSession(ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}}),
+                           Cache(isolated_cache))
+    stats = MetricStats()
+    prompt = load_prompt("faithfulness", "verdicts")
+    inputs = {"contexts": ["c"], "statements": ["s"]}
+    first = asyncio.run(session.ask(prompt, inputs, verdicts(1), stats))
+    second = asyncio.run(session.ask(prompt, inputs, verdicts(1), stats))
+    assert (first.cached, second.cached) == (False, True)
+    assert second.parsed.verdicts[0].verdict == 1
+    assert (stats.judge_calls, stats.cache_hits) == (1, 1)
+    with pytest.raises(UnparseableReply):
+        asyncio.run(session.ask(prompt, {"contexts": ["c"], "statements": ["s", "t"]}, verdicts(2), stats))
