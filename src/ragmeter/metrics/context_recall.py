@@ -1,36 +1,41 @@
-"""Ragas LLMContextRecall: share of the reference's claims the retrieved context supports.
+"""Ragas LLMContextRecall: share of the reference's sentences the retrieved context supports.
 
-One call: the judge splits the reference into claims and attributes each (1/0). The list
-is bounded by the reference's length; exact repeats are dropped. 3 of 4 -> 0.75.
+Ragas's prompt asks the judge to "analyze each sentence in the answer and classify if the
+sentence can be attributed to the given context". Here the reference is split into
+sentences first (text/sentences.py) and the judge gives exactly one verdict per sentence:
+the same definition, but the judge cannot invent, merge or repeat claims, and does not
+spend tokens echoing them. 3 of 4 sentences supported -> 0.75.
 """
 
 from __future__ import annotations
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
-from ragmeter.metrics.schemas import attributions, claim_limit, unique
+from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
+from ragmeter.text import split_sentences
 
 
 def recall(flags: list[int]) -> float:
     if not flags:
-        raise Unscorable("the judge found no claims in the reference")
+        raise Unscorable("the reference has no sentences")
     return sum(flags) / len(flags)
 
 
 class ContextRecall(Metric):
     name = "context_recall"
-    description = ("Did retrieval find everything needed? Share of the reference's claims that the "
+    description = ("Did retrieval find everything needed? Share of the reference's sentences that the "
                    "retrieved contexts support (Ragas LLMContextRecall).")
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        reference = sample.reference or ""
-        inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "reference": reference}
-        out = await ctx.ask(ctx.prompt(self.name, "attribution"), inputs, attributions(claim_limit(reference)))
-        claims = unique(out.classifications, key=lambda c: c.statement)
-        flags = [c.attributed for c in claims]
-        value = recall(flags)
-        evidence = {"claims": [c.model_dump() for c in claims],
-                    "repeats_dropped": len(out.classifications) - len(claims)}
-        return Score(value, f"{sum(flags)} of {len(flags)} reference claims supported by the contexts", evidence)
+        sentences = split_sentences(sample.reference or "")
+        if not sentences:
+            raise Unscorable("the reference has no sentences")
+        inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "sentences": sentences}
+        out = await ctx.ask(ctx.prompt(self.name, "attribution"), inputs, verdicts(len(sentences)))
+        flags = [v.verdict for v in out.verdicts]
+        evidence = {"claims": [{"statement": s, "attributed": v.verdict, "reason": v.reason}
+                               for s, v in zip(sentences, out.verdicts)]}
+        return Score(recall(flags), f"{sum(flags)} of {len(flags)} reference sentences supported by the contexts",
+                     evidence)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_mod
 
 T = TypeVar("T")
 REASON_MAX = 100
-STATEMENT_MAX = 200
+STATEMENT_MAX = 150
 ShortText = Annotated[str, StringConstraints(max_length=STATEMENT_MAX)]
 
 
@@ -22,14 +22,6 @@ class Verdict(BaseModel):
 
     reason: str = Field(max_length=REASON_MAX)
     verdict: Literal[0, 1]
-
-
-class Attribution(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    statement: str = Field(max_length=STATEMENT_MAX)
-    reason: str = Field(max_length=REASON_MAX)
-    attributed: Literal[0, 1]
 
 
 class Rating(BaseModel):
@@ -49,12 +41,6 @@ def verdicts(n: int) -> type[BaseModel]:
 def statements(limit: int) -> type[BaseModel]:
     return create_model(f"Statements{limit}", __config__=ConfigDict(extra="forbid"),
                         statements=(list[ShortText], Field(max_length=limit)))
-
-
-@lru_cache(maxsize=None)
-def attributions(limit: int) -> type[BaseModel]:
-    return create_model(f"Attributions{limit}", __config__=ConfigDict(extra="forbid"),
-                        classifications=(list[Attribution], Field(min_length=1, max_length=limit)))
 
 
 @lru_cache(maxsize=None)

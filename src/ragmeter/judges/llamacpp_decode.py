@@ -1,0 +1,106 @@
+"""Greedy decoding under a GBNF grammar, checking only the chosen token first.
+
+llama-cpp-python's sampler chain applies the grammar to every vocabulary entry at every
+step; with Gemma 3's 262k-token vocabulary that made generation 5x slower (measured:
+12.7 vs 62 tokens/s on 2 cores). llama.cpp's own common sampler does what this module
+does: take the argmax, ask the grammar about that one token, and filter the whole
+vocabulary only when the grammar rejects it. The result is the same constrained greedy
+decode (the best-scoring token the grammar allows), at close to unconstrained speed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ragmeter.errors import JudgeError
+
+
+@dataclass
+class Decoded:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str  # "stop" | "length" | "timeout"
+
+
+def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
+                       deadline: float | None = None) -> Decoded:
+    import llama_cpp
+    import numpy as np
+
+    vocab = llm._model.vocab
+    n_vocab = llm.n_vocab()
+    tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
+    if len(tokens) + max_tokens > llm.n_ctx():
+        raise JudgeError(f"prompt of {len(tokens)} tokens + {max_tokens} for the reply exceeds the "
+                         f"window of {llm.n_ctx()} tokens")
+    grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
+    try:
+        llm.reset()
+        llm.eval(tokens)
+        out: list[int] = []
+        finish = "length"
+        for _ in range(max_tokens):
+            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+            token = int(np.argmax(logits))
+            if grammar is not None:
+                token = grammar.choose(token, logits)
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                finish = "stop"
+                break
+            if grammar is not None:
+                grammar.accept(token)
+            out.append(token)
+            llm.eval([token])
+            if deadline is not None and time.monotonic() > deadline:
+                finish = "timeout"
+                break
+        text = llm.detokenize(out).decode("utf-8", errors="replace")
+        return Decoded(text, len(tokens), len(out), finish)
+    finally:
+        if grammar is not None:
+            grammar.free()
+
+
+class _Grammar:
+    """A llama.cpp grammar sampler with a one-token fast path."""
+
+    def __init__(self, llama_cpp: Any, vocab: Any, gbnf: str, n_vocab: int) -> None:
+        import numpy as np
+
+        self.lib = llama_cpp
+        self.sampler = llama_cpp.llama_sampler_init_grammar(vocab, gbnf.encode("utf-8"), b"root")
+        if not self.sampler:
+            raise JudgeError("llama.cpp could not parse the grammar built from the output schema")
+        self.one = (llama_cpp.llama_token_data * 1)()
+        self.one_array = llama_cpp.llama_token_data_array(data=self.one, size=1, selected=-1, sorted=False)
+        self.full = (llama_cpp.llama_token_data * n_vocab)()
+        self.full_np = np.ctypeslib.as_array(self.full)
+        self.full_np["id"] = np.arange(n_vocab, dtype=np.int32)
+        self.full_array = llama_cpp.llama_token_data_array(data=self.full, size=n_vocab, selected=-1, sorted=False)
+
+    def choose(self, token: int, logits: Any) -> int:
+        import numpy as np
+
+        self.one[0].id, self.one[0].logit, self.one[0].p = token, float(logits[token]), 0.0
+        self.one_array.size, self.one_array.selected = 1, -1
+        self.lib.llama_sampler_apply(self.sampler, ctypes.byref(self.one_array))
+        if np.isfinite(self.one[0].logit):
+            return token
+        self.full_np["logit"] = logits
+        self.full_np["p"] = 0.0
+        self.full_array.size, self.full_array.selected = len(self.full_np), -1
+        self.lib.llama_sampler_apply(self.sampler, ctypes.byref(self.full_array))
+        best = int(np.argmax(self.full_np["logit"]))
+        if not np.isfinite(self.full_np["logit"][best]):
+            raise JudgeError("the grammar allows no token here (a dead end in the output schema)")
+        return int(self.full_np["id"][best])
+
+    def accept(self, token: int) -> None:
+        self.lib.llama_sampler_accept(self.sampler, token)
+
+    def free(self) -> None:
+        self.lib.llama_sampler_free(self.sampler)

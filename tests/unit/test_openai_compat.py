@@ -1,0 +1,105 @@
+"""The HTTP judge against scripted HTTP transports and a closed local port."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import httpx
+import pytest
+
+import ragmeter
+from ragmeter.errors import ConfigError, JudgeUnavailable
+from ragmeter.judges.openai_compat import OpenAICompatJudge
+from ragmeter.judges.spec import parse_judge_spec
+
+ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c1"], "reference": "r."}
+SECRET = "sk-test-DO-NOT-LEAK-1234567890"
+
+
+def chat_reply(content: dict | str, finish: str = "stop") -> dict:
+    text = content if isinstance(content, str) else json.dumps(content)
+    return {"choices": [{"message": {"content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 5}}
+
+
+def relevance_server(log: list, fail_first: int = 0, reject_schema: bool = False):
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        body = json.loads(request.content)
+        log.append({"headers": dict(request.headers), "body": body})
+        if len(log) <= fail_first:
+            return httpx.Response(503, text="overloaded")
+        if reject_schema and "response_format" in body:
+            return httpx.Response(400, text="unsupported response_format json_schema")
+        return httpx.Response(200, json=chat_reply({"rating": 2}))
+    return httpx.MockTransport(handler)
+
+
+def judge_with(transport, **kw) -> OpenAICompatJudge:
+    return OpenAICompatJudge("http://judge.test/v1", "m", transport=transport, **kw)
+
+
+def test_spec_strings():
+    cfg = parse_judge_spec("openai-compat:http://127.0.0.1:8000/v1#Qwen/Qwen2.5-7B")
+    assert (cfg.backend, cfg.base_url, cfg.model) == ("openai-compat", "http://127.0.0.1:8000/v1", "Qwen/Qwen2.5-7B")
+    cfg = parse_judge_spec("openai:gpt-4o-mini")
+    assert (cfg.base_url, cfg.api_key_env) == ("https://api.openai.com/v1", "OPENAI_API_KEY")
+    assert parse_judge_spec("llamacpp:/m/x.gguf").model == "/m/x.gguf"
+    assert parse_judge_spec({"spec": "openai:gpt-4o", "temperature": 0.5}).temperature == 0.5
+    with pytest.raises(ConfigError, match="unknown judge backend 'gpt4'"):
+        parse_judge_spec("gpt4:x")
+    with pytest.raises(ConfigError, match="expected openai-compat:http://HOST:PORT/v1#MODEL"):
+        parse_judge_spec("openai-compat:localhost:8000")
+
+
+def test_json_schema_requested_and_transient_errors_retried():
+    log: list = []
+    judge = judge_with(relevance_server(log, fail_first=2))
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False, retries=3)
+    assert result.rows[0]["context_relevance"] == 1.0
+    assert len(log) == 4  # two 503s retried, then two templates
+    fmt = log[-1]["body"]["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["properties"]["rating"]["enum"] == [0, 1, 2]
+    assert log[-1]["body"]["temperature"] == 0.0 and log[-1]["body"]["seed"] == 42
+    assert result.manifest["metrics"]["context_relevance"]["prompt_tokens"] == 22
+
+
+def test_server_without_json_schema_falls_back_to_prompted_json():
+    log: list = []
+    judge = judge_with(relevance_server(log, reject_schema=True))
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False)
+    assert result.rows[0]["context_relevance"] == 1.0
+    assert "response_format" not in log[-1]["body"]
+    assert "matching this JSON schema" in log[-1]["body"]["messages"][0]["content"]
+
+
+def test_missing_api_key_fails_before_any_row(monkeypatch):
+    monkeypatch.delenv("RAGMETER_TEST_KEY", raising=False)
+    log: list = []
+    judge = judge_with(relevance_server(log), api_key_env="RAGMETER_TEST_KEY")
+    with pytest.raises(ConfigError, match="needs an API key: set the environment variable RAGMETER_TEST_KEY"):
+        ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False)
+    assert log == []
+
+
+def test_unreachable_server_fails_before_rows_naming_the_url():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    url = f"http://127.0.0.1:{port}/v1"
+    with pytest.raises(JudgeUnavailable, match=f"cannot reach the judge server at {url}"):
+        ragmeter.evaluate([ROW], ["context_relevance"], judge=f"openai-compat:{url}#m", cache=False, progress=False)
+
+
+def test_api_key_never_reaches_results_manifest_or_cache(monkeypatch, tmp_path, isolated_cache):
+    monkeypatch.setenv("RAGMETER_TEST_KEY", SECRET)
+    log: list = []
+    judge = judge_with(relevance_server(log), api_key_env="RAGMETER_TEST_KEY")
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=isolated_cache,
+                               out=tmp_path / "out", progress=False)
+    assert log[0]["headers"]["authorization"] == f"Bearer {SECRET}"  # it was used...
+    for path in [result.results_path, result.manifest_path, isolated_cache]:
+        assert SECRET.encode() not in path.read_bytes()  # ...and stored nowhere
+    assert "RAGMETER_TEST_KEY" in result.manifest_path.read_text()  # only the variable's name
