@@ -68,17 +68,17 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
 @app.command("metrics")
 def list_metrics() -> None:
     """List every metric, the fields it needs and what it measures."""
-    from rich.console import Console
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from ragmeter.metrics import REGISTRY, get_metric
 
-    table = Table("metric", "needs", "judge", "what it measures", show_lines=False)
+    table = Table("needs", "judge", "what it measures", show_lines=False)
+    table.columns.insert(0, Column("metric", no_wrap=True))
     for name in REGISTRY:
         m = get_metric(name)
         uses = "judge+embeddings" if m.uses_embeddings else ("judge" if m.uses_judge else "none")
         table.add_row(name, ", ".join(m.required), uses, m.description)
-    Console().print(table)
+    _console().print(table)
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, Any]:
@@ -106,12 +106,20 @@ def _execute(cfg: Any) -> None:
     from ragmeter.api import run_config
     from ragmeter.report import print_summary
 
-    err = Console(stderr=True)
-    if cfg.judge in ("llamacpp", {"spec": "llamacpp"}):
-        err.print(f"[dim]{BUNDLED_NOTE}[/dim]")
     result = asyncio.run(run_config(cfg))
-    print_summary(result.manifest, Console())
+    print_summary(result.manifest, _console())
+    if any(m["judge_calls"] + m["cache_hits"] for m in result.manifest["metrics"].values()) and \
+            cfg.judge in ("llamacpp", {"spec": "llamacpp"}):
+        Console(stderr=True).print(f"[yellow]{BUNDLED_NOTE}[/yellow]")
     print(f"wrote {result.results_path} and {result.manifest_path}")
+
+
+def _console() -> Any:
+    """Tables keep full metric names, also when stdout is a file or a pipe (80 columns by default)."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=160)
 
 
 def main() -> None:

@@ -6,9 +6,9 @@ from typing import Any
 
 
 def print_summary(manifest: dict[str, Any], console: Any) -> None:
-    from rich.table import Table
+    from rich.table import Column, Table
 
-    table = Table("metric", "mean", "n", "unscored", "judge calls", "prompt tok", "compl. tok",
+    table = Table(Column("metric", no_wrap=True), "mean", "n", "unscored", "judge calls", "prompt tok", "compl. tok",
                   "cache hits", "seconds", title=f"ragmeter {manifest['ragmeter_version']} · "
                   f"{manifest['dataset']['rows']} rows · judge {manifest['judge']['name'] if manifest['judge'] else '-'}")
     for name, m in manifest["metrics"].items():

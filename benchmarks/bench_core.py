@@ -1,0 +1,94 @@
+"""Benchmark the core: the six metrics over examples/dataset.jsonl with the bundled judge.
+
+Prints, per metric, judge calls, prompt and completion tokens and seconds per row, and the
+unscored share; ragmeter's own overhead (wall time minus the time the judge or the embedder
+was working); and the cached re-run time, in-process and as a fresh CLI process.
+Compares with the Ragas 0.4.3 figures measured for the core issue (same six metrics,
+10 rows): 10.4 judge calls and ~7,870 prompt tokens per row, 53.6 s per row on this judge.
+
+    python benchmarks/bench_core.py [--rows N] [--determinism]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ragmeter
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASET = ROOT / "examples" / "dataset.jsonl"
+METRICS = ["context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
+           "response_relevancy", "context_relevance"]
+RAGAS = {"calls_per_row": 10.4, "prompt_tokens_per_row": 7870, "seconds_per_row": 53.6}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=None, help="only the first N rows")
+    parser.add_argument("--determinism", action="store_true", help="also re-run without cache and compare")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        cache, out = Path(tmp) / "cache.sqlite", Path(tmp) / "out"
+        first = ragmeter.evaluate(DATASET, METRICS, cache=cache, out=out, limit=args.rows, progress=False)
+        report_first(first.manifest)
+        report_cached(cache, out, args.rows)
+        if args.determinism:
+            report_determinism(first, args.rows)
+
+
+def report_first(m: dict) -> None:
+    rows = m["dataset"]["rows"]
+    print(f"\nragmeter {m['ragmeter_version']} · {rows} rows · judge {m['judge']['name']} · cold cache\n")
+    print(f"{'metric':34} {'calls/row':>9} {'prompt tok/row':>14} {'compl tok/row':>13} {'s/row':>7} {'unscored':>8}")
+    totals = {"calls": 0, "prompt": 0, "completion": 0}
+    for name, s in m["metrics"].items():
+        totals["calls"] += s["judge_calls"]
+        totals["prompt"] += s["prompt_tokens"]
+        totals["completion"] += s["completion_tokens"]
+        print(f"{name:34} {s['judge_calls'] / rows:9.2f} {s['prompt_tokens'] / rows:14.0f} "
+              f"{s['completion_tokens'] / rows:13.0f} {s['seconds'] / rows:7.2f} {s['unscored'] / rows:8.0%}")
+    per_row = m["wall_seconds"] / rows
+    print(f"{'all six':34} {totals['calls'] / rows:9.2f} {totals['prompt'] / rows:14.0f} "
+          f"{totals['completion'] / rows:13.0f} {per_row:7.2f}")
+    print(f"\nwall {m['wall_seconds']:.1f} s; judge or embedder working {m['model_busy_seconds']:.1f} s "
+          f"(judge {m['judge_seconds']:.1f} s, embeddings {m['embed_seconds']:.1f} s incl. model load, "
+          f"judge model load {m['judge_load_seconds']:.1f} s)")
+    print(f"ragmeter overhead: {m['overhead_seconds']:.3f} s = {100 * m['overhead_seconds'] / m['wall_seconds']:.2f}% "
+          f"of wall (target < 2%)")
+    print(f"vs Ragas 0.4.3 on the same judge: judge calls {totals['calls'] / rows / RAGAS['calls_per_row']:.2f}x, "
+          f"prompt tokens {totals['prompt'] / rows / RAGAS['prompt_tokens_per_row']:.2f}x (target <= 0.5x), "
+          f"seconds per row {per_row / RAGAS['seconds_per_row']:.2f}x (target <= 0.3x)")
+
+
+def report_cached(cache: Path, out: Path, rows: int | None) -> None:
+    start = time.perf_counter()
+    again = ragmeter.evaluate(DATASET, METRICS, cache=cache, out=out, limit=rows, progress=False)
+    inproc = time.perf_counter() - start
+    calls = sum(s["judge_calls"] for s in again.manifest["metrics"].values())
+    cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--out", str(out)]
+    if rows:
+        cmd += ["--limit", str(rows)]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env={**os.environ, "RAGMETER_CACHE": str(cache)}, capture_output=True, text=True)
+    cli = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr)
+    print(f"\ncached re-run: {calls} judge calls; {inproc:.2f} s in-process, {cli:.2f} s as a new CLI process "
+          f"(Python start-up and imports included; target < 1 s)")
+
+
+def report_determinism(first, rows: int | None) -> None:
+    again = ragmeter.evaluate(DATASET, METRICS, cache=False, limit=rows, progress=False)
+    same = sum(a[m] == b[m] for a, b in zip(first.rows, again.rows) for m in METRICS)
+    total = len(first.rows) * len(METRICS)
+    print(f"re-run without cache: {same} of {total} scores identical")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The real bundled model end to end: scores, cache, resume after SIGKILL, and the server path."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import ragmeter
+from tests.integration.conftest import DATASET, METRICS, env_with_cache, ragmeter_cmd
+
+pytestmark = pytest.mark.integration
+
+
+def assert_every_row_scored_or_explained(rows: list[dict]) -> None:
+    assert len(rows) == 20
+    for row in rows:
+        for metric in METRICS:
+            value, reason = row[metric], row[f"{metric}_reason"]
+            if value is None:
+                assert reason, f"{row['id']} {metric}: unscored without a reason"
+            else:
+                assert 0.0 <= value <= 1.0, f"{row['id']} {metric}: {value}"
+                assert isinstance(row[f"{metric}_evidence"], dict)
+
+
+def scores(rows: list[dict]) -> dict:
+    return {(r["id"], m): (r[m], r[f"{m}_reason"]) for r in rows for m in METRICS}
+
+
+def test_inprocess_every_row_gets_a_score_or_an_unscored_reason(inprocess_run):
+    assert_every_row_scored_or_explained(inprocess_run.rows)
+    manifest = inprocess_run.manifest
+    for metric in METRICS:
+        m = manifest["metrics"][metric]
+        assert m["n"] + m["unscored"] == 20
+        assert m["unparseable"] == 0  # the grammar makes every reply parse
+    # q19 has no retrieved contexts: context metrics say so, response_relevancy still scores
+    q19 = next(r for r in inprocess_run.rows if r["id"] == "q19")
+    assert q19["faithfulness"] is None and q19["faithfulness_reason"] == "empty field(s): retrieved_contexts"
+    assert q19["response_relevancy"] is not None
+    on_disk = [json.loads(line) for line in inprocess_run.results_path.read_text().splitlines()]
+    assert scores(on_disk) == scores(inprocess_run.rows)
+
+
+def test_second_run_makes_zero_judge_calls_and_same_scores(inprocess_run, session_cache, tmp_path):
+    again = ragmeter.evaluate(DATASET, METRICS, judge="llamacpp", cache=session_cache, out=tmp_path,
+                              progress=False)
+    for metric in METRICS:
+        m = again.manifest["metrics"][metric]
+        assert m["judge_calls"] == 0, metric
+        assert m["embed_calls"] == 0, metric
+    assert sum(m["cache_hits"] for m in again.manifest["metrics"].values()) > 100
+    assert scores(again.rows) == scores(inprocess_run.rows)
+
+
+def test_sigkill_half_way_resumes_to_identical_results(inprocess_run, tmp_path):
+    """Kill a CLI run with SIGKILL once some replies are cached; the re-run re-calls only the rest
+    and its results equal the uninterrupted in-process run (so decoding is deterministic too)."""
+    cache, out = tmp_path / "kill.sqlite", tmp_path / "out"
+    cmd = ragmeter_cmd() + ["evaluate", str(DATASET), "--limit", "5", "--out", str(out)]
+    proc = subprocess.Popen(cmd, env=env_with_cache(cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    done = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = _cached_replies(cache)
+        if done >= 15:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (out / "results.jsonl").exists()  # nothing half-written
+    assert not list(out.glob(".results*")) if out.exists() else True
+    killed_at = _cached_replies(cache)
+    assert killed_at >= 15
+
+    resumed = subprocess.run(cmd, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    hits = sum(m["cache_hits"] for m in manifest["metrics"].values())
+    calls = sum(m["judge_calls"] for m in manifest["metrics"].values())
+    assert hits >= killed_at  # every finished reply was reused...
+    assert calls == _cached_replies(cache) - killed_at  # ...and only the rest were called
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    expected = {k: v for k, v in scores(inprocess_run.rows).items() if k[0] in {r["id"] for r in rows}}
+    assert scores_of(rows) == expected
+
+
+def scores_of(rows: list[dict]) -> dict:
+    return {(r["id"], m): (r[m], r[f"{m}_reason"]) for r in rows for m in METRICS}
+
+
+def _cached_replies(path: Path) -> int:
+    if not path.exists():
+        return 0
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_server, tmp_path):
+    judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions"}
+    result = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=tmp_path / "server.sqlite",
+                               out=tmp_path / "out", progress=False)
+    assert_every_row_scored_or_explained(result.rows)
+    assert result.manifest["judge"]["base_url"] == llama_server
+    for metric in METRICS:
+        assert result.manifest["metrics"][metric]["unparseable"] == 0, metric
+    assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 100

@@ -1,0 +1,161 @@
+"""The command line and config files: success paths, output formats, and one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from ragmeter.config import load_config
+from ragmeter.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+ROWS = [{"id": "a", "question": "q1?", "contexts": ["c1"], "answer": "x"},
+        {"id": "b", "question": "q2?", "contexts": ["c2", "c3"], "answer": "y"}]
+
+
+class FakeOpenAI(BaseHTTPRequestHandler):
+    """Answers every chat completion with {"rating": 2}."""
+
+    def do_GET(self):  # /v1/models
+        self._send({"data": [{"id": "m"}]})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        content = json.dumps({"rating": 2})
+        self._send({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+
+    def _send(self, obj):
+        body = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def fake_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ragmeter.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=120)
+
+
+def write_rows(path: Path) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return path
+
+
+def test_evaluate_writes_csv_with_the_output_contract(tmp_path, fake_server):
+    data = write_rows(tmp_path / "d.jsonl")
+    proc = cli("evaluate", str(data), "--metrics", "context_relevance", "--judge", f"openai-compat:{fake_server}#m",
+               "--out", str(tmp_path / "out"), "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    with open(tmp_path / "out" / "results.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["context_relevance"] for r in rows] == ["1.0", "1.0"]
+    assert rows[0]["question"] == "q1?"  # input columns kept as they were
+    assert json.loads(rows[1]["contexts"]) == ["c2", "c3"]
+    assert json.loads(rows[0]["context_relevance_evidence"]) == {"ratings": [2, 2], "failures": []}
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    m = manifest["metrics"]["context_relevance"]
+    assert (m["mean"], m["n"], m["unscored"], m["judge_calls"], m["prompt_tokens"], m["cache_hits"]) == (1.0, 2, 0, 4, 40, 0)
+    for key in ("wall_seconds", "judge_seconds", "overhead_seconds"):
+        assert manifest[key] >= 0
+    assert "context_relevance" in proc.stdout and "wrote" in proc.stdout
+
+
+def test_run_config_resolves_paths_against_the_config_file_and_writes_parquet(tmp_path, fake_server):
+    import pyarrow.parquet as pq
+
+    (tmp_path / "proj").mkdir()
+    write_rows(tmp_path / "proj" / "d.jsonl")
+    (tmp_path / "proj" / "c.yaml").write_text(
+        f"dataset: d.jsonl\noutput: res\nformat: parquet\njudge: openai-compat:{fake_server}#m\n"
+        "metrics: [context_relevance]\ncache: cache.sqlite\n")
+    proc = cli("run", "proj/c.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    table = pq.read_table(tmp_path / "proj" / "res" / "results.parquet").to_pylist()
+    assert [r["context_relevance"] for r in table] == [1.0, 1.0]
+    assert (tmp_path / "proj" / "cache.sqlite").exists()
+    again = cli("run", "proj/c.yaml", cwd=tmp_path)
+    manifest = json.loads((tmp_path / "proj" / "res" / "manifest.json").read_text())
+    assert again.returncode == 0 and manifest["metrics"]["context_relevance"]["judge_calls"] == 0
+
+
+def test_invalid_config_unknown_key_lists_valid_keys(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("dataset: d.jsonl\nmetricz: [faithfulness]\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'metricz' \(valid keys: dataset, output, format, judge"):
+        load_config(cfg)
+    proc = cli("run", str(cfg))
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ragmeter: error: ") and "metricz" in lines[0]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- just\n- a list\n", "expected a mapping of keys"),
+    ("dataset: [unclosed\n", "invalid YAML"),
+    ("output: x\n", "missing required key 'dataset'"),
+    ("dataset: d.jsonl\nconcurrency: 0\n", "concurrency: Input should be greater than or equal to 1"),
+    ("dataset: d.jsonl\nformat: xlsx\n", "format: Input should be 'jsonl', 'csv' or 'parquet'"),
+])
+def test_invalid_configs(tmp_path, text, message):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(cfg)
+
+
+def test_cli_errors_are_one_line_and_non_zero(tmp_path):
+    data = write_rows(tmp_path / "d.jsonl")
+    cases = [
+        (["evaluate", str(tmp_path / "missing.jsonl")], "missing.jsonl: file not found"),
+        (["evaluate", str(data), "--metrics", "faithfulnes"], "unknown metric 'faithfulnes'"),
+        (["evaluate", str(data), "--judge", "gpt4"], "unknown judge backend 'gpt4'"),
+        (["evaluate", str(data), "--metrics", "context_recall"], "missing column 'reference' (required by context_recall)"),
+        (["run", str(tmp_path / "nope.yaml")], "config file not found"),
+    ]
+    for args, message in cases:
+        proc = cli(*args)
+        assert proc.returncode == 1, args
+        assert proc.stderr.strip().splitlines() == [f"ragmeter: error: {proc.stderr.strip()[17:]}"]
+        assert message in proc.stderr, (args, proc.stderr)
+
+
+def test_missing_api_key_from_the_cli(tmp_path):
+    data = write_rows(tmp_path / "d.jsonl")
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(data), "--metrics",
+                           "context_relevance", "--judge", "openai:gpt-4o-mini"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert proc.returncode == 1
+    assert "needs an API key: set the environment variable OPENAI_API_KEY" in proc.stderr
+
+
+def test_metrics_command_lists_the_six_with_fields():
+    proc = cli("metrics")
+    assert proc.returncode == 0
+    for name in ("context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
+                 "response_relevancy", "context_relevance"):
+        assert name in proc.stdout
+    assert "judge+embeddings" in proc.stdout
