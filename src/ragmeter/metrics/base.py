@@ -32,6 +32,13 @@ class Unscorable(Exception):
     """Raised inside a metric when a row cannot get an honest score; becomes an unscored Score."""
 
 
+def supported_share(flags: list[int], empty_reason: str) -> float:
+    """Share of 1s: faithfulness and context recall. No items is unscored, never NaN."""
+    if not flags:
+        raise Unscorable(empty_reason)
+    return sum(flags) / len(flags)
+
+
 class MetricContext:
     """What one metric sees for one row: the judge, the embedder, and its own counters."""
 

@@ -9,16 +9,14 @@ spend tokens echoing them. 3 of 4 sentences supported -> 0.75.
 
 from __future__ import annotations
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
 
 
 def recall(flags: list[int]) -> float:
-    if not flags:
-        raise Unscorable("the reference has no sentences")
-    return sum(flags) / len(flags)
+    return supported_share(flags, "the reference has no sentences")
 
 
 class ContextRecall(Metric):

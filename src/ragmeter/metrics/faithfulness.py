@@ -7,15 +7,13 @@ Einstein example: 1 of 2 statements inferable -> 0.5.
 
 from __future__ import annotations
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
 
 
 def faithfulness(flags: list[int]) -> float:
-    if not flags:
-        raise Unscorable("the judge found no statements in the response")
-    return sum(flags) / len(flags)
+    return supported_share(flags, "the judge found no statements in the response")
 
 
 class Faithfulness(Metric):
