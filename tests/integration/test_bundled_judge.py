@@ -115,3 +115,22 @@ def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_ser
     for metric in METRICS:
         assert result.manifest["metrics"][metric]["unparseable"] == 0, metric
     assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 100
+
+
+def test_rerun_without_cache_gives_identical_scores(inprocess_run, tmp_path):
+    """q01-q04 repeat questions in pairs, so the cached run reused question embeddings that this
+    run computes afresh: scores must not depend on what was in the cache, nor on call order."""
+    rows = [json.loads(line) for line in DATASET.read_text().splitlines()][:4]
+    fresh = ragmeter.evaluate(rows, METRICS, judge="llamacpp", cache=False, progress=False)
+    expected = {k: v for k, v in scores(inprocess_run.rows).items() if k[0] in {"q01", "q02", "q03", "q04"}}
+    assert scores(fresh.rows) == expected
+
+
+def test_bundled_embeddings_do_not_depend_on_batch_neighbours():
+    from ragmeter.embeddings.local import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    alone = embedder._embed_sync(["Where was Einstein born?"])[0]
+    together = embedder._embed_sync(["a much longer neighbour sentence that forces padding in a batch",
+                                     "Where was Einstein born?"])[1]
+    assert alone == together

