@@ -150,3 +150,23 @@ def test_session_validates_cached_entries_too(isolated_cache):
     assert (stats.judge_calls, stats.cache_hits) == (1, 1)
     with pytest.raises(UnparseableReply):
         asyncio.run(session.ask(prompt, {"contexts": ["c"], "statements": ["s", "t"]}, verdicts(2), stats))
+
+
+def test_judge_dying_mid_run_stops_the_run_and_keeps_finished_replies(isolated_cache):
+    answered = []
+
+    def flaky(request):
+        if answered:
+            raise TransientJudgeError("HTTP 503 from the judge")
+        answered.append(request)
+        return {"statements": ["s1"]}
+
+    with pytest.raises(JudgeUnavailable, match=r"HTTP 503 from the judge \(gave up after 1 attempts\)\. Finished judge replies "
+                                                 r"are kept in .*cache\.sqlite: run again to resume"):
+        ragmeter.evaluate([ROW], ["faithfulness"], judge=ScriptedJudge(flaky), cache=isolated_cache,
+                          retries=0, progress=False)
+    assert Cache(isolated_cache).count() == 1  # the statements reply survived
+    resumed = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}})
+    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=resumed, cache=isolated_cache, progress=False)
+    assert result.rows[0]["faithfulness"] == 1.0
+    assert resumed.calls() == 1  # only the verdicts call was missing
