@@ -28,8 +28,13 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         self._send({"data": [{"id": "m"}]})
 
     def do_POST(self):
-        self.rfile.read(int(self.headers["Content-Length"]))
-        content = json.dumps({"rating": 2})
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path.endswith("/embeddings"):  # one fixed vector per input, listed in reverse order
+            vectors = [{"index": i, "embedding": [1.0, 0.0] if t.startswith("q") else [0.6, 0.8]}
+                       for i, t in enumerate(body["input"])]
+            return self._send({"data": vectors[::-1]})
+        content = json.dumps({"questions": ["g1", "g2", "g3"], "noncommittal": 0}) \
+            if "noncommittal" in json.dumps(body) else json.dumps({"rating": 2})
         self._send({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
 
@@ -159,3 +164,16 @@ def test_metrics_command_lists_the_six_with_fields():
                  "response_relevancy", "context_relevance"):
         assert name in proc.stdout
     assert "judge+embeddings" in proc.stdout
+
+
+def test_http_embeddings_endpoint_for_response_relevancy(tmp_path, fake_server):
+    data = write_rows(tmp_path / "d.jsonl")
+    proc = cli("evaluate", str(data), "--metrics", "response_relevancy", "--judge", f"openai-compat:{fake_server}#m",
+               "--embeddings", f"openai-compat:{fake_server}#emb", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    # the question embeds to [1, 0], each generated question to [0.6, 0.8]: cosine 0.6
+    assert [round(r["response_relevancy"], 6) for r in rows] == [0.6, 0.6]
+    assert rows[0]["response_relevancy_evidence"]["generated_questions"] == ["g1", "g2", "g3"]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["embeddings"] == {"embedder": "http", "base_url": fake_server, "model": "emb"}
