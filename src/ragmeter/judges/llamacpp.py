@@ -82,6 +82,7 @@ class LlamaCppJudge(Judge):
             from llama_cpp import Llama
 
             start = time.perf_counter()
+            _silence_llama_logs()
             path = self.model_path or bundled_model_path()
             self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                               seed=self.params.seed, verbose=False)
@@ -156,6 +157,21 @@ def _grammar(schema_json: str) -> Any:
     from llama_cpp import LlamaGrammar
 
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+_LOG_CALLBACK: Any = None
+
+
+def _silence_llama_logs() -> None:
+    """llama.cpp logs to stderr even with verbose=False; errors still raise in Python."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is None:
+        import ctypes
+
+        import llama_cpp
+
+        _LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+        llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
 
 
 def _version(package: str) -> str:
