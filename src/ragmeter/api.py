@@ -11,7 +11,7 @@ from ragmeter.cache import Cache, NullCache, default_cache_path
 from ragmeter.config import RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
-from ragmeter.errors import JudgeUnavailable, RagmeterError
+from ragmeter.errors import RagmeterError
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
@@ -87,11 +87,6 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
                                 policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
                                 progress=cfg.progress)
-    except JudgeUnavailable as exc:
-        if isinstance(cache, NullCache):
-            raise
-        raise JudgeUnavailable(f"{exc}. Finished judge replies are kept in {cache.path}: run again to "
-                               "resume") from None
     finally:
         cache.close()
         for closer in (judge, embedder):

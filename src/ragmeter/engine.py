@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.accounting import BusyClock, MetricStats
-from ragmeter.cache import Cache
+from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
-from ragmeter.errors import DataError, UnparseableReply
+from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.io.readers import Dataset
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
@@ -75,7 +75,13 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
         scores[index] = {m.name: s for m, s in zip(metrics, results)}
 
     with row_progress(len(dataset), progress) as bar:
-        await _run_workers(score_row, len(dataset), max(1, concurrency), bar)
+        try:
+            await _run_workers(score_row, len(dataset), max(1, concurrency), bar)
+        except JudgeUnavailable as exc:
+            if isinstance(cache, NullCache):
+                raise
+            raise JudgeUnavailable(f"{exc}. Finished judge replies are kept in {cache.path}: run again "
+                                   "to resume") from None
     wall = time.perf_counter() - start
     judge_s = judge_session.judge_seconds if judge_session else 0.0
     embed_s = embed_session.seconds if embed_session else 0.0

@@ -103,3 +103,13 @@ def test_api_key_never_reaches_results_manifest_or_cache(monkeypatch, tmp_path, 
     for path in [result.results_path, result.manifest_path, isolated_cache]:
         assert SECRET.encode() not in path.read_bytes()  # ...and stored nowhere
     assert "RAGMETER_TEST_KEY" in result.manifest_path.read_text()  # only the variable's name
+
+
+def test_unreachable_server_with_a_cache_does_not_claim_anything_to_resume(isolated_cache):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(JudgeUnavailable) as info:
+        ragmeter.evaluate([ROW], ["context_relevance"], judge=f"openai-compat:http://127.0.0.1:{port}/v1#m",
+                          cache=isolated_cache, progress=False)
+    assert "resume" not in str(info.value)
