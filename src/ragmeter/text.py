@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
-                  "inc", "ltd", "jr", "sr", "u.s", "u.k", "sra", "sr", "dra", "ee.uu"}
+                  "inc", "ltd", "jr", "sr", "u.s", "u.k", "sra", "dra", "ee.uu"}
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[¿¡]?[A-ZÁÉÍÓÚÑÜ0-9])")
 
 

@@ -2,7 +2,7 @@
 
 Ragas's prompt asks the judge to "analyze each sentence in the answer and classify if the
 sentence can be attributed to the given context". Here the reference is split into
-sentences first (text/sentences.py) and the judge gives exactly one verdict per sentence:
+sentences first (text.py) and the judge gives exactly one verdict per sentence:
 the same definition, but the judge cannot invent, merge or repeat claims, and does not
 spend tokens echoing them. 3 of 4 sentences supported -> 0.75.
 """
@@ -15,8 +15,11 @@ from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
 
 
+NO_SENTENCES = "the reference has no sentences"
+
+
 def recall(flags: list[int]) -> float:
-    return supported_share(flags, "the reference has no sentences")
+    return supported_share(flags, NO_SENTENCES)
 
 
 class ContextRecall(Metric):
@@ -29,7 +32,7 @@ class ContextRecall(Metric):
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         sentences = split_sentences(sample.reference or "")
         if not sentences:
-            raise Unscorable("the reference has no sentences")
+            raise Unscorable(NO_SENTENCES)
         inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "sentences": sentences}
         out = await ctx.ask(ctx.prompt(self.name, "attribution"), inputs, verdicts(len(sentences)))
         flags = [v.verdict for v in out.verdicts]

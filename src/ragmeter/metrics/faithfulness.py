@@ -28,7 +28,7 @@ class Faithfulness(Metric):
         found = await ctx.ask(ctx.prompt(self.name, "statements"),
                               {"question": sample.user_input, "answer": response},
                               statements(claim_limit(response)))
-        claims = [s.strip() for s in unique(found.statements)]
+        claims = unique(found.statements)
         if not claims:
             raise Unscorable("the judge found no statements in the response")
         judged = await ctx.ask(ctx.prompt(self.name, "verdicts"),

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from collections.abc import Callable
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-T = TypeVar("T")
 REASON_MAX = 100
 STATEMENT_MAX = 150
 ShortText = Annotated[str, StringConstraints(max_length=STATEMENT_MAX)]
@@ -59,14 +57,14 @@ def claim_limit(text: str, cap: int = 10) -> int:
     return min(cap, 2 * sentences + 2)
 
 
-def unique(items: list[T], key: Callable[[T], str] = str) -> list[T]:
-    """Drop empty items and exact repeats (case/whitespace-insensitive), keeping order:
-    small models repeat list items."""
+def unique(items: list[str]) -> list[str]:
+    """Stripped items without empties and exact repeats (case/whitespace-insensitive), in
+    order: small models repeat list items."""
     seen: set[str] = set()
-    out: list[T] = []
+    out: list[str] = []
     for item in items:
-        norm = " ".join(key(item).lower().split())
+        norm = " ".join(item.lower().split())
         if norm and norm not in seen:
             seen.add(norm)
-            out.append(item)
+            out.append(item.strip())
     return out
