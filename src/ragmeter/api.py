@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragmeter.cache import Cache, NullCache, default_cache_path
+from ragmeter.cache import open_cache
 from ragmeter.config import RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
@@ -19,6 +19,7 @@ from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge
 from ragmeter.manifest import build_manifest
 from ragmeter.metrics import DEFAULT_METRICS, get_metrics
+from ragmeter.prompts.prompt_set import PromptSet
 
 
 @dataclass
@@ -54,15 +55,19 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
                     embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
                     out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
                     concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
-                    progress: bool | None = None) -> EvaluationResult:
-    """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`."""
+                    progress: bool | None = None, language: str = "english",
+                    prompts_dir: str | Path | None = None) -> EvaluationResult:
+    """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`.
+    `language` picks the built-in prompts; `prompts_dir` replaces them with exported or
+    translated files (see `ragmeter prompts`)."""
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
                     output=str(out) if out else "results", format=format,
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
                     embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",
                     metrics=list(metrics or DEFAULT_METRICS), columns=columns or {}, concurrency=concurrency,
                     timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
-                    limit=limit, progress=progress)
+                    limit=limit, progress=progress, language=language,
+                    prompts_dir=str(prompts_dir) if prompts_dir else None)
     dataset = load_dataset(data, columns=columns)
     return await run_config(cfg, dataset=dataset, judge=None if isinstance(judge, (str, dict)) else judge,
                             embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
@@ -73,6 +78,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
     metric_objs = get_metrics(cfg.metrics)  # unknown metric names fail before reading data
+    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)  # bad prompt files, too
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
     if cfg.limit:
@@ -82,11 +88,11 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)
     embedder = embedder or (make_embedder(cfg.embeddings) if needs_embed else None)
-    cache = _open_cache(cfg.cache)
+    cache = open_cache(cfg.cache)
     try:
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
                                 policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
-                                progress=cfg.progress)
+                                progress=cfg.progress, prompts=prompts)
     finally:
         cache.close()
         for closer in (judge, embedder):
@@ -103,8 +109,3 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         write_json(result.manifest_path, manifest)
     return result
 
-
-def _open_cache(setting: bool | str) -> Cache:
-    if setting is False or setting == "false":
-        return NullCache()
-    return Cache(default_cache_path() if setting is True or setting == "true" else Path(setting))

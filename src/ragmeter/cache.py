@@ -79,3 +79,10 @@ class NullCache(Cache):
 
     def close(self) -> None:
         return None
+
+
+def open_cache(setting: bool | str) -> Cache:
+    """The run's cache from its setting: True (default path), False (none) or a path."""
+    if setting is False or setting == "false":
+        return NullCache()
+    return Cache(default_cache_path() if setting is True or setting == "true" else Path(setting))

@@ -49,7 +49,12 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
              timeout: Annotated[float, typer.Option(help="seconds per judge call")] = 300.0,
              no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
-             limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None) -> None:
+             limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+             language: Annotated[str, typer.Option(help="prompt language: english | spanish | any "
+                                                        "language --prompts-dir provides")] = "english",
+             prompts_dir: Annotated[Optional[Path], typer.Option(
+                 "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "
+                                       "replace the built-in ones")] = None) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
     from ragmeter.metrics import DEFAULT_METRICS
@@ -61,7 +66,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
                         "metrics": [m.strip() for m in metrics.split(",")] if metrics else list(DEFAULT_METRICS),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
-                        "limit": limit}, "command line")
+                        "limit": limit, "language": language,
+                        "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
     _execute(cfg)
 
 
@@ -108,6 +114,8 @@ def _execute(cfg: Any) -> None:
 
     result = asyncio.run(run_config(cfg))
     print_summary(result.manifest, _console())
+    for note in result.manifest["prompt_notes"]:
+        Console(stderr=True).print(f"[yellow]prompt {note}[/yellow]", highlight=False)
     if any(m["judge_calls"] + m["cache_hits"] for m in result.manifest["metrics"].values()) and \
             cfg.judge in ("llamacpp", {"spec": "llamacpp"}):
         Console(stderr=True).print(f"[yellow]{BUNDLED_NOTE}[/yellow]")
@@ -120,6 +128,15 @@ def _console() -> Any:
 
     console = Console()
     return console if console.is_terminal else Console(width=160)
+
+
+def _register_subcommands() -> None:
+    from ragmeter.cli_prompts import prompts_app
+
+    app.add_typer(prompts_app, name="prompts")
+
+
+_register_subcommands()
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragmeter.errors import ConfigError
 from ragmeter.metrics import DEFAULT_METRICS
@@ -31,6 +31,18 @@ class RunConfig(BaseModel):
     cache: str | bool = True
     limit: int | None = Field(default=None, ge=1)
     progress: bool | None = None
+    language: str = "english"
+    prompts_dir: str | None = None
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        from ragmeter.prompts.languages import normalize_language
+
+        try:
+            return normalize_language(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
 
 
 def valid_keys() -> list[str]:
@@ -83,6 +95,8 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
         return str(p if p.is_absolute() else (base / p))
 
     update: dict[str, Any] = {"dataset": rel(cfg.dataset), "output": rel(cfg.output)}
+    if cfg.prompts_dir:
+        update["prompts_dir"] = rel(cfg.prompts_dir)
     if isinstance(cfg.cache, str):
         update["cache"] = rel(cfg.cache)
     if isinstance(cfg.judge, str) and cfg.judge.startswith(("llamacpp:", "hf:")):

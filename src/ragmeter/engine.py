@@ -22,6 +22,7 @@ from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.progress import row_progress
+from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.samples import Sample
 
 TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"
@@ -35,6 +36,7 @@ class RunResult:
     metrics: list[Metric]
     scores: list[dict[str, Score]]
     stats: dict[str, MetricStats]
+    prompts: PromptSet
     timings: dict[str, float] = field(default_factory=dict)
 
     def aggregate(self, name: str) -> dict[str, Any]:
@@ -58,8 +60,9 @@ def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
 
 async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
-                      progress: bool | None = None, language: str = "english") -> RunResult:
+                      progress: bool | None = None, prompts: PromptSet | None = None) -> RunResult:
     check_columns(dataset, metrics)
+    prompts = prompts or PromptSet.build(metrics)
     start = time.perf_counter()
     clock = BusyClock()
     judge_session = JudgeSession(judge, cache, policy, concurrency, clock) if judge else None
@@ -71,7 +74,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     async def score_row(index: int) -> None:
         sample = dataset.samples[index]
         results = await asyncio.gather(*(_score_one(m, sample, judge_session, embed_session, stats[m.name],
-                                                    language) for m in metrics))
+                                                    prompts) for m in metrics))
         scores[index] = {m.name: s for m, s in zip(metrics, results)}
 
     with row_progress(len(dataset), progress) as bar:
@@ -89,7 +92,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     timings = {"wall_seconds": wall, "judge_seconds": judge_s, "embed_seconds": embed_s,
                "judge_load_seconds": load_s, "model_busy_seconds": clock.total,
                "overhead_seconds": max(0.0, wall - clock.total)}
-    return RunResult(dataset, metrics, scores, stats, timings)
+    return RunResult(dataset, metrics, scores, stats, prompts, timings)
 
 
 async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
@@ -125,12 +128,12 @@ async def _run_workers(score_row: Any, total: int, workers: int, bar: Any) -> No
 
 
 async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
-                     embeddings: EmbeddingSession | None, stats: MetricStats, language: str) -> Score:
+                     embeddings: EmbeddingSession | None, stats: MetricStats, prompts: PromptSet) -> Score:
     missing = sample.missing(metric.required)
     if missing:
         score = Score(None, f"empty field(s): {', '.join(missing)}")
     else:
-        ctx = MetricContext(judge, embeddings, stats, language)
+        ctx = MetricContext(judge, embeddings, stats, prompts)
         try:
             score = await metric.score(sample, ctx)
         except Unscorable as exc:

@@ -4,6 +4,7 @@ per-metric aggregates and accounting, and run timings. Scripts and CI read it.""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import platform
 from typing import Any
 
@@ -20,7 +21,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
     metrics: dict[str, Any] = {}
     for metric in run.metrics:
         stats = run.stats[metric.name].as_dict()
-        metrics[metric.name] = {**run.aggregate(metric.name), **stats, "version": metric.version,
+        metrics[metric.name] = {**run.aggregate(metric.name), **stats, "version": metric_version(metric, run),
                                 "required": list(metric.required), "higher_is_better": metric.higher_is_better}
     timings = {k: round(v, 4) for k, v in run.timings.items()}
     return {
@@ -32,9 +33,22 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "judge": {"name": judge.describe(), **judge.identity(),
                   "api_key_env": getattr(judge, "api_key_env", None)} if judge else None,
         "embeddings": embedder.identity() if embedder else None,
-        "prompts": {m.name: {p.name: p.version for p in m.prompts()} for m in run.metrics},
+        "language": run.prompts.language,
+        "prompts_dir": run.prompts.prompts_dir,
+        "prompts": {m.name: {n: r.record() for n, r in run.prompts.for_metric(m.name).items()}
+                    for m in run.metrics if m.prompt_names},
+        "prompt_notes": run.prompts.notes(),
         "cache": str(cache.path),
         "truncation_policy": TRUNCATION_POLICY,
         "metrics": metrics,
         **timings,
     }
+
+
+def metric_version(metric: Any, run: RunResult) -> str:
+    """The metric's code version plus a digest of its prompt versions: editing a prompt
+    changes the metric's version as well as every cache key."""
+    versions = [r.template.version for _, r in sorted(run.prompts.for_metric(metric.name).items())]
+    if not versions:
+        return metric.version
+    return f"{metric.version}+{hashlib.sha256(':'.join(versions).encode()).hexdigest()[:8]}"

@@ -16,7 +16,7 @@ from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.judges.session import JudgeSession, extract_json, fit_to_window
 from ragmeter.metrics.schemas import verdicts
-from ragmeter.prompts import load_prompt
+from ragmeter.prompts import builtin_prompt
 
 ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c1"], "reference": "r."}
 OK = {"faithfulness.statements": {"statements": ["s1"]},
@@ -80,7 +80,7 @@ def test_extract_json_from_prose_and_fences():
 
 
 def test_long_contexts_are_truncated_to_the_window_and_counted():
-    prompt = load_prompt("faithfulness", "verdicts")
+    prompt = builtin_prompt("faithfulness", "verdicts")
     judge = ScriptedJudge({}, context_window=300)
     schema = {"type": "object"}
     inputs = {"contexts": ["word " * 400, "short context"], "statements": ["s1", "s2"]}
@@ -141,7 +141,7 @@ def test_session_validates_cached_entries_too(isolated_cache):
     session = JudgeSession(ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}}),
                            Cache(isolated_cache))
     stats = MetricStats()
-    prompt = load_prompt("faithfulness", "verdicts")
+    prompt = builtin_prompt("faithfulness", "verdicts")
     inputs = {"contexts": ["c"], "statements": ["s"]}
     first = asyncio.run(session.ask(prompt, inputs, verdicts(1), stats))
     second = asyncio.run(session.ask(prompt, inputs, verdicts(1), stats))

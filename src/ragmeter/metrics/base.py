@@ -9,7 +9,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel
 
 from ragmeter.accounting import MetricStats
-from ragmeter.prompts.template import PromptTemplate, load_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_prompt
 from ragmeter.samples import Sample
 
 M = TypeVar("M", bound=BaseModel)
@@ -42,12 +42,15 @@ def supported_share(flags: list[int], empty_reason: str) -> float:
 class MetricContext:
     """What one metric sees for one row: the judge, the embedder, and its own counters."""
 
-    def __init__(self, judge: Any, embeddings: Any, stats: MetricStats, language: str = "english") -> None:
-        self._judge, self._embeddings, self.stats, self.language = judge, embeddings, stats, language
+    def __init__(self, judge: Any, embeddings: Any, stats: MetricStats, prompts: Any = None) -> None:
+        self._judge, self._embeddings, self.stats = judge, embeddings, stats
+        self._prompts = prompts  # a PromptSet; None means the built-in English prompts
         self.truncated = False
 
     def prompt(self, metric: str, name: str) -> PromptTemplate:
-        return load_prompt(metric, name, self.language)
+        if self._prompts is None:
+            return builtin_prompt(metric, name, "english")
+        return self._prompts.get(metric, name)
 
     async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
                   max_tokens: int | None = None) -> M:
@@ -72,7 +75,19 @@ class Metric(ABC):
     version: ClassVar[str] = "1"
 
     def prompts(self, language: str = "english") -> list[PromptTemplate]:
-        return [load_prompt(self.name, n, language) for n in self.prompt_names]
+        """The built-in prompts in `language` (a run may replace them from a prompts folder)."""
+        return [builtin_prompt(self.name, n, language) for n in self.prompt_names]
+
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        """The bounded reply schema for `prompt_name` given these inputs. The same function
+        checks the few-shot examples of an edited or translated prompt file."""
+        raise NotImplementedError(f"{self.name} sends no judge prompts")
+
+    async def ask(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
+                  max_tokens: int | None = None) -> Any:
+        """Send one of this metric's prompts with the schema its inputs call for."""
+        return await ctx.ask(ctx.prompt(self.name, prompt_name), inputs, self.output_model(prompt_name, inputs),
+                             max_tokens)
 
     @abstractmethod
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

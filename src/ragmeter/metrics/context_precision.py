@@ -8,6 +8,10 @@ per chunk; the arithmetic is the same, the question and answer are sent once).
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from ragmeter.metrics.base import Metric, MetricContext, Score
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
@@ -35,11 +39,14 @@ class ContextPrecision(Metric):
     answer_field = "response"
     answer_key = "answer"
 
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        return verdicts(len(inputs["contexts"]))
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         contexts = sample.retrieved_contexts or []
         inputs = {"question": sample.user_input, self.answer_key: getattr(sample, self.answer_field),
                   "contexts": contexts}
-        out = await ctx.ask(ctx.prompt(self.name, "usefulness"), inputs, verdicts(len(contexts)))
+        out = await self.ask(ctx, "usefulness", inputs)
         flags = [v.verdict for v in out.verdicts]
         value = average_precision(flags)
         evidence = {"verdicts": [{"context": i, "verdict": v.verdict, "reason": v.reason}

@@ -9,6 +9,10 @@ spend tokens echoing them. 3 of 4 sentences supported -> 0.75.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
@@ -29,12 +33,15 @@ class ContextRecall(Metric):
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
 
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        return verdicts(len(inputs["sentences"]))
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         sentences = split_sentences(sample.reference or "")
         if not sentences:
             raise Unscorable(NO_SENTENCES)
         inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "sentences": sentences}
-        out = await ctx.ask(ctx.prompt(self.name, "attribution"), inputs, verdicts(len(sentences)))
+        out = await self.ask(ctx, "attribution", inputs)
         flags = [v.verdict for v in out.verdicts]
         evidence = {"claims": [{"statement": s, "attributed": v.verdict, "reason": v.reason}
                                for s, v in zip(sentences, out.verdicts)]}

@@ -5,6 +5,10 @@ A context identical to the question scores 0 without a call, as in Ragas.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from ragmeter.errors import UnparseableReply
 from ragmeter.metrics.base import Metric, MetricContext, Score
 from ragmeter.metrics.schemas import Rating
@@ -25,6 +29,9 @@ class ContextRelevance(Metric):
     required = ("user_input", "retrieved_contexts")
     prompt_names = TEMPLATES
 
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        return Rating
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         question = (sample.user_input or "").strip()
         context = "\n".join(sample.retrieved_contexts or [])
@@ -34,8 +41,7 @@ class ContextRelevance(Metric):
         failures: list[str] = []
         for template in TEMPLATES:
             try:
-                out = await ctx.ask(ctx.prompt(self.name, template), {"question": question, "context": context},
-                                    Rating, max_tokens=16)
+                out = await self.ask(ctx, template, {"question": question, "context": context}, max_tokens=16)
                 ratings.append(out.rating)
             except UnparseableReply as exc:
                 ratings.append(None)

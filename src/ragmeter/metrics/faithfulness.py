@@ -7,6 +7,10 @@ Einstein example: 1 of 2 statements inferable -> 0.5.
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import BaseModel
+
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
@@ -23,17 +27,18 @@ class Faithfulness(Metric):
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
 
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        if prompt_name == "statements":
+            return statements(claim_limit(inputs["answer"]))
+        return verdicts(len(inputs["statements"]))
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         response = sample.response or ""
-        found = await ctx.ask(ctx.prompt(self.name, "statements"),
-                              {"question": sample.user_input, "answer": response},
-                              statements(claim_limit(response)))
+        found = await self.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
         claims = unique(found.statements)
         if not claims:
             raise Unscorable("the judge found no statements in the response")
-        judged = await ctx.ask(ctx.prompt(self.name, "verdicts"),
-                               {"contexts": sample.retrieved_contexts, "statements": claims},
-                               verdicts(len(claims)))
+        judged = await self.ask(ctx, "verdicts", {"contexts": sample.retrieved_contexts, "statements": claims})
         flags = [v.verdict for v in judged.verdicts]
         evidence = {"statements": [{"statement": s, "verdict": v.verdict, "reason": v.reason}
                                    for s, v in zip(claims, judged.verdicts)],

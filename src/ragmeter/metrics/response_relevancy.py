@@ -11,6 +11,9 @@ kept in the evidence.
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.metrics.schemas import questions
@@ -41,9 +44,11 @@ class ResponseRelevancy(Metric):
     prompt_names = ("questions",)
     uses_embeddings = True
 
+    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+        return questions(STRICTNESS)
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        out = await ctx.ask(ctx.prompt(self.name, "questions"), {"answer": sample.response},
-                            questions(STRICTNESS))
+        out = await self.ask(ctx, "questions", {"answer": sample.response})
         generated = [q.strip() for q in out.questions if q.strip()]
         if not generated:
             raise Unscorable("the judge generated only empty questions")

@@ -1,5 +1,5 @@
 """Judge prompts as data files: instruction + few-shot examples, per metric and language."""
 
-from ragmeter.prompts.template import Example, PromptTemplate, load_prompt
+from ragmeter.prompts.template import Example, PromptTemplate, builtin_prompt
 
-__all__ = ["Example", "PromptTemplate", "load_prompt"]
+__all__ = ["Example", "PromptTemplate", "builtin_prompt"]

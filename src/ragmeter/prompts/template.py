@@ -13,13 +13,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.base import Message
-
-LANG_DIRS = {"english": "en"}
-
+from ragmeter.prompts.languages import BUILTIN, normalize_language
 
 class Example(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -41,6 +39,11 @@ class PromptTemplate(BaseModel):
     examples: tuple[Example, ...] = ()
     #: Input fields that may be shortened to fit the judge's window (contexts, never the answer).
     truncatable: tuple[str, ...] = ()
+
+    @field_validator("language")
+    @classmethod
+    def _canonical_language(cls, value: str) -> str:
+        return normalize_language(value)
 
     @property
     def key(self) -> str:
@@ -84,11 +87,14 @@ def dump_output(output: dict[str, Any]) -> str:
 
 
 @lru_cache(maxsize=None)
-def load_prompt(metric: str, name: str, language: str = "english") -> PromptTemplate:
-    """Load a built-in prompt file and validate its structure."""
-    lang_dir = LANG_DIRS.get(language)
+def builtin_prompt(metric: str, name: str, language: str = "english") -> PromptTemplate:
+    """A prompt shipped with ragmeter (`prompts/<lang>/<metric>.<name>.json`)."""
+    language = normalize_language(language)
+    lang_dir = BUILTIN.get(language)
     if lang_dir is None:
-        raise ConfigError(f"no built-in prompts for language '{language}'; available: {sorted(LANG_DIRS)}")
+        raise ConfigError(f"no built-in prompts in '{language}' (built-in: {', '.join(BUILTIN)}); export the "
+                          f"English ones with `ragmeter prompts export DIR`, translate them, and pass "
+                          f"--prompts-dir DIR, or make them with `ragmeter prompts adapt --language {language}`")
     filename = f"{metric}.{name}.json"
     path = resources.files("ragmeter.prompts").joinpath(lang_dir, filename)
     try:

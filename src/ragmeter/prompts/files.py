@@ -1,0 +1,172 @@
+"""Prompt files a user can export, edit and load: one JSON file per prompt.
+
+A file holds the PromptTemplate fields plus what a reader needs and a loader can check:
+the reply's JSON schema (for example 1's inputs; the bounds follow each row at run time),
+the content hash at export, and the ragmeter version. Loading validates the structure
+and every few-shot example against the metric's own reply schema, so a translated example
+that lost a verdict fails with the file name and the example, before any judge call.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ragmeter.errors import ConfigError
+from ragmeter.prompts.template import PromptTemplate, builtin_prompt
+
+SUFFIX = ".json"
+#: keys a prompt file may carry besides the template's own fields
+EXTRA_KEYS = ("output_schema", "hash", "ragmeter_version", "adapted")
+
+
+class PromptFile(PromptTemplate):
+    """The on-disk form: the template plus informational keys (never part of the hash)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    output_schema: dict[str, Any] | None = None
+    hash: str | None = None
+    ragmeter_version: str | None = None
+    adapted: dict[str, Any] | None = None
+
+    def template(self) -> PromptTemplate:
+        return PromptTemplate(**self.model_dump(exclude=set(EXTRA_KEYS)))
+
+
+def file_name(template: PromptTemplate) -> str:
+    """`faithfulness.statements.spanish.json`: several languages can share one folder."""
+    return f"{template.metric}.{template.name}.{template.language}{SUFFIX}"
+
+
+def to_file(template: PromptTemplate, metric: Any, adapted: dict[str, Any] | None = None) -> dict[str, Any]:
+    from ragmeter import __version__
+    from ragmeter.judges.session import output_schema
+
+    first = template.examples[0].input if template.examples else None
+    schema = output_schema(metric.output_model(template.name, first)) if first is not None else None
+    body = template.model_dump(mode="json")
+    head = {k: body.pop(k) for k in ("metric", "name", "language")}
+    data = {**head, "hash": template.version, "ragmeter_version": __version__, **body, "output_schema": schema}
+    if adapted is not None:
+        data["adapted"] = adapted
+    return data
+
+
+def dump(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_prompt_files(files: dict[str, str], out_dir: Path, force: bool) -> list[Path]:
+    """Write name -> text into out_dir atomically. Existing files with other content are an
+    error listing them unless `force`; identical files are left alone."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    clashes = [name for name, text in files.items()
+               if (out_dir / name).exists() and (out_dir / name).read_text(encoding="utf-8") != text]
+    if clashes and not force:
+        shown = ", ".join(clashes[:5]) + (f" and {len(clashes) - 5} more" if len(clashes) > 5 else "")
+        raise ConfigError(f"{out_dir}: {len(clashes)} prompt file(s) already exist with other content "
+                          f"({shown}); pass --force to overwrite them, or choose another folder")
+    written = []
+    for name, text in files.items():
+        path = out_dir / name
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        written.append(path)
+    return written
+
+
+def read_prompt_file(path: Path) -> PromptFile:
+    """Parse and validate one file; every problem names the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object with metric, name, language, instruction, "
+                          f"input_fields and examples, got {type(data).__name__}")
+    try:
+        prompt = PromptFile(**data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {_explain(exc)}") from None
+    check_against_metric(prompt, path)
+    return prompt
+
+
+def check_against_metric(prompt: PromptFile, path: Path) -> None:
+    """The file must fit the metric that will fill it in and parse the judge's replies."""
+    from ragmeter.metrics import get_metric
+
+    try:
+        metric = get_metric(prompt.metric)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    if prompt.name not in metric.prompt_names:
+        raise ConfigError(f"{path}: {prompt.metric} has no prompt '{prompt.name}' "
+                          f"(its prompts: {', '.join(metric.prompt_names)})")
+    reference = builtin_prompt(prompt.metric, prompt.name, "english")
+    if tuple(prompt.input_fields) != reference.input_fields:
+        raise ConfigError(f"{path}: input_fields must be {list(reference.input_fields)} (the fields "
+                          f"{prompt.metric} fills in), got {list(prompt.input_fields)}")
+    if not set(prompt.truncatable) <= set(prompt.input_fields):
+        raise ConfigError(f"{path}: truncatable fields {list(prompt.truncatable)} must be input fields")
+    if not prompt.instruction.strip():
+        raise ConfigError(f"{path}: the instruction is empty")
+    for number, example in enumerate(prompt.examples, start=1):
+        _check_example(metric, prompt, number, example.input, example.output, path)
+
+
+def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: dict[str, Any],
+                   output: dict[str, Any], path: Path) -> None:
+    where = f"{path}: example {number}"
+    if set(inputs) != set(prompt.input_fields):
+        raise ConfigError(f"{where}: input must have exactly the fields {list(prompt.input_fields)}, "
+                          f"got {sorted(inputs)}")
+    for field, value in inputs.items():
+        if not isinstance(value, (str, list)) or (isinstance(value, list) and not all(
+                isinstance(v, str) for v in value)):
+            raise ConfigError(f"{where}: input '{field}' must be text or a list of texts")
+    try:
+        metric.output_model(prompt.name, inputs).model_validate(output)
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: output does not match the reply schema: {_explain(exc)}") from None
+
+
+def _explain(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"]) or "file"
+        if error["type"] == "extra_forbidden":
+            parts.append(f"unknown key '{where}'")
+        elif error["type"] == "missing":
+            parts.append(f"missing key '{where}'")
+        else:
+            parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def load_prompt_dir(directory: Path) -> dict[tuple[str, str, str], tuple[PromptFile, Path]]:
+    """Every prompt file in a folder, keyed by (metric, name, language). Two files for the
+    same prompt and language are an error: which one applies would be a guess."""
+    if not directory.is_dir():
+        raise ConfigError(f"prompts folder not found: {directory}")
+    found: dict[tuple[str, str, str], tuple[PromptFile, Path]] = {}
+    for path in sorted(directory.glob(f"*{SUFFIX}")):
+        prompt = read_prompt_file(path)
+        key = (prompt.metric, prompt.name, prompt.language)
+        if key in found:
+            raise ConfigError(f"{directory}: {found[key][1].name} and {path.name} both define "
+                              f"{prompt.metric}.{prompt.name} in {prompt.language}; keep one")
+        found[key] = (prompt, path)
+    return found
+
+
+def export_files(metrics: list[Any], language: str = "english") -> dict[str, str]:
+    """File name -> JSON text for every built-in prompt of `metrics` in `language`."""
+    return {file_name(t): dump(to_file(t, m)) for m in metrics for t in m.prompts(language)}

@@ -1,0 +1,83 @@
+"""The prompts one run uses: built-in ones in the run's language, replaced by files from
+a prompts folder where it has them. Every choice is recorded for the manifest, and a
+prompt that differs from the built-in one is noted there, never silently used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError
+from ragmeter.prompts.files import load_prompt_dir
+from ragmeter.prompts.languages import has_builtin, normalize_language
+from ragmeter.prompts.template import PromptTemplate, builtin_prompt
+
+
+@dataclass(frozen=True)
+class ResolvedPrompt:
+    template: PromptTemplate
+    source: str  # "built-in" or the file's path
+    note: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        out = {"version": self.template.version, "language": self.template.language, "source": self.source}
+        return {**out, "note": self.note} if self.note else out
+
+
+class PromptSet:
+    """Lookup by (metric, prompt name) for the metrics of one run."""
+
+    def __init__(self, resolved: dict[tuple[str, str], ResolvedPrompt], language: str,
+                 prompts_dir: str | None) -> None:
+        self._resolved, self.language, self.prompts_dir = resolved, language, prompts_dir
+
+    @classmethod
+    def build(cls, metrics: list[Any], language: str = "english", prompts_dir: str | Path | None = None) -> PromptSet:
+        language = normalize_language(language)
+        files = load_prompt_dir(Path(prompts_dir)) if prompts_dir else {}
+        resolved = {}
+        for metric in metrics:
+            for name in metric.prompt_names:
+                resolved[(metric.name, name)] = _resolve(metric.name, name, language, files, prompts_dir)
+        return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
+
+    def get(self, metric: str, name: str) -> PromptTemplate:
+        return self._resolved[(metric, name)].template
+
+    def for_metric(self, metric: str) -> dict[str, ResolvedPrompt]:
+        return {name: r for (m, name), r in self._resolved.items() if m == metric}
+
+    def notes(self) -> list[str]:
+        return [f"{m}.{n}: {r.note}" for (m, n), r in self._resolved.items() if r.note]
+
+
+def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, str], Any],
+             prompts_dir: str | Path | None) -> ResolvedPrompt:
+    found = files.get((metric, name, language))
+    if found is None:
+        if not has_builtin(language):
+            where = f"{prompts_dir} has no {metric}.{name}.{language}.json and " if prompts_dir else ""
+            raise ConfigError(f"{where}there is no built-in {language} prompt for {metric}.{name}; make one with "
+                              f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
+                              f"and pass --prompts-dir DIR")
+        return ResolvedPrompt(builtin_prompt(metric, name, language), "built-in")
+    prompt_file, path = found
+    template = prompt_file.template()
+    return ResolvedPrompt(template, str(path), _note(prompt_file, template, metric, name, language))
+
+
+def _note(prompt_file: Any, template: PromptTemplate, metric: str, name: str, language: str) -> str | None:
+    notes = []
+    if prompt_file.hash and prompt_file.hash != template.version:
+        notes.append(f"edited since export (hash {prompt_file.hash} -> {template.version})")
+    if has_builtin(language):
+        builtin = builtin_prompt(metric, name, language).version
+        if builtin != template.version:
+            notes.append(f"differs from the built-in {language} prompt ({builtin})")
+    else:
+        notes.append(f"no built-in {language} prompt to compare with")
+    if prompt_file.adapted:
+        notes.append(f"machine-translated by {prompt_file.adapted.get('judge', 'a judge')}")
+    return "; ".join(notes) or None
