@@ -69,10 +69,8 @@ def adapt(language: Annotated[str, typer.Option(help="target language, e.g. span
     files = {}
     for result in results:
         t = result.template
-        meta = {"from_language": "english" if source_dir is None else str(source_dir),
-                "judge": judge_obj.describe(), "instruction_translated": instruction,
-                "translated": len(result.translations) - len(result.kept),
-                "kept_original": [{"where": k.where, "text": k.source, "problem": k.problem} for k in result.kept]}
+        meta = result.record(judge_obj.describe(), str(source_dir) if source_dir else "built-in english",
+                             instruction)
         files[file_name(t)] = dump(to_file(t, by_name[t.metric], meta))
     write_prompt_files(files, out, force)
     _print_adapt_table(results, stats, _console())
@@ -94,10 +92,10 @@ async def _adapt(metrics: list[Any], language: str, judge: Any, cache: Any, inst
 def _print_adapt_table(results: list[Any], stats: Any, console: Any) -> None:
     from rich.table import Table
 
-    table = Table("prompt", "strings", "translated", "kept original (why)",
+    table = Table("prompt", "strings", "translated", "unchanged", "kept original (why)",
                   title=f"{stats.judge_calls} judge calls, {stats.cache_hits} cache hits")
     for r in results:
         why = "; ".join(f"{k.where}: {k.problem}" for k in r.kept[:3]) + (" ..." if len(r.kept) > 3 else "")
-        table.add_row(r.template.key, str(len(r.translations)), str(len(r.translations) - len(r.kept)),
+        table.add_row(r.template.key, str(len(r.translations)), str(r.changed), str(r.unchanged),
                       f"{len(r.kept)} {why}".strip())
     console.print(table)

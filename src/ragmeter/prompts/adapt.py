@@ -39,6 +39,11 @@ class Translation:
     def kept_original(self) -> bool:
         return self.problem is not None
 
+    @property
+    def unchanged(self) -> bool:
+        """Accepted but identical to the source: fine for names, a sign of a weak translator."""
+        return self.problem is None and self.text == self.source
+
 
 @dataclass
 class AdaptResult:
@@ -48,6 +53,20 @@ class AdaptResult:
     @property
     def kept(self) -> list[Translation]:
         return [t for t in self.translations if t.kept_original]
+
+    @property
+    def changed(self) -> int:
+        return sum(1 for t in self.translations if not t.kept_original and not t.unchanged)
+
+    @property
+    def unchanged(self) -> int:
+        return sum(1 for t in self.translations if t.unchanged)
+
+    def record(self, judge: str, source: str, instruction: bool) -> dict[str, Any]:
+        """The `adapted` block of the written file: who translated what, and what was refused."""
+        return {"from": source, "judge": judge, "instruction_translated": instruction,
+                "strings": len(self.translations), "translated": self.changed, "unchanged": self.unchanged,
+                "kept_original": [{"where": k.where, "text": k.source, "problem": k.problem} for k in self.kept]}
 
 
 def problems(source: str, text: str) -> str | None:

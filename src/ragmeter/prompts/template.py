@@ -43,7 +43,10 @@ class PromptTemplate(BaseModel):
     @field_validator("language")
     @classmethod
     def _canonical_language(cls, value: str) -> str:
-        return normalize_language(value)
+        try:
+            return normalize_language(value)
+        except ConfigError as exc:  # pydantic reports ValueErrors with the field's location
+            raise ValueError(str(exc)) from None
 
     @property
     def key(self) -> str:
