@@ -17,8 +17,8 @@ from tests.integration.conftest import DATASET, METRICS, env_with_cache, ragmete
 pytestmark = pytest.mark.integration
 
 
-def assert_every_row_scored_or_explained(rows: list[dict]) -> None:
-    assert len(rows) == 20
+def assert_every_row_scored_or_explained(rows: list[dict], count: int = 20) -> None:
+    assert len(rows) == count
     for row in rows:
         for metric in METRICS:
             value, reason = row[metric], row[f"{metric}_reason"]
@@ -107,14 +107,15 @@ def _cached_replies(path: Path) -> int:
 
 
 def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_server, tmp_path):
+    """Eight rows (about 22 s each through the server, which cannot use the fast grammar path)."""
     judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions"}
     result = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=tmp_path / "server.sqlite",
-                               out=tmp_path / "out", progress=False)
-    assert_every_row_scored_or_explained(result.rows)
+                               out=tmp_path / "out", progress=False, limit=8)
+    assert_every_row_scored_or_explained(result.rows, 8)
     assert result.manifest["judge"]["base_url"] == llama_server
     for metric in METRICS:
         assert result.manifest["metrics"][metric]["unparseable"] == 0, metric
-    assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 100
+    assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 40
 
 
 def test_rerun_without_cache_gives_identical_scores(inprocess_run, tmp_path):
