@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.metrics import DEFAULT_METRICS
 
 
@@ -53,20 +53,7 @@ def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
     try:
         return RunConfig(**data)
     except ValidationError as exc:
-        raise ConfigError(f"{origin}: {_explain(exc)}") from None
-
-
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:5]:
-        where = ".".join(str(p) for p in error["loc"])
-        if error["type"] == "extra_forbidden":
-            parts.append(f"unknown key '{where}' (valid keys: {', '.join(valid_keys())})")
-        elif error["type"] == "missing":
-            parts.append(f"missing required key '{where}'")
-        else:
-            parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+        raise ConfigError(f"{origin}: {explain_validation(exc, valid_keys())}") from None
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RagmeterError(Exception):
     """Base class: the CLI prints these as one line and exits non-zero."""
@@ -40,3 +42,18 @@ class UnparseableReply(RagmeterError):
     def __init__(self, message: str, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+def explain_validation(exc: Any, valid_keys: list[str] | None = None, limit: int = 5) -> str:
+    """A pydantic ValidationError as one readable line: which key, what is wrong."""
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"]) or "file"
+        if error["type"] == "extra_forbidden":
+            hint = f" (valid keys: {', '.join(valid_keys)})" if valid_keys else ""
+            parts.append(f"unknown key '{where}'{hint}")
+        elif error["type"] == "missing":
+            parts.append(f"missing required key '{where}'")
+        else:
+            parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)

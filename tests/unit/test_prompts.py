@@ -104,7 +104,7 @@ def _valid(metric="faithfulness", name="verdicts") -> dict:
 
 
 @pytest.mark.parametrize("mutate, message", [
-    (lambda d: d.pop("instruction"), "missing key 'instruction'"),
+    (lambda d: d.pop("instruction"), "missing required key 'instruction'"),
     (lambda d: d.update(instructions="x"), "unknown key 'instructions'"),
     (lambda d: d["examples"][0]["output"]["verdicts"].pop(), "example 1: output does not match the reply schema: "
                                                              "verdicts: List should have at least 2 items"),

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.prompts.template import PromptTemplate, builtin_prompt
 
 SUFFIX = ".json"
@@ -94,7 +94,7 @@ def read_prompt_file(path: Path) -> PromptFile:
     try:
         prompt = PromptFile(**data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {_explain(exc)}") from None
+        raise ConfigError(f"{path}: {explain_validation(exc, limit=3)}") from None
     check_against_metric(prompt, path)
     return prompt
 
@@ -135,20 +135,7 @@ def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: dict[st
     try:
         metric.output_model(prompt.name, inputs).model_validate(output)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: output does not match the reply schema: {_explain(exc)}") from None
-
-
-def _explain(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"]) or "file"
-        if error["type"] == "extra_forbidden":
-            parts.append(f"unknown key '{where}'")
-        elif error["type"] == "missing":
-            parts.append(f"missing key '{where}'")
-        else:
-            parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+        raise ConfigError(f"{where}: output does not match the reply schema: {explain_validation(exc, limit=3)}") from None
 
 
 def load_prompt_dir(directory: Path) -> dict[tuple[str, str, str], tuple[PromptFile, Path]]:
