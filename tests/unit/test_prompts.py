@@ -198,3 +198,16 @@ def test_prompts_cli_export_and_evaluate_with_language(tmp_path):
                                                        "faithfulness.verdicts.spanish.json"]
     again = runner.invoke(app, ["prompts", "export", str(out), "--metrics", "faithfulness", "--language", "es"])
     assert again.exit_code == 0  # identical files: nothing to overwrite
+
+
+def test_config_file_language_and_prompts_dir_resolve_against_the_file(tmp_path):
+    from ragmeter.config import load_config
+
+    (tmp_path / "conf").mkdir()
+    config = tmp_path / "conf" / "run.yaml"
+    config.write_text("dataset: d.jsonl\nlanguage: Español\nprompts_dir: my_prompts\n")
+    cfg = load_config(config)
+    assert cfg.language == "spanish" and cfg.prompts_dir == str(tmp_path / "conf" / "my_prompts")
+    config.write_text("dataset: d.jsonl\nlanguage: ../etc\n")
+    with pytest.raises(ConfigError, match="language: Value error, language '../etc' is not a language name"):
+        load_config(config)
