@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge
 from ragmeter.manifest import build_manifest
-from ragmeter.metrics import DEFAULT_METRICS, get_metrics
+from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 
 
@@ -64,7 +64,7 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
                     output=str(out) if out else "results", format=format,
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
                     embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",
-                    metrics=list(metrics or DEFAULT_METRICS), columns=columns or {}, concurrency=concurrency,
+                    metrics=list(metrics) if metrics else None, columns=columns or {}, concurrency=concurrency,
                     timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
                     limit=limit, progress=progress, language=language,
                     prompts_dir=str(prompts_dir) if prompts_dir else None)
@@ -77,13 +77,15 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
 async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
-    metric_objs = get_metrics(cfg.metrics)  # unknown metric names fail before reading data
+    metric_objs = get_metrics(cfg.metrics) if cfg.metrics else []  # unknown names fail before reading data
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)  # bad prompt files, too
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
+    if not cfg.metrics:
+        metric_objs = get_metrics(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
+        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:
-        dataset = Dataset(dataset.samples[: cfg.limit], dataset.records[: cfg.limit], dataset.source,
-                          dataset.fields_present, dataset.sha256)
+        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)

@@ -57,18 +57,54 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                                        "replace the built-in ones")] = None) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
-    from ragmeter.metrics import DEFAULT_METRICS
 
     judge_cfg: Any = judge
     if judge_opt:
         judge_cfg = {"spec": judge, **_pairs(judge_opt, "--judge-opt")}
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
-                        "metrics": [m.strip() for m in metrics.split(",")] if metrics else list(DEFAULT_METRICS),
+                        "metrics": [m.strip() for m in metrics.split(",")] if metrics else None,
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "language": language,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
     _execute(cfg)
+
+
+@app.command()
+def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSONL with a `text` column")],
+             model: Annotated[str, typer.Option(help="llamacpp | llamacpp:PATH.gguf | openai-compat:URL#MODEL | "
+                                                     "openai:MODEL | hf:PATH")] = "llamacpp",
+             format: Annotated[str, typer.Option(help="special-tokens | chat")] = "special-tokens",
+             rows: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+             out: Annotated[Path, typer.Option(help="output folder")] = Path("generations"),
+             max_tokens: Annotated[int, typer.Option(help="tokens per generation")] = 512,
+             model_opt: Annotated[Optional[list[str]], typer.Option("--model-opt", help="KEY=VALUE")] = None,
+             no_cache: Annotated[bool, typer.Option("--no-cache")] = False) -> None:
+    """Generate `generated_response` for each row (Pleias formats); resumable."""
+    from ragmeter.cache import open_cache
+    from ragmeter.generate import check_rows, generate_rows, write_generations
+    from ragmeter.io.readers import read_records
+    from ragmeter.judges.spec import make_judge
+
+    records, _ = read_records(input)
+    records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
+    check_rows(records, str(input))
+    judge = make_judge({"spec": model, **_pairs(model_opt, "--model-opt")} if model_opt else model)
+    cache = open_cache(not no_cache)
+
+    async def go() -> Any:
+        try:
+            return await generate_rows(records, judge, cache, format, max_tokens=max_tokens)
+        finally:
+            await judge.aclose()
+
+    try:
+        run = asyncio.run(go())
+    finally:
+        cache.close()
+    parquet, samples = write_generations(run.rows, out)
+    print(f"{len(run.rows)} rows: {run.generated} generated ({run.tokens} tokens, {run.seconds:.1f} s), "
+          f"{run.cached} from cache; wrote {parquet} and {samples}")
 
 
 @app.command("metrics")

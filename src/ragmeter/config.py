@@ -12,7 +12,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragmeter.errors import ConfigError, explain_validation
-from ragmeter.metrics import DEFAULT_METRICS
 
 
 class RunConfig(BaseModel):
@@ -23,7 +22,8 @@ class RunConfig(BaseModel):
     format: Literal["jsonl", "csv", "parquet"] = "jsonl"
     judge: str | dict[str, Any] = "llamacpp"
     embeddings: str | dict[str, Any] = "bundled"
-    metrics: list[str] = Field(default_factory=lambda: list(DEFAULT_METRICS))
+    #: None: the six core metrics, or the citation family for a cited (Pleias-style) file
+    metrics: list[str] | None = None
     columns: dict[str, str] = Field(default_factory=dict)
     concurrency: int = Field(default=1, ge=1, le=256)
     timeout: float = Field(default=300.0, gt=0)

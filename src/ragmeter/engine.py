@@ -24,6 +24,7 @@ from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.progress import row_progress
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.samples import Sample
+from ragmeter.stats import bootstrap_mean_ci
 
 TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"
 
@@ -43,8 +44,12 @@ class RunResult:
         values = [row[name].value for row in self.scores if row[name].scored]
         reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
         mean = sum(values) / len(values) if values else None
-        return {"mean": mean, "n": len(values), "unscored": len(self.scores) - len(values),
-                "unscored_reasons": dict(reasons.most_common(10))}
+        ci = bootstrap_mean_ci(values)
+        return {"mean": mean, "ci95": list(ci) if ci else None, "n": len(values),
+                "unscored": len(self.scores) - len(values), "unscored_reasons": dict(reasons.most_common(10))}
+
+    def column(self, name: str) -> list[float | None]:
+        return [row[name].value for row in self.scores]
 
 
 def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
@@ -137,7 +142,7 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
         try:
             score = await metric.score(sample, ctx)
         except Unscorable as exc:
-            score = Score(None, str(exc))
+            score = Score(None, str(exc), exc.evidence)
         except UnparseableReply as exc:
             score = Score(None, f"judge reply unparseable: {exc}", {"raw_reply": exc.raw[:500]})
         if ctx.truncated:

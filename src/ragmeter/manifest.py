@@ -41,6 +41,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "cache": str(cache.path),
         "truncation_policy": TRUNCATION_POLICY,
         "metrics": metrics,
+        "rag_index": rag_index(run),
         **timings,
     }
 
@@ -52,3 +53,18 @@ def metric_version(metric: Any, run: RunResult) -> str:
     if not versions:
         return metric.version
     return f"{metric.version}+{hashlib.sha256(':'.join(versions).encode()).hexdigest()[:8]}"
+
+
+def rag_index(run: RunResult) -> dict[str, Any] | None:
+    """Pleias's RAG Index: the mean of the citation-family metrics this run has scores for,
+    with the components named and a bootstrap interval. None when the run has none."""
+    from ragmeter.metrics import CITATION_METRICS
+    from ragmeter.stats import index_with_ci
+
+    names = [m.name for m in run.metrics if m.name in CITATION_METRICS]
+    if not names:
+        return None
+    index = index_with_ci({n: run.column(n) for n in names})
+    if index is None:
+        return {"value": None, "components": [], "missing": names}
+    return {**index, "missing": [n for n in names if n not in index["components"]]}

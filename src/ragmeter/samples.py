@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 #: Canonical single-turn fields, with Ragas names.
-SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts")
+SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts",
+                 "retrieved_context_ids", "cited_response")
 
 
 class Sample(BaseModel):
@@ -21,6 +22,10 @@ class Sample(BaseModel):
     retrieved_contexts: list[str] | None = None
     reference: str | None = None
     reference_contexts: list[str] | None = None
+    #: ids of the retrieved contexts, in the same order (citation and ranking metrics)
+    retrieved_context_ids: list[str] | None = None
+    #: the answer as written, with `<ref name="ID">quote</ref>` citations (citation metrics)
+    cited_response: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def missing(self, fields: tuple[str, ...]) -> list[str]:

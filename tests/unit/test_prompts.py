@@ -10,7 +10,7 @@ import pytest
 from ragmeter.api import evaluate
 from ragmeter.errors import ConfigError
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.metrics import REGISTRY, get_metrics
+from ragmeter.metrics import DEFAULT_METRICS, get_metrics
 from ragmeter.prompts.files import export_files, read_prompt_file, write_prompt_files
 from ragmeter.prompts.languages import normalize_language
 from ragmeter.prompts.prompt_set import PromptSet
@@ -46,7 +46,7 @@ def run(prompts_dir=None, language="english", metrics=JUDGE_METRICS):
 
 
 def test_export_writes_one_valid_file_per_prompt_with_hash_and_schema(tmp_path):
-    out = export(tmp_path, metrics=list(REGISTRY))
+    out = export(tmp_path, metrics=list(DEFAULT_METRICS))
     files = sorted(p.name for p in out.iterdir())
     assert len(files) == 8 and "faithfulness.verdicts.english.json" in files
     data = json.loads((out / "faithfulness.verdicts.english.json").read_text())
@@ -152,7 +152,7 @@ def test_language_names_and_aliases():
 
 
 def test_spanish_builtin_prompts_exist_for_every_core_prompt_and_are_used(tmp_path):
-    for metric in get_metrics(list(REGISTRY)):
+    for metric in get_metrics(list(DEFAULT_METRICS)):
         for prompt in metric.prompts("spanish"):
             assert prompt.language == "spanish"
             assert prompt.version != builtin_prompt(metric.name, prompt.name, "english").version

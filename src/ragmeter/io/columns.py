@@ -16,7 +16,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "reference_contexts": ("ground_truth_contexts",),
 }
 
-LIST_FIELDS = frozenset({"retrieved_contexts", "reference_contexts"})
+LIST_FIELDS = frozenset({"retrieved_contexts", "reference_contexts", "retrieved_context_ids"})
 KNOWN_FIELDS = (*SAMPLE_FIELDS, "id", "metadata")
 
 

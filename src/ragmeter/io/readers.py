@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, resolve_columns
 from ragmeter.samples import Sample
 
@@ -32,6 +33,8 @@ class Dataset:
     source: str
     fields_present: set[str] = field(default_factory=set)
     sha256: str | None = None
+    #: "rag" (one interaction per row) or "cited" (Pleias-style text + generated_response)
+    kind: str = "rag"
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -159,11 +162,15 @@ def build_dataset(records: list[dict[str, Any]], source: str,
                   columns: Mapping[str, str] | None, digest: str | None) -> Dataset:
     """Map columns and validate every row into a Sample."""
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
+    unit = "line" if source.endswith((".jsonl", ".ndjson")) else "row"
+    if is_cited_file(all_columns, dict(columns or {})):
+        samples = cited_samples(records, source, unit)
+        _check_unique_ids(samples, source)
+        return Dataset(samples, records, source, set(CITED_FIELDS), digest, "cited")
     mapping = resolve_columns(all_columns, columns)
     samples, clean = [], []
     for index, record in enumerate(records, start=1):
         number = record.pop("__line__", index)
-        unit = "line" if source.endswith((".jsonl", ".ndjson")) else "row"
         samples.append(_to_sample(record, mapping, source, number, index, unit))
         clean.append(record)
     _check_unique_ids(samples, source)

@@ -41,7 +41,7 @@ def write_results(rows: list[dict[str, Any]], out_dir: Path, fmt: str) -> Path:
     elif fmt == "csv":
         atomic_write_bytes(path, _csv_bytes(rows))
     else:
-        atomic_write_bytes(path, _parquet_bytes(rows))
+        atomic_write_bytes(path, parquet_bytes(rows))
     return path
 
 
@@ -59,7 +59,7 @@ def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def _parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
+def parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

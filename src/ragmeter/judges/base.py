@@ -29,6 +29,11 @@ class JudgeRequest:
     tag: str = ""
     #: Seconds this call may take; in-process backends stop decoding at it.
     timeout: float | None = None
+    #: A raw completion prompt in a model's own format (generation, not judging): sent
+    #: verbatim through the completion path instead of the rendered messages.
+    prompt: str | None = None
+    #: Strings that end the reply (not included in it).
+    stop: tuple[str, ...] = ()
 
 
 @dataclass

@@ -87,7 +87,8 @@ class HFJudge(Judge):
 
         model, tokenizer = self._load()
         start = time.perf_counter()
-        inputs = tokenizer(self._prompt(request.messages), return_tensors="pt")
+        text = request.prompt if request.prompt is not None else self._prompt(request.messages)
+        inputs = tokenizer(text, return_tensors="pt")
         max_new = request.max_tokens or self.params.max_tokens
         torch.manual_seed(self.params.seed)
         with torch.no_grad():

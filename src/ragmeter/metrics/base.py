@@ -9,7 +9,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel
 
 from ragmeter.accounting import MetricStats
-from ragmeter.prompts.template import PromptTemplate, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
 from ragmeter.samples import Sample
 
 M = TypeVar("M", bound=BaseModel)
@@ -29,7 +29,12 @@ class Score:
 
 
 class Unscorable(Exception):
-    """Raised inside a metric when a row cannot get an honest score; becomes an unscored Score."""
+    """Raised inside a metric when a row cannot get an honest score; becomes an unscored Score
+    that keeps whatever evidence the metric had gathered."""
+
+    def __init__(self, reason: str, evidence: dict[str, Any] | None = None) -> None:
+        super().__init__(reason)
+        self.evidence = evidence or {}
 
 
 def supported_share(flags: list[int], empty_reason: str) -> float:
@@ -75,8 +80,10 @@ class Metric(ABC):
     version: ClassVar[str] = "1"
 
     def prompts(self, language: str = "english") -> list[PromptTemplate]:
-        """The built-in prompts in `language` (a run may replace them from a prompts folder)."""
-        return [builtin_prompt(self.name, n, language) for n in self.prompt_names]
+        """The built-in prompts in `language`, English where that language has none yet (a run
+        may replace them from a prompts folder)."""
+        return [builtin_prompt(self.name, n, language if builtin_exists(self.name, n, language) else "english")
+                for n in self.prompt_names]
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         """The bounded reply schema for `prompt_name` given these inputs. The same function

@@ -68,3 +68,15 @@ def unique(items: list[str]) -> list[str]:
             seen.add(norm)
             out.append(item.strip())
     return out
+
+
+ANALYSIS_MAX = 200
+
+
+@lru_cache(maxsize=None)
+def labelled(labels: tuple[str, ...]) -> type[BaseModel]:
+    """A short analysis, then one label from a fixed set (the analysis comes first so a
+    judge reasons before it commits; the label set makes a missing answer impossible)."""
+    return create_model(f"Label{abs(hash(labels)) % 10**8}", __config__=ConfigDict(extra="forbid"),
+                        analysis=(str, Field(max_length=ANALYSIS_MAX)),
+                        label=(Literal[labels], ...))  # type: ignore[valid-type]

@@ -12,7 +12,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.prompts.files import load_prompt_dir
 from ragmeter.prompts.languages import has_builtin, normalize_language
-from ragmeter.prompts.template import PromptTemplate, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, 
             raise ConfigError(f"{where}there is no built-in {language} prompt for {metric}.{name}; make one with "
                               f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
                               f"and pass --prompts-dir DIR")
+        if not builtin_exists(metric, name, language):
+            return ResolvedPrompt(builtin_prompt(metric, name, "english"), "built-in",
+                                  f"no built-in {language} prompt for this metric yet: the English one is used")
         return ResolvedPrompt(builtin_prompt(metric, name, language), "built-in")
     prompt_file, path = found
     template = prompt_file.template()
@@ -72,7 +75,7 @@ def _note(prompt_file: Any, template: PromptTemplate, metric: str, name: str, la
     notes = []
     if prompt_file.hash and prompt_file.hash != template.version:
         notes.append(f"edited since export (hash {prompt_file.hash} -> {template.version})")
-    if has_builtin(language):
+    if builtin_exists(metric, name, language):
         builtin = builtin_prompt(metric, name, language).version
         if builtin != template.version:
             notes.append(f"differs from the built-in {language} prompt ({builtin})")

@@ -105,3 +105,9 @@ def builtin_prompt(metric: str, name: str, language: str = "english") -> PromptT
     except FileNotFoundError:
         raise ConfigError(f"built-in prompt file {lang_dir}/{filename} is missing") from None
     return PromptTemplate(**data)
+
+
+def builtin_exists(metric: str, name: str, language: str) -> bool:
+    lang_dir = BUILTIN.get(normalize_language(language))
+    return lang_dir is not None and resources.files("ragmeter.prompts").joinpath(
+        lang_dir, f"{metric}.{name}.json").is_file()

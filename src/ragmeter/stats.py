@@ -1,0 +1,54 @@
+"""Uncertainty for aggregates: percentile bootstrap over rows (seeded, so a re-run prints
+the same interval), for one metric's mean and for an index averaged over metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+RESAMPLES = 2000
+SEED = 0
+
+
+def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int = RESAMPLES,
+                      seed: int = SEED) -> tuple[float, float] | None:
+    """Percentile interval of the mean; None without values."""
+    import numpy as np
+
+    if not values:
+        return None
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    return _percentiles(means, level)
+
+
+def index_with_ci(columns: dict[str, list[float | None]], level: float = 0.95, resamples: int = RESAMPLES,
+                  seed: int = SEED) -> dict[str, Any] | None:
+    """Mean over components of each component's mean over its scored rows, with a bootstrap
+    interval that resamples rows (so components measured on the same rows move together)."""
+    import numpy as np
+
+    used = {k: v for k, v in columns.items() if any(x is not None for x in v)}
+    if not used:
+        return None
+    matrix = np.array([[np.nan if x is None else x for x in v] for v in used.values()], dtype=float).T
+    value = float(np.mean(np.nanmean(matrix, axis=0)))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, matrix.shape[0], size=(resamples, matrix.shape[0]))
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a component with no row in a resample
+            per_component = np.nanmean(matrix[picks], axis=1)  # (resamples, components)
+            draws = np.nanmean(per_component, axis=1)
+    return {"value": value, "components": list(used), "ci95": _percentiles(draws[~np.isnan(draws)], level),
+            "rows": int(matrix.shape[0])}
+
+
+def _percentiles(draws: Any, level: float) -> tuple[float, float]:
+    import numpy as np
+
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return round(float(low), 6), round(float(high), 6)
