@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 REF = re.compile(r"<ref\s+name\s*=\s*[\"']([^\"']*)[\"']\s*>(.*?)</ref>", re.DOTALL)
 SPECIAL = re.compile(r"<\|[a-z_]+\|>")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 _SOURCE = re.compile(r"<\|source_start\|>(.*?)<\|source_end\|>", re.DOTALL)
 _SOURCE_ID = re.compile(r"<\|source_id_start\|>(.*?)<\|source_id_end\|>", re.DOTALL)
 _GENERIC_ID = re.compile(r"^\*\*(.+?)\*\*\s*$", re.MULTILINE)
@@ -97,7 +98,7 @@ def citations(answer: str) -> tuple[Citation, ...]:
 
 def strip_citations(answer: str) -> str:
     """The answer without its quotes: `<ref ...>quote</ref>` removed (for judges of the prose)."""
-    return " ".join(REF.sub("", answer).split())
+    return _SPACE_BEFORE_PUNCT.sub(r"\1", " ".join(REF.sub("", answer).split()))
 
 
 def _between(text: str, start: str, end: str) -> str | None:
