@@ -11,6 +11,7 @@ of a Python loop over source words (benchmarks/bench_citations.py prints the spe
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MATCH, MISMATCH, GAP = 2, -1, -1
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -21,29 +22,50 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+class SourceIndex:
+    """A source encoded once (word ids as a numpy array), for aligning many quotes to it."""
+
+    def __init__(self, source: list[str]) -> None:
+        import numpy as np
+
+        self.vocab: dict[str, int] = {}
+        self.ids = np.fromiter((self.vocab.setdefault(w, len(self.vocab)) for w in source), dtype=np.int32,
+                               count=len(source))
+
+    def score(self, quote: list[str], match: int = MATCH, mismatch: int = MISMATCH, gap: int = GAP) -> int:
+        """Best local alignment score of `quote` against the source (numpy, row by row)."""
+        import numpy as np
+
+        m = len(self.ids)
+        if not quote or not m:
+            return 0
+        offsets = gap * np.arange(m + 1, dtype=np.int32)
+        prev = np.zeros(m + 1, dtype=np.int32)
+        x = np.zeros(m + 1, dtype=np.int32)
+        best = 0
+        for word in quote:
+            scores = np.where(self.ids == self.vocab.get(word, -1), match, mismatch).astype(np.int32)
+            np.add(prev[:-1], scores, out=x[1:])
+            np.maximum(x[1:], prev[1:] + gap, out=x[1:])
+            np.maximum(x, 0, out=x)
+            x -= offsets
+            row = np.maximum.accumulate(x)
+            row += offsets
+            best = max(best, int(row.max()))
+            prev = row
+        return best
+
+
 def local_alignment_score(quote: list[str], source: list[str], match: int = MATCH, mismatch: int = MISMATCH,
                           gap: int = GAP) -> int:
-    """Best local alignment score of two word sequences (numpy, row by row)."""
-    import numpy as np
+    """Best local alignment score of two word sequences."""
+    return SourceIndex(source).score(quote, match, mismatch, gap)
 
-    if not quote or not source:
-        return 0
-    vocab: dict[str, int] = {}
-    src = np.fromiter((vocab.setdefault(w, len(vocab)) for w in source), dtype=np.int64, count=len(source))
-    m = len(source)
-    offsets = gap * np.arange(m + 1, dtype=np.int64)
-    prev = np.zeros(m + 1, dtype=np.int64)
-    best = 0
-    for word in quote:
-        qid = vocab.get(word, -1)
-        scores = np.where(src == qid, match, mismatch)
-        x = np.zeros(m + 1, dtype=np.int64)
-        np.maximum(prev[:-1] + scores, prev[1:] + gap, out=x[1:])
-        np.maximum(x, 0, out=x)
-        row = np.maximum.accumulate(x - offsets) + offsets
-        best = max(best, int(row.max()))
-        prev = row
-    return best
+
+@lru_cache(maxsize=64)
+def source_index(source: str) -> SourceIndex:
+    """Quotes of one answer often cite the same source: encode it once."""
+    return SourceIndex(words(source))
 
 
 def reference_score(quote: list[str], source: list[str], match: int = MATCH, mismatch: int = MISMATCH,
@@ -65,4 +87,4 @@ def reprint_ratio(quote: str, source: str) -> float:
     q = words(quote)
     if not q:
         return 0.0
-    return min(1.0, local_alignment_score(q, words(source)) / (MATCH * len(q)))
+    return min(1.0, source_index(source).score(q) / (MATCH * len(q)))
