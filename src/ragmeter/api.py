@@ -77,11 +77,12 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
 async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
-    metric_objs = get_metrics(cfg.metrics) if cfg.metrics else []  # unknown names fail before reading data
-    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)  # bad prompt files, too
+    # Unknown metric names and bad prompt files fail before the data is read.
+    metric_objs = get_metrics(cfg.metrics) if cfg.metrics else None
+    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
-    if not cfg.metrics:
+    if metric_objs is None or prompts is None:  # the default depends on the kind of file
         metric_objs = get_metrics(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:
