@@ -211,3 +211,13 @@ def test_config_file_language_and_prompts_dir_resolve_against_the_file(tmp_path)
     config.write_text("dataset: d.jsonl\nlanguage: ../etc\n")
     with pytest.raises(ConfigError, match="language: Value error, language '../etc' is not a language name"):
         load_config(config)
+
+
+def test_a_metric_without_spanish_prompts_uses_english_and_says_so():
+    judge = ScriptedJudge({"language_quality.label": {"analysis": "bien", "label": "High"}})
+    result = evaluate([{"id": "a", "response": "Una respuesta."}], ["language_quality"], judge=judge,
+                      language="spanish")
+    assert result.rows[0]["language_quality"] == 1.0
+    assert result.manifest["prompts"]["language_quality"]["label"]["language"] == "english"
+    assert result.manifest["prompt_notes"] == ["language_quality.label: no built-in spanish prompt for this metric "
+                                               "yet: the English one is used"]
