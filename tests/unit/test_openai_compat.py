@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 
@@ -113,3 +114,25 @@ def test_unreachable_server_with_a_cache_does_not_claim_anything_to_resume(isola
         ragmeter.evaluate([ROW], ["context_relevance"], judge=f"openai-compat:http://127.0.0.1:{port}/v1#m",
                           cache=isolated_cache, progress=False)
     assert "resume" not in str(info.value)
+
+
+def test_a_raw_prompt_goes_verbatim_to_completions_with_its_stop_string():
+    """`ragmeter generate --format special-tokens` through vLLM or llama.cpp's server."""
+    from ragmeter.judges.base import JudgeRequest
+
+    log = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        log.append((request.url.path, json.loads(request.content)))
+        return httpx.Response(200, json={"choices": [{"text": "ana<|analysis_end|>", "finish_reason": "stop"}],
+                                         "usage": {"prompt_tokens": 7, "completion_tokens": 3}})
+
+    judge = judge_with(httpx.MockTransport(handler))  # a chat judge: the raw prompt still uses /completions
+    request = JudgeRequest([], None, 64, "generate", prompt="<|query_start|>q<|query_end|><|analysis_start|>",
+                           stop=("<|answer_end|>",))
+    reply = asyncio.run(judge.complete(request))
+    path, body = log[0]
+    assert path.endswith("/completions") and not path.endswith("/chat/completions")
+    assert body["prompt"] == "<|query_start|>q<|query_end|><|analysis_start|>"
+    assert body["stop"] == ["<|answer_end|>"] and "messages" not in body and body["max_tokens"] == 64
+    assert reply.text == "ana<|analysis_end|>"
