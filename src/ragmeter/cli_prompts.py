@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-prompts_app = typer.Typer(no_args_is_help=True, help="Export, translate and inspect judge prompts.")
+prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
 
 MetricsOpt = Annotated[Optional[str], typer.Option(help="comma-separated metric names (default: every "
                                                         "metric that sends prompts)")]

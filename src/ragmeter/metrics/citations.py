@@ -23,12 +23,13 @@ def row_citations(sample: Sample) -> tuple[list[Citation], dict[str, str]]:
     found = list(citations(sample.cited_response or ""))
     if not found:
         raise Unscorable(NO_CITATIONS)
-    sources = dict(zip(sample.retrieved_context_ids or [], sample.retrieved_contexts or []))
-    return found, sources
+    texts = sample.retrieved_contexts or []
+    ids = sample.retrieved_context_ids or []
+    return found, {i: texts[n] if n < len(texts) else "" for n, i in enumerate(ids)}
 
 
 class CitationMetric(Metric):
-    required = ("cited_response", "retrieved_contexts", "retrieved_context_ids")
+    required: tuple[str, ...] = ("cited_response",)
     uses_judge = False
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -46,6 +47,7 @@ class CitationMetric(Metric):
 
 class CitationReprint(CitationMetric):
     name = "citation_reprint"
+    required = ("cited_response", "retrieved_contexts", "retrieved_context_ids")
     description = ("Are quotes reprinted from the source they name? Word-level Smith-Waterman (+2/-1/-1), "
                    "punctuation-insensitive, 1 = verbatim; unknown source = 0 (Pleias non-hallucinated citation).")
 
@@ -72,6 +74,7 @@ class ValidQuote(CitationMetric):
 
 class ValidIdentifier(CitationMetric):
     name = "valid_identifier"
+    required = ("cited_response", "retrieved_context_ids")
     description = "Share of citations whose source id is among the row's sources (Pleias)."
 
     def judge_quotes(self, found, sources):
