@@ -256,3 +256,13 @@ def test_generate_chat_sends_the_text_as_a_user_message(tmp_path):
     run = asyncio.run(generate_rows([{"text": GENERIC}], judge, Cache(tmp_path / "c.sqlite"), "chat"))
     assert judge.requests[0].messages == [{"role": "user", "content": GENERIC}] and judge.requests[0].prompt is None
     assert run.rows[0]["generated_response"].startswith("Cervantes <ref")
+
+
+def test_plain_rows_with_cited_response_and_ids_work_too():
+    rows = [{"id": "a", "cited_response": 'x <ref name="1">a b c</ref> y <ref name="3">d e</ref>',
+             "retrieved_context_ids": ["1", "2"]}]
+    result = ragmeter.evaluate(rows, ["valid_identifier", "valid_quote"], progress=False)
+    row_ = result.rows[0]
+    assert (row_["valid_identifier"], row_["valid_quote"]) == (0.5, 0.5)
+    with pytest.raises(DataError, match="missing column 'retrieved_contexts' \\(required by citation_reprint\\)"):
+        ragmeter.evaluate(rows, ["citation_reprint"], progress=False)
