@@ -101,7 +101,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         for closer in (judge, embedder):
             if closer is not None:
                 await closer.aclose()
-    rows = result_rows(dataset.records, run.scores, [m.name for m in metric_objs])
+    rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache)
     result = EvaluationResult(rows, manifest, run)
     if write:

@@ -40,6 +40,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                                                      "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
              judge_opt: Annotated[Optional[list[str]], typer.Option(
                  "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
+             metric_opt: Annotated[Optional[list[str]], typer.Option(
+                 "--metric-opt", help="metric setting METRIC.KEY=VALUE, e.g. ndcg@k.k=5")] = None,
              embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:DIR | "
                                                           "openai-compat:URL#MODEL")] = "bundled",
              out: Annotated[str, typer.Option(help="output folder")] = "results",
@@ -63,7 +65,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
         judge_cfg = {"spec": judge, **_pairs(judge_opt, "--judge-opt")}
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
-                        "metrics": [m.strip() for m in metrics.split(",")] if metrics else None,
+                        "metrics": _metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "language": language,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
@@ -121,6 +123,18 @@ def list_metrics() -> None:
         uses = "judge+embeddings" if m.uses_embeddings else ("judge" if m.uses_judge else "none")
         table.add_row(name, ", ".join(m.required), uses, m.description)
     _console().print(table)
+
+
+def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:
+    """--metrics a,b plus --metric-opt a.key=value -> config entries (str or {name: settings})."""
+    chosen = [m.strip() for m in names.split(",") if m.strip()] if names else []
+    options: dict[str, dict[str, Any]] = {}
+    for key, value in _pairs(settings, "--metric-opt").items():
+        metric, dot, setting = key.rpartition(".")
+        if not dot or metric not in chosen:
+            raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics")
+        options.setdefault(metric, {})[setting] = value
+    return [{m: options[m]} if m in options else m for m in chosen] or None
 
 
 def _pairs(items: list[str], flag: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ class RunConfig(BaseModel):
     judge: str | dict[str, Any] = "llamacpp"
     embeddings: str | dict[str, Any] = "bundled"
     #: None: the six core metrics, or the citation family for a cited (Pleias-style) file
-    metrics: list[str] | None = None
+    metrics: list[str | dict[str, Any]] | None = None
     columns: dict[str, str] = Field(default_factory=dict)
     concurrency: int = Field(default=1, ge=1, le=256)
     timeout: float = Field(default=300.0, gt=0)

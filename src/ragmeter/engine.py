@@ -54,7 +54,7 @@ class RunResult:
 
 def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
-    problems = [f"column '{f}' (required by {m.name})" for m in metrics for f in m.required
+    problems = [f"column '{f}' (required by {m.label})" for m in metrics for f in m.required
                 if f not in dataset.fields_present]
     if problems:
         found = sorted(dataset.fields_present) or "none"
@@ -73,14 +73,14 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     judge_session = JudgeSession(judge, cache, policy, concurrency, clock) if judge else None
     embed_session = EmbeddingSession(embedder, cache, clock) if embedder else None
     await _preflight(metrics, judge, embedder)
-    stats = {m.name: MetricStats() for m in metrics}
+    stats = {m.label: MetricStats() for m in metrics}
     scores: list[dict[str, Score]] = [{} for _ in dataset.samples]
 
     async def score_row(index: int) -> None:
         sample = dataset.samples[index]
-        results = await asyncio.gather(*(_score_one(m, sample, judge_session, embed_session, stats[m.name],
+        results = await asyncio.gather(*(_score_one(m, sample, judge_session, embed_session, stats[m.label],
                                                     prompts) for m in metrics))
-        scores[index] = {m.name: s for m, s in zip(metrics, results)}
+        scores[index] = {m.label: s for m, s in zip(metrics, results)}
 
     with row_progress(len(dataset), progress) as bar:
         try:
@@ -148,6 +148,6 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
         if ctx.truncated:
             score = Score(score.value, score.reason, {**score.evidence, "note": TRUNCATION_NOTE})
     if score.value is not None and not (math.isfinite(score.value) and 0.0 <= score.value <= 1.0):
-        raise AssertionError(f"{metric.name} produced {score.value} for row {sample.id}: a bug in ragmeter")
+        raise AssertionError(f"{metric.label} produced {score.value} for row {sample.id}: a bug in ragmeter")
     stats.unscored += int(not score.scored)
     return score

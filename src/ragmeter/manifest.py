@@ -20,8 +20,9 @@ TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the r
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     for metric in run.metrics:
-        stats = run.stats[metric.name].as_dict()
-        metrics[metric.name] = {**run.aggregate(metric.name), **stats, "version": metric_version(metric, run),
+        stats = run.stats[metric.label].as_dict()
+        metrics[metric.label] = {**run.aggregate(metric.label), **stats, "version": metric_version(metric, run),
+                                "metric": metric.name, "settings": metric.options.model_dump(mode="json"),
                                 "required": list(metric.required), "higher_is_better": metric.higher_is_better}
     timings = {k: round(v, 4) for k, v in run.timings.items()}
     return {
@@ -35,7 +36,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "embeddings": embedder.identity() if embedder else None,
         "language": run.prompts.language,
         "prompts_dir": run.prompts.prompts_dir,
-        "prompts": {m.name: {n: r.record() for n, r in run.prompts.for_metric(m.name).items()}
+        "prompts": {m.label: {n: r.record() for n, r in run.prompts.for_metric(m.name).items()}
                     for m in run.metrics if m.prompt_names},
         "prompt_notes": run.prompts.notes(),
         "cache": str(cache.path),
@@ -61,7 +62,7 @@ def rag_index(run: RunResult) -> dict[str, Any] | None:
     from ragmeter.metrics import CITATION_METRICS
     from ragmeter.stats import index_with_ci
 
-    names = [m.name for m in run.metrics if m.name in CITATION_METRICS]
+    names = [m.label for m in run.metrics if m.name in CITATION_METRICS]
     if not names:
         return None
     index = index_with_ci({n: run.column(n) for n in names})

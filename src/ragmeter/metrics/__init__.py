@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import import_module
+from typing import Any, Union
 
 from ragmeter.errors import ConfigError
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
@@ -31,22 +33,50 @@ CITATION_METRICS = ("citation_reprint", "valid_quote", "valid_identifier", "undu
                     "query_adherence", "grounded_statement", "language_quality", "reasoning_quality")
 
 
-def get_metric(name: str) -> Metric:
+MetricSpec = Union[str, Mapping[str, Any]]
+
+
+def parse_spec(spec: MetricSpec) -> tuple[str, dict[str, Any]]:
+    """'ndcg@5' -> ('ndcg@k', {'k': 5}); {'aspect_critic': {...}} -> ('aspect_critic', {...})."""
+    if isinstance(spec, Mapping):
+        if len(spec) != 1:
+            raise ConfigError(f"a metric with settings is one mapping {{name: {{setting: value}}}}, got {dict(spec)}")
+        (name, options), = spec.items()
+        if options is not None and not isinstance(options, Mapping):
+            raise ConfigError(f"settings of metric {name} must be a mapping, got {options!r}")
+        base, extra = parse_spec(str(name))
+        return base, {**extra, **dict(options or {})}
+    name = spec.strip()
+    if "@" in name and name not in REGISTRY:
+        base, _, k = name.partition("@")
+        if not k.isdigit() or f"{base}@k" not in REGISTRY:
+            raise ConfigError(f"unknown metric '{name}'; ranking metrics take a cut-off like ndcg@5")
+        return f"{base}@k", {"k": int(k)}
+    if f"{name}@k" in REGISTRY:
+        return f"{name}@k", {}
+    return name, {}
+
+
+def get_metric(spec: MetricSpec) -> Metric:
+    name, options = parse_spec(spec)
     target = REGISTRY.get(name)
     if target is None:
         raise ConfigError(f"unknown metric '{name}'; available: {', '.join(REGISTRY)}")
     module, _, cls = target.partition(":")
-    return getattr(import_module(module), cls)()
+    label = options.pop("as", None)
+    return getattr(import_module(module), cls)(label=label, **options)
 
 
-def get_metrics(names: list[str] | tuple[str, ...]) -> list[Metric]:
-    if not names:
+def get_metrics(specs: list[MetricSpec] | tuple[MetricSpec, ...]) -> list[Metric]:
+    if not specs:
         raise ConfigError("no metrics chosen")
-    duplicates = sorted({n for n in names if list(names).count(n) > 1})
+    metrics = [get_metric(s) for s in specs]
+    labels = [m.label for m in metrics]
+    duplicates = sorted({n for n in labels if labels.count(n) > 1})
     if duplicates:
-        raise ConfigError(f"metric(s) listed twice: {duplicates}")
-    return [get_metric(n) for n in names]
+        raise ConfigError(f"metric(s) listed twice: {duplicates} (give one of them `as: other_name`)")
+    return metrics
 
 
 __all__ = ["CITATION_METRICS", "DEFAULT_METRICS", "REGISTRY", "Metric", "MetricContext", "Score", "Unscorable",
-           "get_metric", "get_metrics"]
+           "get_metric", "get_metrics", "parse_spec"]

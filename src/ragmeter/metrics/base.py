@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragmeter.accounting import MetricStats
 from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
@@ -67,10 +67,19 @@ class MetricContext:
         return await self._embeddings.embed(texts, self.stats)
 
 
+class NoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
 class Metric(ABC):
-    """Subclasses set the class attributes and implement `score`. Nothing is stored on self."""
+    """Subclasses set the class attributes and implement `score`. Settings are validated once
+    into `self.options`; nothing else is stored on self, so one instance serves every row.
+
+    `name` is the registry name (prompts are found by it); `label` names the result column
+    and defaults to `name` (or, e.g., `ndcg@5`, `aspect_critic_harmfulness`)."""
 
     name: ClassVar[str]
+    Options: ClassVar[type[BaseModel]] = NoOptions
     description: ClassVar[str]
     required: ClassVar[tuple[str, ...]]
     prompt_names: ClassVar[tuple[str, ...]] = ()
@@ -78,6 +87,19 @@ class Metric(ABC):
     uses_embeddings: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
     version: ClassVar[str] = "1"
+
+    def __init__(self, label: str | None = None, **options: Any) -> None:
+        try:
+            self.options: Any = self.Options(**options)
+        except ValidationError as exc:
+            from ragmeter.errors import ConfigError, explain_validation
+
+            fields = ", ".join(self.Options.model_fields) or "none"
+            raise ConfigError(f"metric {self.name}: {explain_validation(exc)} (settings: {fields})") from None
+        self.label = label or self.default_label()
+
+    def default_label(self) -> str:
+        return self.name
 
     def prompts(self, language: str = "english") -> list[PromptTemplate]:
         """The built-in prompts in `language`, English where that language has none yet (a run
