@@ -2,13 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 #: Canonical single-turn fields, with Ragas names.
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts",
-                 "retrieved_context_ids", "cited_response")
+                 "retrieved_context_ids", "cited_response", "reference_context_ids", "relevance_grades",
+                 "response_b", "messages", "reference_tool_calls", "reference_topics")
+
+
+class ToolCall(BaseModel):
+    """A tool call an agent made or should make: a name and its arguments."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Turn(BaseModel):
+    """One message of a multi-turn sample (Ragas MultiTurnSample): human, ai (maybe with tool
+    calls) or tool (a tool's result). OpenAI roles user/assistant are accepted too."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["human", "ai", "tool"]
+    content: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _roles(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "role" in data and "type" not in data:
+            data = dict(data)
+            role = data.pop("role")
+            data["type"] = {"user": "human", "assistant": "ai"}.get(role, role)
+        return data
 
 
 class Sample(BaseModel):
@@ -26,6 +56,16 @@ class Sample(BaseModel):
     retrieved_context_ids: list[str] | None = None
     #: the answer as written, with `<ref name="ID">quote</ref>` citations (citation metrics)
     cited_response: str | None = None
+    #: ids of the contexts that should have been retrieved (ranking metrics)
+    reference_context_ids: list[str] | None = None
+    #: graded relevance by context id, e.g. {"d1": 3, "d7": 1} (ndcg); ids absent are 0
+    relevance_grades: dict[str, float] | None = None
+    #: a second answer to the same question (pairwise comparison)
+    response_b: str | None = None
+    #: a multi-turn conversation (agent metrics); JSONL may give it as a list `user_input`
+    messages: list[Turn] | None = None
+    reference_tool_calls: list[ToolCall] | None = None
+    reference_topics: list[str] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     def missing(self, fields: tuple[str, ...]) -> list[str]:
@@ -37,6 +77,8 @@ class Sample(BaseModel):
                 out.append(name)
             elif isinstance(value, str) and not value.strip():
                 out.append(name)
-            elif isinstance(value, list) and not any(v.strip() for v in value):
+            elif isinstance(value, (list, dict)) and not value:
+                out.append(name)
+            elif isinstance(value, list) and all(isinstance(v, str) and not v.strip() for v in value):
                 out.append(name)
         return out

@@ -14,9 +14,15 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "retrieved_contexts": ("contexts", "retrieved_context"),
     "reference": ("ground_truth", "reference_answer"),
     "reference_contexts": ("ground_truth_contexts",),
+    "reference_context_ids": ("relevant_ids", "expected_ids"),
+    "response_b": ("response2", "answer_b"),
+    "reference_topics": ("topics",),
 }
 
-LIST_FIELDS = frozenset({"retrieved_contexts", "reference_contexts", "retrieved_context_ids"})
+LIST_FIELDS = frozenset({"retrieved_contexts", "reference_contexts", "retrieved_context_ids",
+                         "reference_context_ids", "reference_topics"})
+#: fields validated by a pydantic type (lists of turns or tool calls, a mapping of grades)
+STRUCTURED_FIELDS = frozenset({"messages", "reference_tool_calls", "relevance_grades"})
 KNOWN_FIELDS = (*SAMPLE_FIELDS, "id", "metadata")
 
 

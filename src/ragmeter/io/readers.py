@@ -18,8 +18,8 @@ from typing import Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
-from ragmeter.io.columns import LIST_FIELDS, resolve_columns
-from ragmeter.samples import Sample
+from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
+from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
 
@@ -174,7 +174,7 @@ def build_dataset(records: list[dict[str, Any]], source: str,
         samples.append(_to_sample(record, mapping, source, number, index, unit))
         clean.append(record)
     _check_unique_ids(samples, source)
-    present = {f for f, col in mapping.items() if any(r.get(col) is not None for r in clean)}
+    present = {f for f in (*SAMPLE_FIELDS, "id", "metadata") if any(getattr(x, f) is not None for x in samples)}
     return Dataset(samples, clean, source, present, digest)
 
 
@@ -185,6 +185,8 @@ def _to_sample(record: dict[str, Any], mapping: dict[str, str], source: str,
         value = record.get(column)
         if value is None:
             continue
+        if canonical == "user_input" and isinstance(value, list):  # Ragas MultiTurnSample
+            canonical = "messages"
         values[canonical] = _coerce(canonical, value, column, source, number, unit)
     values["id"] = str(values.get("id", f"row-{index}"))
     return Sample(**values)
@@ -203,6 +205,8 @@ def _coerce(canonical: str, value: Any, column: str, source: str, number: int, u
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail(f"expected a list of strings, got {_describe(value)}")
         return value
+    if canonical in STRUCTURED_FIELDS:
+        return _structured(canonical, value, fail)
     if canonical == "metadata":
         if isinstance(value, str):
             try:
@@ -219,6 +223,25 @@ def _coerce(canonical: str, value: Any, column: str, source: str, number: int, u
     if not isinstance(value, str):
         raise fail(f"expected a string, got {_describe(value)}")
     return value
+
+
+def _structured(canonical: str, value: Any, fail: Any) -> Any:
+    """Conversation turns, tool calls and relevance grades, checked by their pydantic types."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from ragmeter.samples import SAMPLE_FIELDS, Sample
+
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)  # CSV stores them as JSON text
+        except json.JSONDecodeError:
+            raise fail("expected JSON (a list or an object), got plain text") from None
+    try:
+        return TypeAdapter(Sample.model_fields[canonical].annotation).validate_python(value)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise fail(f"{where + ': ' if where else ''}{error['msg']}") from None
 
 
 def _describe(value: Any) -> str:
