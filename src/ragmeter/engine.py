@@ -147,6 +147,8 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
             score = Score(None, f"judge reply unparseable: {exc}", {"raw_reply": exc.raw[:500]})
         if ctx.truncated:
             score = Score(score.value, score.reason, {**score.evidence, "note": TRUNCATION_NOTE})
+    if score.value is not None and math.isfinite(score.value) and -1e-9 <= score.value <= 1 + 1e-9:
+        score = Score(min(1.0, max(0.0, score.value)), score.reason, score.evidence)  # float noise only
     if score.value is not None and not (math.isfinite(score.value) and 0.0 <= score.value <= 1.0):
         raise AssertionError(f"{metric.label} produced {score.value} for row {sample.id}: a bug in ragmeter")
     stats.unscored += int(not score.scored)

@@ -25,6 +25,21 @@ REGISTRY: dict[str, str] = {
     "grounded_statement": "ragmeter.metrics.cited_quality:GroundedStatement",
     "language_quality": "ragmeter.metrics.cited_quality:LanguageQuality",
     "reasoning_quality": "ragmeter.metrics.cited_quality:ReasoningQuality",
+    # Lexical and embedding metrics (no judge)
+    "bleu": "ragmeter.metrics.lexical:Bleu",
+    "rouge": "ragmeter.metrics.lexical:Rouge",
+    "exact_match": "ragmeter.metrics.lexical:ExactMatch",
+    "string_presence": "ragmeter.metrics.lexical:StringPresence",
+    "string_similarity": "ragmeter.metrics.lexical:StringSimilarity",
+    "non_llm_context_precision_with_reference": "ragmeter.metrics.lexical:NonLLMContextPrecisionWithReference",
+    "non_llm_context_recall": "ragmeter.metrics.lexical:NonLLMContextRecall",
+    "semantic_similarity": "ragmeter.metrics.semantic_similarity:SemanticSimilarity",
+    # Retrieval ranking from ids (no judge); `ndcg@5` sets k
+    "hit_rate@k": "ragmeter.metrics.ranking:HitRate",
+    "mrr@k": "ragmeter.metrics.ranking:MRR",
+    "precision@k": "ragmeter.metrics.ranking:PrecisionAtK",
+    "recall@k": "ragmeter.metrics.ranking:RecallAtK",
+    "ndcg@k": "ragmeter.metrics.ranking:NDCG",
 }
 DEFAULT_METRICS = ("context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
                    "response_relevancy", "context_relevance")
