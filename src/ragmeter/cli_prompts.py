@@ -65,7 +65,7 @@ def adapt(language: Annotated[str, typer.Option(help="target language, e.g. span
         results = asyncio.run(_adapt(chosen, target, judge_obj, cache, instruction, source_dir, stats))
     finally:
         cache.close()
-    by_name = {m.name: m for m in chosen}
+    by_name = {m.prompt_metric: m for m in chosen}
     files = {}
     for result in results:
         t = result.template

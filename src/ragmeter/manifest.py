@@ -36,7 +36,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "embeddings": embedder.identity() if embedder else None,
         "language": run.prompts.language,
         "prompts_dir": run.prompts.prompts_dir,
-        "prompts": {m.label: {n: r.record() for n, r in run.prompts.for_metric(m.name).items()}
+        "prompts": {m.label: {n: r.record() for n, r in run.prompts.for_metric(m.prompt_metric).items()}
                     for m in run.metrics if m.prompt_names},
         "prompt_notes": run.prompts.notes(),
         "cache": str(cache.path),
@@ -50,7 +50,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
 def metric_version(metric: Any, run: RunResult) -> str:
     """The metric's code version plus a digest of its prompt versions: editing a prompt
     changes the metric's version as well as every cache key."""
-    versions = [r.template.version for _, r in sorted(run.prompts.for_metric(metric.name).items())]
+    versions = [r.template.version for _, r in sorted(run.prompts.for_metric(metric.prompt_metric).items())]
     if not versions:
         return metric.version
     return f"{metric.version}+{hashlib.sha256(':'.join(versions).encode()).hexdigest()[:8]}"

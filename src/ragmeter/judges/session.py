@@ -107,6 +107,9 @@ def parse_reply(reply: JudgeReply, output: type[M]) -> M:
         raise UnparseableReply("reply was cut off at max_tokens", reply.text)
     text = extract_json(reply.text)
     if text is None:
+        from_text = getattr(output, "from_text", None)  # a reply format some judges are trained on
+        if from_text is not None:
+            return from_text(reply.text)
         raise UnparseableReply("no JSON object in the reply", reply.text)
     try:
         # strict=False: a raw newline inside a string is a harmless slip, not a wrong answer

@@ -34,6 +34,26 @@ REGISTRY: dict[str, str] = {
     "non_llm_context_precision_with_reference": "ragmeter.metrics.lexical:NonLLMContextPrecisionWithReference",
     "non_llm_context_recall": "ragmeter.metrics.lexical:NonLLMContextRecall",
     "semantic_similarity": "ragmeter.metrics.semantic_similarity:SemanticSimilarity",
+    # Ragas family beyond the core six
+    "factual_correctness": "ragmeter.metrics.factual_correctness:FactualCorrectness",
+    "answer_correctness": "ragmeter.metrics.factual_correctness:AnswerCorrectness",
+    "context_entity_recall": "ragmeter.metrics.context_entity_recall:ContextEntityRecall",
+    "noise_sensitivity": "ragmeter.metrics.noise_sensitivity:NoiseSensitivity",
+    "aspect_critic": "ragmeter.metrics.rubrics:AspectCritic",
+    "rubric_score": "ragmeter.metrics.rubrics:RubricScore",
+    # LlamaIndex judge family
+    "llamaindex_faithfulness": "ragmeter.metrics.llamaindex:LlamaIndexFaithfulness",
+    "llamaindex_relevancy": "ragmeter.metrics.llamaindex:LlamaIndexRelevancy",
+    "correctness": "ragmeter.metrics.llamaindex:Correctness",
+    "guideline_adherence": "ragmeter.metrics.llamaindex:GuidelineAdherence",
+    "pairwise": "ragmeter.metrics.llamaindex:Pairwise",
+    # Hugging Face cookbook judge
+    "answer_accuracy_rubric": "ragmeter.metrics.rubrics:AnswerAccuracyRubric",
+    # Multi-turn and agent metrics (rows with `messages`)
+    "agent_goal_accuracy": "ragmeter.metrics.agents:AgentGoalAccuracy",
+    "agent_goal_accuracy_without_reference": "ragmeter.metrics.agents:AgentGoalAccuracyWithoutReference",
+    "tool_call_accuracy": "ragmeter.metrics.agents:ToolCallAccuracy",
+    "topic_adherence": "ragmeter.metrics.agents:TopicAdherence",
     # Retrieval ranking from ids (no judge); `ndcg@5` sets k
     "hit_rate@k": "ragmeter.metrics.ranking:HitRate",
     "mrr@k": "ragmeter.metrics.ranking:MRR",

@@ -80,6 +80,8 @@ class Metric(ABC):
 
     name: ClassVar[str]
     Options: ClassVar[type[BaseModel]] = NoOptions
+    #: the metric whose prompts this one sends (answer_correctness uses factual_correctness's)
+    prompts_of: ClassVar[str | None] = None
     description: ClassVar[str]
     required: ClassVar[tuple[str, ...]]
     prompt_names: ClassVar[tuple[str, ...]] = ()
@@ -101,10 +103,15 @@ class Metric(ABC):
     def default_label(self) -> str:
         return self.name
 
+    @property
+    def prompt_metric(self) -> str:
+        return self.prompts_of or self.name
+
     def prompts(self, language: str = "english") -> list[PromptTemplate]:
         """The built-in prompts in `language`, English where that language has none yet (a run
         may replace them from a prompts folder)."""
-        return [builtin_prompt(self.name, n, language if builtin_exists(self.name, n, language) else "english")
+        owner = self.prompt_metric
+        return [builtin_prompt(owner, n, language if builtin_exists(owner, n, language) else "english")
                 for n in self.prompt_names]
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
@@ -115,7 +122,8 @@ class Metric(ABC):
     async def ask(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
                   max_tokens: int | None = None) -> Any:
         """Send one of this metric's prompts with the schema its inputs call for."""
-        return await ctx.ask(ctx.prompt(self.name, prompt_name), inputs, self.output_model(prompt_name, inputs),
+        return await ctx.ask(ctx.prompt(self.prompt_metric, prompt_name), inputs,
+                             self.output_model(prompt_name, inputs),
                              max_tokens)
 
     @abstractmethod

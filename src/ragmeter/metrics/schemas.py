@@ -80,3 +80,9 @@ def labelled(labels: tuple[str, ...]) -> type[BaseModel]:
     return create_model(f"Label{abs(hash(labels)) % 10**8}", __config__=ConfigDict(extra="forbid"),
                         analysis=(str, Field(max_length=ANALYSIS_MAX)),
                         label=(Literal[labels], ...))  # type: ignore[valid-type]
+
+
+@lru_cache(maxsize=None)
+def entities(limit: int = 15) -> type[BaseModel]:
+    return create_model(f"Entities{limit}", __config__=ConfigDict(extra="forbid"),
+                        entities=(list[Annotated[str, StringConstraints(max_length=80)]], Field(max_length=limit)))

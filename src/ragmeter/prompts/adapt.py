@@ -201,8 +201,11 @@ async def adapt_prompts(metrics: list[Any], language: str, judge: Any, cache: An
     source = PromptSet.build(metrics, source_language, source_dir)
     translator = Translator(JudgeSession(judge, cache), language, stats)
     await judge.check()
-    results = []
+    results, done = [], set()
     for metric in metrics:
         for name in metric.prompt_names:
-            results.append(await adapt_prompt(source.get(metric.name, name), metric, translator, instruction))
+            if (metric.prompt_metric, name) not in done:  # metrics may share prompts
+                done.add((metric.prompt_metric, name))
+                results.append(await adapt_prompt(source.get(metric.prompt_metric, name), metric, translator,
+                                                  instruction))
     return results

@@ -40,7 +40,8 @@ class PromptSet:
         resolved = {}
         for metric in metrics:
             for name in metric.prompt_names:
-                resolved[(metric.name, name)] = _resolve(metric.name, name, language, files, prompts_dir)
+                owner = metric.prompt_metric
+                resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir)
         return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
 
     def get(self, metric: str, name: str) -> PromptTemplate:
