@@ -62,3 +62,45 @@ def word_overlap(query: str, passages: list[str]) -> float:
     """The floor: share of the query's words (3+ letters) found in the passages. No model."""
     q = words(query)
     return len(q & words(" ".join(passages))) / len(q) if q else 0.0
+
+
+def pearson(x: list[float], y: list[float]) -> float:
+    n = len(x)
+    mx, my = sum(x) / n, sum(y) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0
+
+
+def ranks(values: list[float]) -> list[float]:
+    """1-based ranks, ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    out = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(x: list[float], y: list[float]) -> float:
+    """Pearson of the ranks (ties averaged), as scipy.stats.spearmanr."""
+    return pearson(ranks(x), ranks(y))
+
+
+def balanced_sample(rows: list[dict[str, Any]], n: int | None, seed: int = 0) -> list[dict[str, Any]]:
+    """Up to n rows, half positive and half negative, chosen with a fixed seed."""
+    import random
+
+    if not n or n >= len(rows):
+        return rows
+    rng = random.Random(seed)
+    pos = [r for r in rows if r["label"]]
+    neg = [r for r in rows if not r["label"]]
+    picked = rng.sample(pos, min(len(pos), n // 2)) + rng.sample(neg, min(len(neg), n - n // 2))
+    return sorted(picked, key=lambda r: r["id"])

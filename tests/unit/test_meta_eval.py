@@ -30,3 +30,15 @@ def test_balanced_accuracy_and_word_overlap():
     assert balanced_accuracy([1.0, 0.5, 0.0], [1, 1, 0]) == 1.0
     assert word_overlap("¿Quién ganó la liga?", ["La liga la ganó el Madrid."]) == pytest.approx(2 / 3)
     assert word_overlap("a b", ["x"]) == 0.0
+
+
+def test_pearson_and_spearman_match_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    from ragmeter.meta_eval import pearson, spearman
+
+    rng = random.Random(3)
+    x = [round(rng.random(), 1) for _ in range(50)]
+    y = [v + rng.random() for v in x]
+    assert pearson(x, y) == pytest.approx(stats.pearsonr(x, y)[0])
+    assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y)[0])
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
