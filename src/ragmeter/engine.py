@@ -108,7 +108,8 @@ async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embed
         await judge.check()
     if any(m.uses_embeddings for m in metrics):
         if embedder is None:
-            raise DataError("response_relevancy needs embeddings, none were given")
+            names = ", ".join(m.label for m in metrics if m.uses_embeddings)
+            raise DataError(f"{names} need(s) embeddings, none were given")
         await embedder.check()
 
 

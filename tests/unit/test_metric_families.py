@@ -216,3 +216,22 @@ def test_multi_turn_rows_are_validated_with_row_and_field(tmp_path):
                     json.dumps({"id": "b", "user_input": [{"type": "ai", "tool_calls": [{"args": {}}]}]}) + "\n")
     with pytest.raises(ragmeter.errors.DataError, match=r"agents.jsonl, line 2, field 'user_input': 0.tool_calls.0.name"):
         ragmeter.evaluate(path, ["tool_call_accuracy"], progress=False)
+
+
+def test_empty_contexts_are_unscored_before_any_call_for_every_context_metric():
+    row = {**ROW, "retrieved_contexts": []}
+    metrics = ["noise_sensitivity", "context_entity_recall", "llamaindex_faithfulness", "llamaindex_relevancy"]
+    got, judge, manifest = run(metrics, {}, row=row)
+    assert judge.calls() == 0
+    for label in ["noise_sensitivity_relevant", "context_entity_recall", "llamaindex_faithfulness",
+                  "llamaindex_relevancy"]:
+        assert got[label] is None and got[f"{label}_reason"] == "empty field(s): retrieved_contexts"
+
+
+def test_all_noncommittal_responses_average_zero_not_unscored():
+    rows = [{"id": str(i), "user_input": "q?", "response": "I don't know."} for i in range(3)]
+    judge = ScriptedJudge({"response_relevancy.questions": {"questions": ["a?", "b?", "c?"], "noncommittal": 1}})
+    result = ragmeter.evaluate(rows, ["response_relevancy"], judge=judge, embeddings=TableEmbedder({}),
+                               progress=False, cache=False)
+    stats = result.manifest["metrics"]["response_relevancy"]
+    assert (stats["mean"], stats["n"], stats["unscored"], stats["ci95"]) == (0.0, 3, 0, [0.0, 0.0])
