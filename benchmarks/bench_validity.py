@@ -53,6 +53,8 @@ def q2(args: argparse.Namespace, cache: Path) -> None:
         scores, kept = [p[0] for p in pairs_], [p[1] for p in pairs_]
         print(f"  {metric:<26} ROC-AUC {roc_auc(scores, kept):.3f}  balanced accuracy "
               f"{balanced_accuracy(scores, kept):.3f}  n={len(pairs_)} unscored={len(rows) - len(pairs_)}")
+        for reason, count in result.manifest["metrics"][metric]["unscored_reasons"].items():
+            print(f"      unscored x{count}: {reason[:100]}")
     print(f"  ({seconds:.2f} s per row for both metrics)")
 
 
