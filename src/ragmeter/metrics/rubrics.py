@@ -74,7 +74,7 @@ class AspectCritic(Metric):
 
 
 def scored(limit: int, score_field: str, text_field: str) -> type[BaseModel]:
-    return create_model(f"Scored{score_field}", __config__=ConfigDict(extra="forbid"),
+    return create_model(f"Scored_{text_field}_{score_field}", __config__=ConfigDict(extra="forbid"),
                         **{text_field: (str, Field(max_length=limit)), score_field: (Literal[1, 2, 3, 4, 5], ...)})
 
 
