@@ -229,8 +229,6 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
     """Conversation turns, tool calls and relevance grades, checked by their pydantic types."""
     from pydantic import TypeAdapter, ValidationError
 
-    from ragmeter.samples import SAMPLE_FIELDS, Sample
-
     if isinstance(value, str):
         try:
             value = json.loads(value)  # CSV stores them as JSON text
