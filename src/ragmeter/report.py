@@ -24,10 +24,14 @@ def print_summary(manifest: dict[str, Any], console: Any) -> None:
                       f"over {len(index['components'])} metric(s): {', '.join(index['components'])}"
                       + (f"; no scores for {', '.join(index['missing'])}" if index["missing"] else ""),
                       highlight=False)
-    console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
-                  f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
-                  f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
-                  f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall)")
+    if manifest["model_busy_seconds"] == 0:
+        console.print(f"wall {manifest['wall_seconds']:.1f} s · no judge or embedder calls: all of it was "
+                      "ragmeter (reading data, computing metrics, loading their libraries)", highlight=False)
+    else:
+        console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
+                      f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
+                      f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
+                      f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall)")
     for name, m in manifest["metrics"].items():
         for reason, count in m["unscored_reasons"].items():
             console.print(f"[yellow]{name}: {count} unscored: {reason}[/yellow]")
