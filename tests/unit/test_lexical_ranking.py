@@ -92,3 +92,27 @@ def test_a_row_without_relevant_ids_is_unscored():
     assert got["mrr"] is None and got["mrr_reason"] == "no relevant context ids for this row"
     with pytest.raises(ConfigError, match="ranking metrics take a cut-off like ndcg@5"):
         score(RANK_ROW, ["ndcg@five"])
+
+
+def test_metric_settings_from_a_config_file_and_the_command_line(tmp_path):
+    import json as _json
+
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(_json.dumps({"id": "a", "response": "the cat sat", "reference": "the cat sat on the mat"}) + "\n")
+    config = tmp_path / "run.yaml"
+    config.write_text("dataset: d.jsonl\noutput: out\nmetrics:\n  - rouge: {rouge_type: rouge1, mode: recall, as: r1}\n"
+                      "  - exact_match\n")
+    runner = CliRunner()
+    done = runner.invoke(app, ["run", str(config)])
+    assert done.exit_code == 0, done.output
+    manifest = _json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["metrics"]["r1"]["mean"] == 0.5 and manifest["metrics"]["r1"]["settings"]["rouge_type"] == "rouge1"
+    done = runner.invoke(app, ["evaluate", str(data), "--metrics", "rouge", "--metric-opt", "rouge.mode=precision",
+                               "--out", str(tmp_path / "o2")])
+    assert done.exit_code == 0, done.output
+    manifest = _json.loads((tmp_path / "o2" / "manifest.json").read_text())
+    assert manifest["metrics"]["rouge_rougeL_p"]["mean"] == 1.0
