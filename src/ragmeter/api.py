@@ -82,7 +82,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
-    if metric_objs is None or prompts is None:  # the default depends on the kind of file
+    if metric_objs is None:  # the default depends on the kind of file
         metric_objs = get_metrics(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:

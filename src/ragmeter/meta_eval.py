@@ -34,16 +34,8 @@ def roc_auc(scores: list[float], labels: list[int]) -> float:
     neg = [s for s, y in zip(scores, labels) if not y]
     if not pos or not neg:
         raise ValueError("ROC-AUC needs both positive and negative labels")
-    ranked = sorted(scores)
-    rank: dict[float, float] = {}
-    i = 0
-    while i < len(ranked):
-        j = i
-        while j < len(ranked) and ranked[j] == ranked[i]:
-            j += 1
-        rank[ranked[i]] = (i + j + 1) / 2  # mean 1-based rank of the tie block
-        i = j
-    u = sum(rank[s] for s in pos) - len(pos) * (len(pos) + 1) / 2
+    rank = ranks(scores)  # ties share their mean rank
+    u = sum(r for r, y in zip(rank, labels) if y) - len(pos) * (len(pos) + 1) / 2
     return u / (len(pos) * len(neg))
 
 

@@ -3,6 +3,7 @@ the same interval), for one metric's mean and for an index averaged over metrics
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 RESAMPLES = 2000
@@ -35,13 +36,10 @@ def index_with_ci(columns: dict[str, list[float | None]], level: float = 0.95, r
     value = float(np.mean(np.nanmean(matrix, axis=0)))
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, matrix.shape[0], size=(resamples, matrix.shape[0]))
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a component with no row in a resample
-            per_component = np.nanmean(matrix[picks], axis=1)  # (resamples, components)
-            draws = np.nanmean(per_component, axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a component with no row in a resample
+        per_component = np.nanmean(matrix[picks], axis=1)  # (resamples, components)
+        draws = np.nanmean(per_component, axis=1)
     return {"value": value, "components": list(used), "ci95": _percentiles(draws[~np.isnan(draws)], level),
             "rows": int(matrix.shape[0])}
 

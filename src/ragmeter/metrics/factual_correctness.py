@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, supported_share
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.metrics.semantic_similarity import embedding_similarity
 from ragmeter.samples import Sample
@@ -54,9 +54,7 @@ def f_beta(precision: float, recall: float, beta: float) -> float:
 
 
 def share(flags: list[int], side: str) -> float:
-    if not flags:
-        raise Unscorable(f"the judge found no claims in the {side}")
-    return sum(flags) / len(flags)
+    return supported_share(flags, f"the judge found no claims in the {side}")
 
 
 class FactualOptions(BaseModel):

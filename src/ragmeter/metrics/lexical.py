@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, supported_share
 from ragmeter.metrics.context_precision import average_precision
 from ragmeter.samples import Sample
 
@@ -114,8 +114,10 @@ class ContextMatchOptions(BaseModel):
     threshold: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
-def best_matches(items: list[str], against: list[str], options: ContextMatchOptions) -> list[float]:
-    return [max(similarity(i, a, options.distance) for a in against) for i in items]
+def matches(items: list[str], against: list[str], options: ContextMatchOptions) -> tuple[list[float], list[int]]:
+    """Each item's best similarity to any of `against`, and whether it reaches the threshold."""
+    best = [max(similarity(i, a, options.distance) for a in against) for i in items]
+    return best, [int(b >= options.threshold) for b in best]
 
 
 class NonLLMContextPrecisionWithReference(Metric):
@@ -127,8 +129,7 @@ class NonLLMContextPrecisionWithReference(Metric):
     Options = ContextMatchOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        best = best_matches(sample.retrieved_contexts or [], sample.reference_contexts or [], self.options)
-        flags = [int(b >= self.options.threshold) for b in best]
+        best, flags = matches(sample.retrieved_contexts or [], sample.reference_contexts or [], self.options)
         return Score(average_precision(flags), f"{sum(flags)} of {len(flags)} chunks match a reference context",
                      {"best_similarity": [round(b, 6) for b in best], "relevant": flags})
 
@@ -142,10 +143,7 @@ class NonLLMContextRecall(Metric):
     Options = ContextMatchOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        references = sample.reference_contexts or []
-        if not references:
-            raise Unscorable("no reference contexts")
-        best = best_matches(references, sample.retrieved_contexts or [], self.options)
-        flags = [int(b >= self.options.threshold) for b in best]
-        return Score(sum(flags) / len(flags), f"{sum(flags)} of {len(flags)} reference contexts retrieved",
+        best, flags = matches(sample.reference_contexts or [], sample.retrieved_contexts or [], self.options)
+        return Score(supported_share(flags, "no reference contexts"),
+                     f"{sum(flags)} of {len(flags)} reference contexts retrieved",
                      {"best_similarity": [round(b, 6) for b in best], "retrieved": flags})

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter.metrics.base import Metric, MetricContext, Score
-from ragmeter.metrics.rubrics import scored
+from ragmeter.metrics.rubrics import from_five, scored
 from ragmeter.samples import Sample
 
 
@@ -96,7 +96,7 @@ class Correctness(Metric):
         out = await self.ask(ctx, "score", {"query": sample.user_input, "reference": sample.reference,
                                             "answer": sample.response})
         passing = out.score >= self.options.threshold
-        return Score((out.score - 1) / 4, f"score {out.score} of 5, {'passing' if passing else 'not passing'}",
+        return Score(from_five(out.score), f"score {out.score} of 5, {'passing' if passing else 'not passing'}",
                      {"raw_score": out.score, "passing": passing, "feedback": out.reasoning})
 
 

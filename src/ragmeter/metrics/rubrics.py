@@ -73,6 +73,11 @@ class AspectCritic(Metric):
                       "distinct_prompts": min(len(votes), len(orders))})
 
 
+def from_five(score: int) -> float:
+    """A 1-5 judge score on the [0, 1] scale every metric reports: (s - 1) / 4."""
+    return (score - 1) / 4
+
+
 def scored(limit: int, score_field: str, text_field: str) -> type[BaseModel]:
     return create_model(f"Scored_{text_field}_{score_field}", __config__=ConfigDict(extra="forbid"),
                         **{text_field: (str, Field(max_length=limit)), score_field: (Literal[1, 2, 3, 4, 5], ...)})
@@ -115,7 +120,7 @@ class RubricScore(Metric):
         rubric = " ".join(f"{k}: {v}" for k, v in sorted(self.options.rubric.items()))
         out = await self.ask(ctx, "score", {"rubric": rubric, "question": sample.user_input,
                                             "answer": sample.response, "reference": sample.reference or NO_REFERENCE})
-        return Score((out.score - 1) / 4, f"rubric score {out.score} of 5",
+        return Score(from_five(out.score), f"rubric score {out.score} of 5",
                      {"raw_score": out.score, "feedback": out.feedback})
 
 
@@ -147,5 +152,5 @@ class AnswerAccuracyRubric(Metric):
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         out = await self.ask(ctx, "score", {"instruction": sample.user_input, "response": sample.response,
                                             "reference": sample.reference})
-        return Score((out.result - 1) / 4, f"[RESULT] {out.result}", {"raw_score": out.result,
+        return Score(from_five(out.result), f"[RESULT] {out.result}", {"raw_score": out.result,
                                                                      "feedback": out.feedback})

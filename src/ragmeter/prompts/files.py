@@ -70,13 +70,12 @@ def write_prompt_files(files: dict[str, str], out_dir: Path, force: bool) -> lis
         shown = ", ".join(clashes[:5]) + (f" and {len(clashes) - 5} more" if len(clashes) > 5 else "")
         raise ConfigError(f"{out_dir}: {len(clashes)} prompt file(s) already exist with other content "
                           f"({shown}); pass --force to overwrite them, or choose another folder")
+    from ragmeter.io.writers import atomic_write_bytes
+
     written = []
     for name, text in files.items():
-        path = out_dir / name
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-        written.append(path)
+        atomic_write_bytes(out_dir / name, text.encode("utf-8"))
+        written.append(out_dir / name)
     return written
 
 
