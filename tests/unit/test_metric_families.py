@@ -164,16 +164,18 @@ CONVERSATION = [{"type": "human", "content": "Book a table at 8."},
 def test_agent_goal_accuracy_with_and_without_reference():
     flow = {"user_goal": "book at 8", "end_state": "booked at 8"}
     row = {"id": "a", "user_input": CONVERSATION, "reference": "A table is booked for 8 pm."}
-    got, judge, _ = run(["agent_goal_accuracy", "agent_goal_accuracy_without_reference"],
-                        {"agent_goal_accuracy.workflow": flow,
-                         "agent_goal_accuracy.compare": [{"reason": "ok", "verdict": 1}, {"reason": "no", "verdict": 0}]},
+    got, judge, _ = run(["agent_goal_accuracy"], {"agent_goal_accuracy.workflow": flow,
+                                                  "agent_goal_accuracy.compare": {"reason": "ok", "verdict": 1}},
                         row=row)
-    assert (got["agent_goal_accuracy"], got["agent_goal_accuracy_without_reference"]) in ((1.0, 0.0), (0.0, 1.0))
-    sent = [r.messages[-1]["content"] for r in judge.requests if r.tag == "agent_goal_accuracy.compare"]
-    assert any("desired_outcome: A table is booked for 8 pm." in s for s in sent)
-    assert any("desired_outcome: book at 8" in s for s in sent)
+    assert got["agent_goal_accuracy"] == 1.0
+    assert "desired_outcome: A table is booked for 8 pm." in judge.requests[1].messages[-1]["content"]
     transcript = judge.requests[0].messages[-1]["content"]
     assert "Human: Book a table at 8." in transcript and "AI: called tool book(time=20:00, n=2)" in transcript
+    got, judge, _ = run(["agent_goal_accuracy_without_reference"],
+                        {"agent_goal_accuracy.workflow": flow,
+                         "agent_goal_accuracy.compare": {"reason": "no", "verdict": 0}}, row=row)
+    assert got["agent_goal_accuracy_without_reference"] == 0.0
+    assert "desired_outcome: book at 8" in judge.requests[1].messages[-1]["content"]  # the inferred goal
 
 
 @pytest.mark.parametrize("made, options, value", [
