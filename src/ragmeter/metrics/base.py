@@ -9,7 +9,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragmeter.accounting import MetricStats
-from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_or_english, builtin_prompt
 from ragmeter.samples import Sample
 
 M = TypeVar("M", bound=BaseModel)
@@ -110,9 +110,7 @@ class Metric(ABC):
     def prompts(self, language: str = "english") -> list[PromptTemplate]:
         """The built-in prompts in `language`, English where that language has none yet (a run
         may replace them from a prompts folder)."""
-        owner = self.prompt_metric
-        return [builtin_prompt(owner, n, language if builtin_exists(owner, n, language) else "english")
-                for n in self.prompt_names]
+        return [builtin_or_english(self.prompt_metric, n, language) for n in self.prompt_names]
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         """The bounded reply schema for `prompt_name` given these inputs. The same function

@@ -12,7 +12,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.prompts.files import load_prompt_dir
 from ragmeter.prompts.languages import has_builtin, normalize_language
-from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_or_english, builtin_prompt
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,10 @@ def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, 
             raise ConfigError(f"{where}there is no built-in {language} prompt for {metric}.{name}; make one with "
                               f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
                               f"and pass --prompts-dir DIR")
-        if not builtin_exists(metric, name, language):
-            return ResolvedPrompt(builtin_prompt(metric, name, "english"), "built-in",
-                                  f"no built-in {language} prompt for this metric yet: the English one is used")
-        return ResolvedPrompt(builtin_prompt(metric, name, language), "built-in")
+        template = builtin_or_english(metric, name, language)
+        fallback = template.language != language
+        return ResolvedPrompt(template, "built-in", f"no built-in {language} prompt for this metric yet: the "
+                                                    "English one is used" if fallback else None)
     prompt_file, path = found
     template = prompt_file.template()
     return ResolvedPrompt(template, str(path), _note(prompt_file, template, metric, name, language))

@@ -111,3 +111,9 @@ def builtin_exists(metric: str, name: str, language: str) -> bool:
     lang_dir = BUILTIN.get(normalize_language(language))
     return lang_dir is not None and resources.files("ragmeter.prompts").joinpath(
         lang_dir, f"{metric}.{name}.json").is_file()
+
+
+def builtin_or_english(metric: str, name: str, language: str) -> PromptTemplate:
+    """The built-in prompt in `language`, or the English one where that language has none
+    yet (its `language` field then says english)."""
+    return builtin_prompt(metric, name, language if builtin_exists(metric, name, language) else "english")
