@@ -8,6 +8,16 @@ from typing import Any
 
 RESAMPLES = 2000
 SEED = 0
+#: resampled cells held in memory at once: large datasets are resampled in batches
+BATCH_CELLS = 4_000_000
+
+
+def _index_batches(rng: Any, rows: int, resamples: int) -> Any:
+    """Row indices for `resamples` resamples, a batch at a time; the same draws as one big
+    array (the generator is consumed in the same order), at bounded memory."""
+    per_batch = max(1, BATCH_CELLS // max(rows, 1))
+    for start in range(0, resamples, per_batch):
+        yield rng.integers(0, rows, size=(min(per_batch, resamples - start), rows))
 
 
 def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int = RESAMPLES,
@@ -19,7 +29,7 @@ def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int =
         return None
     data = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
+    means = np.concatenate([data[picks].mean(axis=1) for picks in _index_batches(rng, len(data), resamples)])
     return _percentiles(means, level)
 
 
@@ -35,11 +45,10 @@ def index_with_ci(columns: dict[str, list[float | None]], level: float = 0.95, r
     matrix = np.array([[np.nan if x is None else x for x in v] for v in used.values()], dtype=float).T
     value = float(np.mean(np.nanmean(matrix, axis=0)))
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, matrix.shape[0], size=(resamples, matrix.shape[0]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a component with no row in a resample
-        per_component = np.nanmean(matrix[picks], axis=1)  # (resamples, components)
-        draws = np.nanmean(per_component, axis=1)
+        draws = np.concatenate([np.nanmean(np.nanmean(matrix[picks], axis=1), axis=1)  # per component, then over
+                                for picks in _index_batches(rng, matrix.shape[0], resamples)])
     return {"value": value, "components": list(used), "ci95": _percentiles(draws[~np.isnan(draws)], level),
             "rows": int(matrix.shape[0])}
 
