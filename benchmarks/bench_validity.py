@@ -1,96 +1,151 @@
 """Validity of judge metrics against human labels (shared/data/meta-eval), beside the
-no-model word-overlap floor.
+no-model word-overlap floor on the same rows, with 95% bootstrap intervals.
 
-- Q2 (Wizard of Wikipedia responses, human faithfulness labels): faithfulness and
-  llamaindex_faithfulness, ROC-AUC and balanced accuracy (score >= 0.5 is faithful).
-- RAGChecker pairs (two answers, human preference in [-2, 2], > 0 = the second is better):
-  correctness, answer_correctness and factual_correctness score each answer; Pearson and
-  Spearman of (score2 - score1) against the preference.
+- q2: Wizard of Wikipedia responses, human faithfulness labels -> faithfulness,
+  llamaindex_faithfulness (ROC-AUC, balanced accuracy at 0.5).
+- clapnq: does the passage answer the question (human) -> context_relevance (ROC-AUC).
+- xquad: Spanish question, gold paragraph or another one of the article ->
+  context_relevance with the Spanish prompts (ROC-AUC).
+- pairs: RAGChecker, two answers with a human preference in [-2, 2] -> correctness,
+  answer_correctness, factual_correctness score each answer; Pearson and Spearman of
+  (score2 - score1) against the preference.
 
-    python benchmarks/bench_validity.py [--q2-rows 60] [--pairs 20] [--only q2|pairs] [--judge SPEC]
+Each metric runs once per judge with `judgment: probability`; the same replies are then
+read with `judgment: label` from the cache (the probabilities come from the same decode),
+so both modes are measured on identical judge outputs.
 
-With the bundled judge on 2 cores: about 6 s per Q2 row, and about 40 s per RAGChecker pair
-(long answers and references: claims are extracted from each).
+    python benchmarks/bench_validity.py --judge llamacpp:qwen-coder-1.5b --tasks q2,clapnq \
+        [--rows 120] [--pairs 60] [--cache PATH] [--json out.json] [--metric-opt faithfulness.statements=judge]
 """
 
 from __future__ import annotations
 
 import argparse
-import tempfile
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import ragmeter
-from ragmeter.meta_eval import (balanced_accuracy, balanced_sample, load_labelled, pearson, roc_auc, spearman,
-                                word_overlap)
+from ragmeter.meta_eval import (balanced_accuracy, balanced_sample, bootstrap_ci, load_labelled, pearson, roc_auc,
+                                spearman, word_overlap)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "meta-eval"
-Q2_METRICS = ["faithfulness", "llamaindex_faithfulness"]
+TASKS = {
+    "q2": ("q2_wow_faithfulness.jsonl", ["faithfulness", "llamaindex_faithfulness"], "english"),
+    "clapnq": ("clapnq_answerability.jsonl", ["context_relevance"], "english"),
+    "xquad": ("xquad_es_context_relevance.jsonl", ["context_relevance"], "spanish"),
+}
 PAIR_METRICS = ["correctness", "answer_correctness", "factual_correctness"]
+MODES = ("probability", "label")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--q2-rows", type=int, default=60)
-    parser.add_argument("--pairs", type=int, default=20)
     parser.add_argument("--judge", default="llamacpp")
+    parser.add_argument("--tasks", default="q2,clapnq,xquad,pairs")
+    parser.add_argument("--rows", type=int, default=120, help="balanced rows per labelled file")
+    parser.add_argument("--pairs", type=int, default=60)
+    parser.add_argument("--pair-metrics", default=",".join(PAIR_METRICS))
+    parser.add_argument("--metric-opt", action="append", default=[], help="metric.setting=value")
+    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_validity.sqlite"))
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--only", choices=["q2", "pairs"], default=None)
+    parser.add_argument("--json", type=Path, default=None, help="append the figures as JSON lines")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        cache = Path(tmp) / "cache.sqlite"
-        if args.only in (None, "q2"):
-            q2(args, cache)
-        if args.only in (None, "pairs"):
-            pairs(args, cache)
+    for task in args.tasks.split(","):
+        figures = pairs(args) if task == "pairs" else labelled(args, task)
+        if args.json:
+            with args.json.open("a") as handle:
+                handle.write(json.dumps({"judge": args.judge, "task": task, "opts": args.metric_opt,
+                                         **figures}) + "\n")
 
 
-def q2(args: argparse.Namespace, cache: Path) -> None:
-    rows = balanced_sample(load_labelled(args.data / "q2_wow_faithfulness.jsonl"), args.q2_rows)
+def metric_specs(names: list[str], opts: list[str], judgment: str) -> list[Any]:
+    settings: dict[str, dict[str, Any]] = {n: {"judgment": judgment} for n in names}
+    for opt in opts:
+        key, _, value = opt.partition("=")
+        metric, _, setting = key.partition(".")
+        if metric in settings:
+            settings[metric][setting] = value
+    return [{n: s} for n, s in settings.items()]
+
+
+def run_modes(rows: list[dict], names: list[str], args: argparse.Namespace, language: str) -> tuple[dict, float]:
+    """Scores per mode and metric; the probability run calls the judge, the label run reads the cache."""
+    out: dict[str, dict[str, list]] = {}
+    seconds = 0.0
+    for mode in MODES:
+        start = time.perf_counter()
+        result = ragmeter.evaluate(rows, metric_specs(names, args.metric_opt, mode), judge=args.judge,
+                                   cache=args.cache, progress=False, language=language)
+        if mode == "probability":
+            seconds = time.perf_counter() - start
+        out[mode] = {n: [r[n] for r in result.rows] for n in names}
+        out[mode]["_reasons"] = {n: result.manifest["metrics"][n]["unscored_reasons"] for n in names}
+    return out, seconds
+
+
+def labelled(args: argparse.Namespace, task: str) -> dict[str, Any]:
+    filename, names, language = TASKS[task]
+    rows = balanced_sample(load_labelled(args.data / filename), args.rows)
     labels = [r["label"] for r in rows]
-    print(f"\nQ2 faithfulness: {len(rows)} rows ({sum(labels)} faithful), judge {args.judge}")
-    floor = [word_overlap(r["response"], r["retrieved_contexts"]) for r in rows]
-    print(f"  {'word-overlap floor':<26} ROC-AUC {roc_auc(floor, labels):.3f}")
-    start = time.perf_counter()
-    result = ragmeter.evaluate(rows, Q2_METRICS, judge=args.judge, cache=cache, progress=False)
-    seconds = (time.perf_counter() - start) / len(rows)
-    for metric in Q2_METRICS:
-        pairs_ = [(r[metric], y) for r, y in zip(result.rows, labels) if r[metric] is not None]
-        scores, kept = [p[0] for p in pairs_], [p[1] for p in pairs_]
-        print(f"  {metric:<26} ROC-AUC {roc_auc(scores, kept):.3f}  balanced accuracy "
-              f"{balanced_accuracy(scores, kept):.3f}  n={len(pairs_)} unscored={len(rows) - len(pairs_)}")
-        for reason, count in result.manifest["metrics"][metric]["unscored_reasons"].items():
+    floor = [word_overlap(r["response"] or r["user_input"], r["retrieved_contexts"]) for r in rows]
+    print(f"\n{task}: {len(rows)} rows ({sum(labels)} positive), judge {args.judge} {args.metric_opt or ''}")
+    figures: dict[str, Any] = {"rows": len(rows), "floor": auc_line("word-overlap floor", floor, labels)}
+    scores, seconds = run_modes(rows, names, args, language)
+    for name in names:
+        for mode in MODES:
+            kept = [(s, y) for s, y in zip(scores[mode][name], labels) if s is not None]
+            line = auc_line(f"{name} ({mode})", [k[0] for k in kept], [k[1] for k in kept], len(rows) - len(kept))
+            figures[f"{name}/{mode}"] = line
+        for reason, count in scores["probability"]["_reasons"][name].items():
             print(f"      unscored x{count}: {reason[:100]}")
-    print(f"  ({seconds:.2f} s per row for both metrics)")
+    figures["seconds_per_row"] = round(seconds / len(rows), 2)
+    print(f"  ({figures['seconds_per_row']:.2f} s per row for {', '.join(names)})")
+    return figures
 
 
-def pairs(args: argparse.Namespace, cache: Path) -> None:
-    import json
+def auc_line(title: str, scores: list[float], labels: list[int], unscored: int = 0) -> dict[str, Any]:
+    auc = roc_auc(scores, labels)
+    lo, hi = bootstrap_ci(roc_auc, [scores, labels])
+    bacc = balanced_accuracy(scores, labels)
+    print(f"  {title:<42} ROC-AUC {auc:.3f} [{lo:.3f}, {hi:.3f}]  balanced acc. {bacc:.3f}  "
+          f"n={len(scores)} unscored={unscored}")
+    return {"auc": round(auc, 4), "ci": [round(lo, 4), round(hi, 4)], "balanced_accuracy": round(bacc, 4),
+            "n": len(scores), "unscored": unscored}
 
+
+def pairs(args: argparse.Namespace) -> dict[str, Any]:
     raw = [json.loads(line) for line in (args.data / "ragchecker_pairwise_correctness.jsonl").read_text().splitlines()]
     raw = raw[: args.pairs]
     prefs = [r["label"] for r in raw]
+    names = args.pair_metrics.split(",")
     print(f"\nRAGChecker pairs: {len(raw)} pairs, judge {args.judge}")
     floor = [word_overlap(r["reference"], [r["answer"][1]]) - word_overlap(r["reference"], [r["answer"][0]])
              for r in raw]
-    print(f"  {'word-overlap floor':<26} Pearson {pearson(floor, prefs):+.3f}  Spearman {spearman(floor, prefs):+.3f}")
+    figures: dict[str, Any] = {"pairs": len(raw), "floor": corr_line("word-overlap floor", floor, prefs)}
     rows = [{"id": f"{r['id']}-{side}", "user_input": r["question"], "response": r["answer"][side],
              "reference": r["reference"]} for r in raw for side in (0, 1)]
-    start = time.perf_counter()
-    result = ragmeter.evaluate(rows, PAIR_METRICS, judge=args.judge, cache=cache, progress=False)
-    seconds = (time.perf_counter() - start) / len(rows)
-    for metric in PAIR_METRICS:
-        diffs, kept = [], []
-        for i, pref in enumerate(prefs):
-            a, b = result.rows[2 * i][metric], result.rows[2 * i + 1][metric]
-            if a is not None and b is not None:
-                diffs.append(b - a)
-                kept.append(pref)
-        print(f"  {metric:<26} Pearson {pearson(diffs, kept):+.3f}  Spearman {spearman(diffs, kept):+.3f}  "
-              f"pairs={len(kept)}")
-    print(f"  ({seconds:.2f} s per answer for the three metrics)")
+    scores, seconds = run_modes(rows, names, args, "english")
+    for name in names:
+        for mode in MODES:
+            col = scores[mode][name]
+            kept = [(col[2 * i + 1] - col[2 * i], p) for i, p in enumerate(prefs)
+                    if col[2 * i] is not None and col[2 * i + 1] is not None]
+            figures[f"{name}/{mode}"] = corr_line(f"{name} ({mode})", [k[0] for k in kept], [k[1] for k in kept])
+    figures["seconds_per_answer"] = round(seconds / len(rows), 2)
+    print(f"  ({figures['seconds_per_answer']:.2f} s per answer for {', '.join(names)})")
     print("  RAGChecker paper, Table 2 (280 pairs): its correctness metric 0.497 / 0.470; human vs human "
           "0.637 / 0.592")
+    return figures
+
+
+def corr_line(title: str, diffs: list[float], prefs: list[float]) -> dict[str, Any]:
+    r, rho = pearson(diffs, prefs), spearman(diffs, prefs)
+    lo, hi = bootstrap_ci(spearman, [diffs, prefs])
+    print(f"  {title:<42} Pearson {r:+.3f}  Spearman {rho:+.3f} [{lo:+.3f}, {hi:+.3f}]  pairs={len(diffs)}")
+    return {"pearson": round(r, 4), "spearman": round(rho, 4), "spearman_ci": [round(lo, 4), round(hi, 4)],
+            "pairs": len(diffs)}
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Content-addressed judge and embedding cache in sqlite3, stored as JSON (never pickle).
 
-A key is a tagged hash ("j1:" / "e1:") of canonical JSON: backend identity, decoding
+A key is a tagged hash ("j2:" / "e1:") of canonical JSON: backend identity, decoding
 parameters, messages, output schema and prompt version. Only replies that validated are
 stored, and each is committed at once, so a run killed at any point loses nothing that
 finished and a re-run calls the judge only for what is missing.
@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-KEY_VERSION = "j1"
+KEY_VERSION = "j2"  # j2: replies carry label probabilities
 EMBED_KEY_VERSION = "e1"
 
 

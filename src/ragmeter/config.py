@@ -87,6 +87,8 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
     if isinstance(cfg.cache, str):
         update["cache"] = rel(cfg.cache)
     if isinstance(cfg.judge, str) and cfg.judge.startswith(("llamacpp:", "hf:")):
+        from ragmeter.judges.bundled import BUNDLED
+
         backend, _, model = cfg.judge.partition(":")
-        update["judge"] = f"{backend}:{rel(model)}"
+        update["judge"] = cfg.judge if model in BUNDLED else f"{backend}:{rel(model)}"
     return cfg.model_copy(update=update)

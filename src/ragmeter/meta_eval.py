@@ -96,3 +96,23 @@ def balanced_sample(rows: list[dict[str, Any]], n: int | None, seed: int = 0) ->
     neg = [r for r in rows if not r["label"]]
     picked = rng.sample(pos, min(len(pos), n // 2)) + rng.sample(neg, min(len(neg), n - n // 2))
     return sorted(picked, key=lambda r: r["id"])
+
+
+def bootstrap_ci(stat: Any, columns: list[list[float]], resamples: int = 1000, seed: int = 0,
+                 level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of `stat(*columns)` over rows resampled together (seeded). A
+    resample the statistic cannot use (one class only for ROC-AUC) is drawn again."""
+    import random
+
+    rng = random.Random(seed)
+    n = len(columns[0])
+    values: list[float] = []
+    while len(values) < resamples:
+        picks = [rng.randrange(n) for _ in range(n)]
+        try:
+            values.append(stat(*[[c[i] for i in picks] for c in columns]))
+        except ValueError:
+            continue
+    values.sort()
+    tail = (1 - level) / 2
+    return values[int(tail * resamples)], values[min(resamples - 1, int((1 - tail) * resamples))]

@@ -79,7 +79,7 @@ def test_evaluate_writes_csv_with_the_output_contract(tmp_path, fake_server):
     assert [r["context_relevance"] for r in rows] == ["1.0", "1.0"]
     assert rows[0]["question"] == "q1?"  # input columns kept as they were
     assert json.loads(rows[1]["contexts"]) == ["c2", "c3"]
-    assert json.loads(rows[0]["context_relevance_evidence"]) == {"ratings": [2, 2], "failures": []}
+    assert json.loads(rows[0]["context_relevance_evidence"]) == {"ratings": [2, 2], "failures": [], "expected_ratings": [2.0, 2.0], "rating_probs": [None, None], "judgment": "label"}
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     m = manifest["metrics"]["context_relevance"]
     assert (m["mean"], m["n"], m["unscored"], m["judge_calls"], m["prompt_tokens"], m["cache_hits"]) == (1.0, 2, 0, 4, 40, 0)

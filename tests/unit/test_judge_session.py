@@ -22,12 +22,15 @@ ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": [
 OK = {"faithfulness.statements": {"statements": ["s1"]},
       "faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}}
 
+#: faithfulness with the judge writing the statements (Ragas), as these tests script it
+RAGAS_FAITHFULNESS = {"faithfulness": {"statements": "judge"}}
+
 
 def test_second_run_makes_zero_judge_calls(isolated_cache):
     first = ScriptedJudge(dict(OK))
-    r1 = ragmeter.evaluate([ROW], ["faithfulness"], judge=first, cache=isolated_cache, progress=False)
+    r1 = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=first, cache=isolated_cache, progress=False)
     second = ScriptedJudge({})  # would raise on any call
-    r2 = ragmeter.evaluate([ROW], ["faithfulness"], judge=second, cache=isolated_cache, progress=False)
+    r2 = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=second, cache=isolated_cache, progress=False)
     assert first.calls() == 2 and second.calls() == 0
     assert r2.manifest["metrics"]["faithfulness"]["cache_hits"] == 2
     assert r2.manifest["metrics"]["faithfulness"]["judge_calls"] == 0
@@ -36,12 +39,12 @@ def test_second_run_makes_zero_judge_calls(isolated_cache):
 
 
 def test_cache_key_changes_with_inputs_model_and_decoding(isolated_cache):
-    ragmeter.evaluate([ROW], ["faithfulness"], judge=ScriptedJudge(dict(OK)), cache=isolated_cache, progress=False)
+    ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=ScriptedJudge(dict(OK)), cache=isolated_cache, progress=False)
     other_model = ScriptedJudge(dict(OK), name="other")
-    ragmeter.evaluate([ROW], ["faithfulness"], judge=other_model, cache=isolated_cache, progress=False)
+    ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=other_model, cache=isolated_cache, progress=False)
     assert other_model.calls() == 2
     changed = ScriptedJudge(dict(OK))
-    ragmeter.evaluate([{**ROW, "response": "b."}], ["faithfulness"], judge=changed, cache=isolated_cache,
+    ragmeter.evaluate([{**ROW, "response": "b."}], [RAGAS_FAITHFULNESS], judge=changed, cache=isolated_cache,
                       progress=False)
     # a new response means new statements; the verdict call sees the same statements and
     # contexts, so it is a hit: the key is the content, not the row
@@ -53,7 +56,7 @@ def test_invalid_reply_is_reasked_once_with_the_error():
     judge = ScriptedJudge({"faithfulness.statements": ['{"statements": "not a list"}', {"statements": ["s1"]}],
                            "faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}},
                           constrained=False)
-    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    result = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.rows[0]["faithfulness"] == 1.0
     reask = judge.requests[1].messages
     assert reask[-2] == {"role": "assistant", "content": '{"statements": "not a list"}'}
@@ -66,7 +69,7 @@ def test_invalid_reply_is_reasked_once_with_the_error():
 def test_cut_off_reply_is_unparseable_never_an_answer():
     cut = JudgeReply(text='{"statements": ["a", "a", "a"', finish_reason="length")
     judge = ScriptedJudge({"faithfulness.statements": [cut, cut]})
-    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    result = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.rows[0]["faithfulness"] is None
     assert result.rows[0]["faithfulness_reason"] == "judge reply unparseable: reply was cut off at max_tokens"
     assert result.manifest["metrics"]["faithfulness"]["unparseable"] == 1
@@ -96,14 +99,14 @@ def test_long_contexts_are_truncated_to_the_window_and_counted():
 def test_truncation_is_counted_in_the_manifest_and_noted_in_evidence():
     judge = ScriptedJudge(dict(OK), context_window=300, max_tokens=64)
     row = {**ROW, "retrieved_contexts": ["long " * 1000]}
-    result = ragmeter.evaluate([row], ["faithfulness"], judge=judge, cache=False, progress=False)
+    result = ragmeter.evaluate([row], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.manifest["metrics"]["faithfulness"]["truncated"] == 1
     assert result.rows[0]["faithfulness_evidence"]["note"] == "contexts were shortened to fit the judge's window"
 
 
 def test_prompt_that_cannot_fit_is_unscored():
     judge = ScriptedJudge(dict(OK), context_window=60, max_tokens=16)
-    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    result = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.rows[0]["faithfulness"] is None
     assert "the judge's window is 60 with 16 kept for the reply" in result.rows[0]["faithfulness_reason"]
 
@@ -163,10 +166,10 @@ def test_judge_dying_mid_run_stops_the_run_and_keeps_finished_replies(isolated_c
 
     with pytest.raises(JudgeUnavailable, match=r"HTTP 503 from the judge \(gave up after 1 attempts\)\. Finished judge replies "
                                                  r"are kept in .*cache\.sqlite: run again to resume"):
-        ragmeter.evaluate([ROW], ["faithfulness"], judge=ScriptedJudge(flaky), cache=isolated_cache,
+        ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=ScriptedJudge(flaky), cache=isolated_cache,
                           retries=0, progress=False)
     assert Cache(isolated_cache).count() == 1  # the statements reply survived
     resumed = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}})
-    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=resumed, cache=isolated_cache, progress=False)
+    result = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=resumed, cache=isolated_cache, progress=False)
     assert result.rows[0]["faithfulness"] == 1.0
     assert resumed.calls() == 1  # only the verdicts call was missing

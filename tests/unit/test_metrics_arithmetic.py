@@ -16,6 +16,9 @@ EINSTEIN = {"id": "e1", "user_input": "Where and when was Einstein born?",
             "retrieved_contexts": ["Albert Einstein (born 14 March 1879) was a German-born theoretical physicist."],
             "reference": "Albert Einstein was born in Germany on 14 March 1879."}
 
+#: faithfulness with the judge writing the statements (Ragas), as these tests script it
+RAGAS_FAITHFULNESS = {"faithfulness": {"statements": "judge"}}
+
 
 def v(*flags: int) -> dict:
     return {"verdicts": [{"reason": f"r{i}", "verdict": f} for i, f in enumerate(flags)]}
@@ -59,7 +62,7 @@ def test_faithfulness_einstein_example_is_one_half():
     script = {"faithfulness.statements": {"statements": ["Einstein was born in Germany.",
                                                          "Einstein was born on 20th March 1879."]},
               "faithfulness.verdicts": v(1, 0)}
-    result, judge = evaluate([EINSTEIN], ["faithfulness"], script)
+    result, judge = evaluate([EINSTEIN], [RAGAS_FAITHFULNESS], script)
     out = result.rows[0]
     assert out["faithfulness"] == 0.5
     assert [s["statement"] for s in out["faithfulness_evidence"]["statements"]] == [
@@ -69,7 +72,7 @@ def test_faithfulness_einstein_example_is_one_half():
 
 
 def test_faithfulness_zero_statements_is_unscored_not_nan():
-    result, judge = evaluate([EINSTEIN], ["faithfulness"], {"faithfulness.statements": {"statements": []}})
+    result, judge = evaluate([EINSTEIN], [RAGAS_FAITHFULNESS], {"faithfulness.statements": {"statements": []}})
     out = result.rows[0]
     assert out["faithfulness"] is None
     assert out["faithfulness_reason"] == "the judge found no statements in the response"
@@ -81,7 +84,7 @@ def test_faithfulness_zero_statements_is_unscored_not_nan():
 def test_faithfulness_repeated_statements_are_dropped_before_verdicts():
     script = {"faithfulness.statements": {"statements": ["A is B.", "a is  b.", "C is D."]},
               "faithfulness.verdicts": v(1, 1)}
-    result, judge = evaluate([EINSTEIN], ["faithfulness"], script)
+    result, judge = evaluate([EINSTEIN], [RAGAS_FAITHFULNESS], script)
     assert result.rows[0]["faithfulness"] == 1.0
     assert result.rows[0]["faithfulness_evidence"]["repeats_dropped"] == 1
 
@@ -172,7 +175,7 @@ def test_summary_mean_and_n_ignore_unscored_rows():
     rows = [{**EINSTEIN, "id": "a"}, {**EINSTEIN, "id": "b", "response": "  "}, {**EINSTEIN, "id": "c"}]
     script = {"faithfulness.statements": [{"statements": ["x"]}, {"statements": ["y", "z"]}],
               "faithfulness.verdicts": [v(1), v(0, 1)]}
-    result, _ = evaluate(rows, ["faithfulness"], script)
+    result, _ = evaluate(rows, [RAGAS_FAITHFULNESS], script)
     m = result.manifest["metrics"]["faithfulness"]
     assert (m["n"], m["unscored"], m["mean"]) == (2, 1, 0.75)
     assert m["unscored_reasons"] == {"empty field(s): response": 1}

@@ -18,7 +18,7 @@ from ragmeter.prompts.template import builtin_prompt
 
 ROWS = [{"id": "a", "user_input": "q1?", "response": "The answer. It is short.", "retrieved_contexts": ["c1", "c2"],
          "reference": "Ref one. Ref two."}]
-JUDGE_METRICS = ["faithfulness", "context_recall", "context_relevance"]
+JUDGE_METRICS = [{"faithfulness": {"statements": "judge"}}, "context_recall", "context_relevance"]
 
 
 def auto_reply(request) -> dict:

@@ -46,6 +46,9 @@ class JudgeReply:
     finish_reason: str = "stop"
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Label probabilities, one {"field", "probs"} per label field in reply order (label_probs.py);
+    #: None when the backend gave none (sampling, no logprobs from the server).
+    labels: list[dict[str, Any]] | None = None
 
 
 class Judge(ABC):

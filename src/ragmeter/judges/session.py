@@ -18,6 +18,7 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, make_key
 from ragmeter.errors import UnparseableReply
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.prompts.template import PromptTemplate
 
@@ -27,11 +28,14 @@ TRUNCATION_MARK = " [...]"
 
 @dataclass
 class Answer:
-    """A validated reply and whether its inputs had to be shortened to fit the window."""
+    """A validated reply, whether its inputs had to be shortened to fit the window, and the
+    label probabilities the backend gave: JSON path ("verdicts.0.verdict") -> {label: p}
+    (empty when it gave none)."""
 
     parsed: Any
     truncated: bool
     cached: bool
+    probs: dict[str, dict[str, float]]
 
 
 class JudgeSession:
@@ -55,19 +59,21 @@ class JudgeSession:
         if hit is not None:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
-            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True)
+            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True, hit["probs"])
         with self.clock.busy():
             messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens)
             stats.truncated += int(truncated)
-            parsed = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key)
-        self.cache.put(key, {"parsed": parsed.model_dump(mode="json"), "truncated": truncated})
-        return Answer(parsed, truncated, False)
+            parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key)
+        dumped = parsed.model_dump(mode="json")
+        probs = align(dumped, reply.labels, label_fields(schema))
+        self.cache.put(key, {"parsed": dumped, "truncated": truncated, "probs": probs})
+        return Answer(parsed, truncated, False, probs)
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
-                         max_tokens: int, stats: MetricStats, tag: str) -> M:
+                         max_tokens: int, stats: MetricStats, tag: str) -> tuple[M, JudgeReply]:
         reply = await self._call(JudgeRequest(messages, schema, max_tokens, tag, self.policy.timeout), stats)
         try:
-            return parse_reply(reply, output)
+            return parse_reply(reply, output), reply
         except UnparseableReply as first:
             stats.reasks += 1
             retry = messages + [{"role": "assistant", "content": reply.text},
@@ -75,7 +81,7 @@ class JudgeSession:
                                                             "with one JSON object matching the schema."}]
             second = await self._call(JudgeRequest(retry, schema, max_tokens, tag, self.policy.timeout), stats)
             try:
-                return parse_reply(second, output)
+                return parse_reply(second, output), second
             except UnparseableReply:
                 stats.unparseable += 1
                 raise

@@ -34,7 +34,9 @@ class JudgeConfig(BaseModel):
 
 
 def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeConfig:
-    """`llamacpp`, `llamacpp:/m.gguf`, `openai:gpt-4o-mini`, `openai-compat:URL#model`, `hf:/dir`."""
+    """`llamacpp` (the default bundled judge), `llamacpp:qwen-coder-1.5b` or `llamacpp:gemma-270m`
+    (a bundled judge by name), `llamacpp:/m.gguf`, `openai:gpt-4o-mini`, `openai-compat:URL#model`,
+    `hf:/dir`."""
     if isinstance(spec, JudgeConfig):
         return spec
     if spec is None:
@@ -59,6 +61,10 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
                            api_key_env="OPENAI_API_KEY")
     if backend == "hf" and not rest:
         raise ConfigError(f"judge '{spec}': expected hf:/path/to/model")
+    if backend == "llamacpp" and not rest:
+        from ragmeter.judges.bundled import DEFAULT_BUNDLED
+
+        rest = DEFAULT_BUNDLED
     return JudgeConfig(backend=backend, model=rest or None)
 
 
@@ -70,8 +76,10 @@ def make_judge(spec: str | dict[str, Any] | JudgeConfig | None) -> Judge:
     """Build the judge a spec names. Heavy backends are imported only when chosen."""
     cfg = parse_judge_spec(spec)
     if cfg.backend == "llamacpp":
+        from ragmeter.judges.bundled import DEFAULT_BUNDLED
         from ragmeter.judges.llamacpp import LlamaCppJudge
 
+        cfg = cfg if cfg.model else cfg.model_copy(update={"model": DEFAULT_BUNDLED})
         return LlamaCppJudge.from_config(cfg)
     if cfg.backend in ("openai", "openai-compat"):
         from ragmeter.judges.openai_compat import OpenAICompatJudge

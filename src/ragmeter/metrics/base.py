@@ -37,8 +37,9 @@ class Unscorable(Exception):
         self.evidence = evidence or {}
 
 
-def supported_share(flags: list[int], empty_reason: str) -> float:
-    """Share of 1s: faithfulness and context recall. No items is unscored, never NaN."""
+def supported_share(flags: list[float], empty_reason: str) -> float:
+    """Mean of 0/1 verdicts or of P(supported): faithfulness, context recall, claim shares.
+    No items is unscored, never NaN."""
     if not flags:
         raise Unscorable(empty_reason)
     return sum(flags) / len(flags)
@@ -59,9 +60,14 @@ class MetricContext:
 
     async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
                   max_tokens: int | None = None) -> M:
+        return (await self.answer(prompt, inputs, output, max_tokens)).parsed
+
+    async def answer(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[BaseModel],
+                     max_tokens: int | None = None) -> Any:
+        """The whole Answer: the parsed reply and its label probabilities."""
         answer = await self._judge.ask(prompt, inputs, output, self.stats, max_tokens)
         self.truncated = self.truncated or answer.truncated
-        return answer.parsed
+        return answer
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         return await self._embeddings.embed(texts, self.stats)
@@ -120,9 +126,13 @@ class Metric(ABC):
     async def ask(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
                   max_tokens: int | None = None) -> Any:
         """Send one of this metric's prompts with the schema its inputs call for."""
-        return await ctx.ask(ctx.prompt(self.prompt_metric, prompt_name), inputs,
-                             self.output_model(prompt_name, inputs),
-                             max_tokens)
+        return (await self.judged(ctx, prompt_name, inputs, max_tokens)).parsed
+
+    async def judged(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
+                     max_tokens: int | None = None) -> Any:
+        """As `ask`, returning the Answer with its label probabilities (metrics/judgment.py)."""
+        return await ctx.answer(ctx.prompt(self.prompt_metric, prompt_name), inputs,
+                                self.output_model(prompt_name, inputs), max_tokens)
 
     @abstractmethod
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

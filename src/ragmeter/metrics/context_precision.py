@@ -13,20 +13,21 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score
+from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
 
 
-def average_precision(flags: list[int]) -> float:
-    """Ragas's context precision; 0.0 when no chunk is useful (a real score, not a gap)."""
+def average_precision(flags: list[float]) -> float:
+    """Ragas's context precision; 0.0 when no chunk is useful (a real score, not a gap).
+    With probabilities for flags, the same formula over expected usefulness."""
     relevant = sum(flags)
-    if relevant == 0:
+    if relevant <= 0:
         return 0.0
-    hits, total = 0, 0.0
+    hits, total = 0.0, 0.0
     for k, flag in enumerate(flags, start=1):
-        if flag:
-            hits += 1
-            total += hits / k
+        hits += flag
+        total += flag * hits / k
     return total / relevant
 
 
@@ -36,6 +37,7 @@ class ContextPrecision(Metric):
                    "response; average precision over the ranking (Ragas, without reference).")
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("usefulness",)
+    Options = JudgedOptions
     answer_field = "response"
     answer_key = "answer"
 
@@ -46,12 +48,14 @@ class ContextPrecision(Metric):
         contexts = sample.retrieved_contexts or []
         inputs = {"question": sample.user_input, self.answer_key: getattr(sample, self.answer_field),
                   "contexts": contexts}
-        out = await self.ask(ctx, "usefulness", inputs)
-        flags = [v.verdict for v in out.verdicts]
-        value = average_precision(flags)
-        evidence = {"verdicts": [{"context": i, "verdict": v.verdict, "reason": v.reason}
-                                 for i, v in enumerate(out.verdicts, start=1)]}
-        return Score(value, f"{sum(flags)} of {len(flags)} chunks useful; ranks {flags}", evidence)
+        out = await self.judged(ctx, "usefulness", inputs)
+        weighed = weigh_verdicts(out, out.parsed.verdicts, self.options.judgment)
+        flags = [v.verdict for v in out.parsed.verdicts]
+        evidence = {"verdicts": [{"context": i, "verdict": v.verdict, "p_useful": p_one(w), "reason": v.reason}
+                                 for i, (v, w) in enumerate(zip(out.parsed.verdicts, weighed), start=1)],
+                    "judgment": mode_of(weighed)}
+        return Score(average_precision([w.value for w in weighed]),
+                     f"{sum(flags)} of {len(flags)} chunks useful; ranks {flags}", evidence)
 
 
 class ContextPrecisionWithReference(ContextPrecision):

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
+from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
@@ -22,7 +23,7 @@ from ragmeter.text import split_sentences
 NO_SENTENCES = "the reference has no sentences"
 
 
-def recall(flags: list[int]) -> float:
+def recall(flags: list[float]) -> float:
     return supported_share(flags, NO_SENTENCES)
 
 
@@ -32,6 +33,7 @@ class ContextRecall(Metric):
                    "retrieved contexts support (Ragas LLMContextRecall).")
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
+    Options = JudgedOptions
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         return verdicts(len(inputs["sentences"]))
@@ -41,9 +43,11 @@ class ContextRecall(Metric):
         if not sentences:
             raise Unscorable(NO_SENTENCES)
         inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "sentences": sentences}
-        out = await self.ask(ctx, "attribution", inputs)
-        flags = [v.verdict for v in out.verdicts]
-        evidence = {"claims": [{"statement": s, "attributed": v.verdict, "reason": v.reason}
-                               for s, v in zip(sentences, out.verdicts)]}
-        return Score(recall(flags), f"{sum(flags)} of {len(flags)} reference sentences supported by the contexts",
-                     evidence)
+        out = await self.judged(ctx, "attribution", inputs)
+        weighed = weigh_verdicts(out, out.parsed.verdicts, self.options.judgment)
+        evidence = {"claims": [{"statement": s, "attributed": v.verdict, "p_attributed": p_one(w), "reason": v.reason}
+                               for s, v, w in zip(sentences, out.parsed.verdicts, weighed)],
+                    "judgment": mode_of(weighed)}
+        labels = sum(v.verdict for v in out.parsed.verdicts)
+        return Score(recall([w.value for w in weighed]),
+                     f"{labels} of {len(weighed)} reference sentences supported by the contexts", evidence)

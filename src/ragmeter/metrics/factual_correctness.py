@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, supported_share
+from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.metrics.semantic_similarity import embedding_similarity
 from ragmeter.samples import Sample
@@ -39,11 +40,13 @@ class ClaimMetric(Metric):
         out = await self.ask(ctx, "claims", {"detail": self.detail, "text": text})
         return unique(out.statements)
 
-    async def supported(self, ctx: MetricContext, premise: str, claims: list[str]) -> list[int]:
+    async def supported(self, ctx: MetricContext, premise: str, claims: list[str],
+                        judgment: str = "label") -> list[Weighed]:
+        """One verdict per claim, each as P(supported) or its 0/1 label."""
         if not claims:
             return []
-        out = await self.ask(ctx, "verdicts", {"premise": premise, "claims": claims})
-        return [v.verdict for v in out.verdicts]
+        out = await self.judged(ctx, "verdicts", {"premise": premise, "claims": claims})
+        return weigh_verdicts(out, out.parsed.verdicts, judgment)
 
 
 def f_beta(precision: float, recall: float, beta: float) -> float:
@@ -53,12 +56,11 @@ def f_beta(precision: float, recall: float, beta: float) -> float:
     return (1 + b2) * precision * recall / (b2 * precision + recall)
 
 
-def share(flags: list[int], side: str) -> float:
-    return supported_share(flags, f"the judge found no claims in the {side}")
+def share(weighed: list[Weighed], side: str) -> float:
+    return supported_share([w.value for w in weighed], f"the judge found no claims in the {side}")
 
 
-class FactualOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class FactualOptions(JudgedOptions):
     mode: Literal["precision", "recall", "f1"] = "f1"
     beta: float = Field(default=1.0, gt=0)
     atomicity: Literal["low", "high"] = "low"
@@ -83,17 +85,22 @@ class FactualCorrectness(ClaimMetric):
         mode = self.options.mode
         evidence: dict[str, Any] = {}
         p = r = None
+        weighed: list[Weighed] = []
         if mode in ("precision", "f1"):
             claims = await self.claims(ctx, sample.response or "")
-            flags = await self.supported(ctx, sample.reference or "", claims)
-            evidence["response_claims"] = [{"claim": c, "supported_by_reference": f} for c, f in zip(claims, flags)]
+            flags = await self.supported(ctx, sample.reference or "", claims, self.options.judgment)
+            evidence["response_claims"] = [{"claim": c, "supported_by_reference": f.label, "p_supported": p_one(f)}
+                                           for c, f in zip(claims, flags)]
             p = share(flags, "response")
+            weighed += flags
         if mode in ("recall", "f1"):
             claims = await self.claims(ctx, sample.reference or "")
-            flags = await self.supported(ctx, sample.response or "", claims)
-            evidence["reference_claims"] = [{"claim": c, "supported_by_response": f} for c, f in zip(claims, flags)]
+            flags = await self.supported(ctx, sample.response or "", claims, self.options.judgment)
+            evidence["reference_claims"] = [{"claim": c, "supported_by_response": f.label, "p_supported": p_one(f)}
+                                            for c, f in zip(claims, flags)]
             r = share(flags, "reference")
-        evidence.update({"precision": p, "recall": r})
+            weighed += flags
+        evidence.update({"precision": p, "recall": r, "judgment": mode_of(weighed)})
         if mode == "precision":
             return Score(p, f"precision {p:.3f}", evidence)  # type: ignore[arg-type]
         if mode == "recall":
@@ -102,8 +109,7 @@ class FactualCorrectness(ClaimMetric):
         return Score(value, f"F{self.options.beta:g} of precision {p:.3f} and recall {r:.3f}", evidence)
 
 
-class AnswerOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AnswerOptions(JudgedOptions):
     weights: tuple[float, float] = (0.75, 0.25)
 
     @field_validator("weights")
@@ -132,11 +138,12 @@ class AnswerCorrectness(ClaimMetric):
         if w_fact > 0:
             response_claims = await self.claims(ctx, sample.response or "")
             reference_claims = await self.claims(ctx, sample.reference or "")
-            p = share(await self.supported(ctx, sample.reference or "", response_claims), "response")
-            r = share(await self.supported(ctx, sample.response or "", reference_claims), "reference")
+            forward = await self.supported(ctx, sample.reference or "", response_claims, self.options.judgment)
+            backward = await self.supported(ctx, sample.response or "", reference_claims, self.options.judgment)
+            p, r = share(forward, "response"), share(backward, "reference")
             f1 = f_beta(p, r, 1.0)
             evidence.update({"response_claims": response_claims, "reference_claims": reference_claims,
-                             "precision": p, "recall": r, "factual_f1": f1})
+                             "precision": p, "recall": r, "factual_f1": f1, "judgment": mode_of(forward + backward)})
         if w_sem > 0:
             similarity = max(0.0, await embedding_similarity(ctx, sample.response or "", sample.reference or ""))
             evidence["similarity"] = round(similarity, 6)

@@ -1,23 +1,37 @@
 """Ragas Faithfulness: share of the response's statements the retrieved context supports.
 
-Two calls: statements from the response (bounded list, repeats dropped), then exactly
-one verdict per statement. Zero statements is unscored with a reason (Ragas gives NaN).
-Einstein example: 1 of 2 statements inferable -> 0.5.
+Statements come from one of three places (`statements:`):
+- `judge` (Ragas): the judge writes them (bounded list, repeats dropped), a second call
+  gives one verdict per statement. Small judges invent statements here.
+- `sentences`: the response split into sentences deterministically, one call.
+- `response`: the whole response as one claim, one call (the default: the best agreement
+  with human labels measured for the bundled judges, see benchmarks/bench_validity.py).
+Each verdict counts as P(supported) with `judgment: probability` (the default), or 0/1.
+Zero statements is unscored with a reason (Ragas gives NaN).
+Einstein example, judge statements and 0/1 verdicts: 1 of 2 inferable -> 0.5.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
+from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
+from ragmeter.text import split_sentences
+
+NO_STATEMENTS = "the judge found no statements in the response"
 
 
-def faithfulness(flags: list[int]) -> float:
-    return supported_share(flags, "the judge found no statements in the response")
+def faithfulness(flags: list[float]) -> float:
+    return supported_share(flags, NO_STATEMENTS)
+
+
+class FaithfulnessOptions(JudgedOptions):
+    statements: Literal["response", "sentences", "judge"] = "response"
 
 
 class Faithfulness(Metric):
@@ -26,22 +40,33 @@ class Faithfulness(Metric):
                    "from the retrieved contexts (Ragas Faithfulness).")
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
+    Options = FaithfulnessOptions
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         if prompt_name == "statements":
             return statements(claim_limit(inputs["answer"]))
         return verdicts(len(inputs["statements"]))
 
-    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+    async def claims(self, sample: Sample, ctx: MetricContext) -> tuple[list[str], int]:
+        """The statements to judge, and how many repeats the judge wrote that were dropped."""
         response = sample.response or ""
+        if self.options.statements == "response":
+            return [response.strip()], 0
+        if self.options.statements == "sentences":
+            return split_sentences(response), 0
         found = await self.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
-        claims = unique(found.statements)
+        return unique(found.statements), len(found.statements) - len(unique(found.statements))
+
+    async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        claims, repeats = await self.claims(sample, ctx)
         if not claims:
-            raise Unscorable("the judge found no statements in the response")
-        judged = await self.ask(ctx, "verdicts", {"contexts": sample.retrieved_contexts, "statements": claims})
-        flags = [v.verdict for v in judged.verdicts]
-        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "reason": v.reason}
-                                   for s, v in zip(claims, judged.verdicts)],
-                    "repeats_dropped": len(found.statements) - len(claims)}
-        return Score(faithfulness(flags), f"{sum(flags)} of {len(flags)} statements supported by the contexts",
-                     evidence)
+            raise Unscorable(NO_STATEMENTS)
+        judged = await self.judged(ctx, "verdicts", {"contexts": sample.retrieved_contexts, "statements": claims})
+        weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
+        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason}
+                                   for s, v, w in zip(claims, judged.parsed.verdicts, weighed)],
+                    "statements_from": self.options.statements, "repeats_dropped": repeats,
+                    "judgment": mode_of(weighed)}
+        labels = sum(v.verdict for v in judged.parsed.verdicts)
+        return Score(faithfulness([w.value for w in weighed]),
+                     f"{labels} of {len(claims)} statements supported by the contexts", evidence)

@@ -3,8 +3,10 @@
 - faithfulness / relevancy: YES/NO for the first context chunk, then the refine prompt
   for each next chunk with the existing answer. The refine prompt keeps a YES, so the
   loop stops at the first YES (LlamaIndex packs chunks into as few calls as fit; the
-  verdict rule is the same).
-- correctness: 1-5 with reasoning; passing at `threshold` (default 4.0); value (s-1)/4.
+  verdict rule is the same). With `judgment: probability` the value is P(YES) of the
+  call that decided.
+- correctness: 1-5 with reasoning; passing at `threshold` (default 4.0); value (s-1)/4,
+  of the expected score with `judgment: probability`.
 - guideline_adherence: your guidelines (LlamaIndex's defaults otherwise); feedback + pass.
 - pairwise: both orders asked (balanced position calibration); if the two disagree the
   result is a tie. 1.0 = `response` better, 0.0 = `response_b` better, 0.5 = tie.
@@ -17,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter.metrics.base import Metric, MetricContext, Score
+from ragmeter.metrics.judgment import JudgedOptions, weigh
 from ragmeter.metrics.rubrics import from_five, scored
 from ragmeter.samples import Sample
 
@@ -26,9 +29,13 @@ class YesNo(BaseModel):
     answer: Literal["YES", "NO"]
 
 
+YES = {"YES": 1.0, "NO": 0.0}
+
+
 class RefineMetric(Metric):
     prompt_names = ("eval", "refine")
     input_key = "information"
+    Options = JudgedOptions
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         return YesNo
@@ -41,16 +48,18 @@ class RefineMetric(Metric):
         trail: list[str] = []
         for chunk in sample.retrieved_contexts or []:
             if not trail:
-                out = await self.ask(ctx, "eval", {self.input_key: subject, "context": chunk}, max_tokens=16)
+                out = await self.judged(ctx, "eval", {self.input_key: subject, "context": chunk}, max_tokens=16)
             else:
-                out = await self.ask(ctx, "refine", {self.input_key: subject, "existing_answer": trail[-1],
-                                                     "context": chunk}, max_tokens=16)
-            trail.append(out.answer)
-            if out.answer == "YES":
+                out = await self.judged(ctx, "refine", {self.input_key: subject, "existing_answer": trail[-1],
+                                                        "context": chunk}, max_tokens=16)
+            trail.append(out.parsed.answer)
+            if out.parsed.answer == "YES":
                 break
+        decided = weigh(out, "answer", out.parsed.answer, YES, self.options.judgment)
         passing = trail[-1] == "YES"
-        return Score(float(passing), f"{trail[-1]} after {len(trail)} chunk(s)",
-                     {"passing": passing, "feedback": trail[-1], "answers_by_chunk": trail})
+        return Score(decided.value, f"{trail[-1]} after {len(trail)} chunk(s)",
+                     {"passing": passing, "feedback": trail[-1], "answers_by_chunk": trail,
+                      "p_yes": decided.value if decided.probs else None, "judgment": decided.mode})
 
 
 class LlamaIndexFaithfulness(RefineMetric):
@@ -76,8 +85,10 @@ class LlamaIndexRelevancy(RefineMetric):
 CorrectnessReply = scored(300, "score", "reasoning")
 
 
-class CorrectnessOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+FIVE = {s: float(s) for s in range(1, 6)}
+
+
+class CorrectnessOptions(JudgedOptions):
     threshold: float = Field(default=4.0, ge=1.0, le=5.0)
 
 
@@ -93,11 +104,16 @@ class Correctness(Metric):
         return CorrectnessReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        out = await self.ask(ctx, "score", {"query": sample.user_input, "reference": sample.reference,
-                                            "answer": sample.response})
-        passing = out.score >= self.options.threshold
-        return Score(from_five(out.score), f"score {out.score} of 5, {'passing' if passing else 'not passing'}",
-                     {"raw_score": out.score, "passing": passing, "feedback": out.reasoning})
+        answer = await self.judged(ctx, "score", {"query": sample.user_input, "reference": sample.reference,
+                                                  "answer": sample.response})
+        out = answer.parsed
+        expected = weigh(answer, "score", out.score, FIVE, self.options.judgment)
+        passing = expected.value >= self.options.threshold
+        return Score(from_five(expected.value),
+                     f"score {out.score} of 5 (expected {expected.value:.2f}), "
+                     f"{'passing' if passing else 'not passing'}",
+                     {"raw_score": out.score, "expected_score": round(expected.value, 4), "score_probs": expected.probs,
+                      "passing": passing, "feedback": out.reasoning, "judgment": expected.mode})
 
 
 DEFAULT_GUIDELINES = ("The response should fully answer the query. The response should avoid being vague or "

@@ -5,7 +5,7 @@ Claims of the response and of the reference; a context is relevant when it suppo
 reference claim; a response claim is incorrect when the reference does not support it.
 mode "relevant": share of response claims that are incorrect and supported by a relevant
 context; mode "irrelevant": incorrect and supported only by irrelevant contexts.
-Calls: 2 (claims) + 2 per context + 1.
+Calls: 2 (claims) + 2 per context + 1. A count of wrong claims, so 0/1 labels only.
 """
 
 from __future__ import annotations
@@ -47,15 +47,18 @@ class NoiseSensitivity(ClaimMetric):
     def default_label(self) -> str:
         return f"{self.name}_{self.options.mode}"
 
+    async def flags(self, ctx: MetricContext, premise: str, claims: list[str]) -> list[int]:
+        return [w.label for w in await self.supported(ctx, premise, claims)]
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         answer = await self.claims(ctx, sample.response or "")
         if not answer:
             raise Unscorable("the judge found no claims in the response")
         truth = await self.claims(ctx, sample.reference or "")
         contexts = sample.retrieved_contexts or []
-        answer_by_context = [await self.supported(ctx, c, answer) for c in contexts]
-        relevant = [any(await self.supported(ctx, c, truth)) if truth else False for c in contexts]
-        correct = await self.supported(ctx, sample.reference or "", answer)
+        answer_by_context = [await self.flags(ctx, c, answer) for c in contexts]
+        relevant = [any(await self.flags(ctx, c, truth)) if truth else False for c in contexts]
+        correct = await self.flags(ctx, sample.reference or "", answer)
         value = noise(answer_by_context, relevant, correct, self.options.mode)
         evidence: dict[str, Any] = {"response_claims": [{"claim": a, "correct": c} for a, c in zip(answer, correct)],
                                     "relevant_contexts": relevant, "support_by_context": answer_by_context}

@@ -73,7 +73,7 @@ class AspectCritic(Metric):
                       "distinct_prompts": min(len(votes), len(orders))})
 
 
-def from_five(score: int) -> float:
+def from_five(score: float) -> float:
     """A 1-5 judge score on the [0, 1] scale every metric reports: (s - 1) / 4."""
     return (score - 1) / 4
 
