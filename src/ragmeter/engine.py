@@ -45,8 +45,12 @@ class RunResult:
         reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
         mean = sum(values) / len(values) if values else None
         ci = bootstrap_mean_ci(values)
+        # which judgment mode each scored row used (metrics/judgment.py); absent for metrics without one
+        modes = Counter(row[name].evidence.get("judgment") for row in self.scores if row[name].scored)
+        modes.pop(None, None)
         return {"mean": mean, "ci95": list(ci) if ci else None, "n": len(values),
-                "unscored": len(self.scores) - len(values), "unscored_reasons": dict(reasons.most_common(10))}
+                "unscored": len(self.scores) - len(values), "unscored_reasons": dict(reasons.most_common(10)),
+                **({"judgment": dict(modes)} if modes else {})}
 
     def column(self, name: str) -> list[float | None]:
         return [row[name].value for row in self.scores]

@@ -163,3 +163,28 @@ def _label_leaves(node: Any, fields: dict[str, tuple[str, ...]], path: str) -> I
     elif isinstance(node, list):
         for i, value in enumerate(node):
             yield from _label_leaves(value, fields, f"{path}.{i}")
+
+
+def from_top_logprobs(steps: list[tuple[str, dict[str, float]]],
+                      fields: dict[str, tuple[str, ...]]) -> list[LabelDist] | None:
+    """Label distributions from a server's per-token top_logprobs: (token, {alternative: logprob})
+    for each generated token, in order. None when there were none to read."""
+    if not steps or not fields:
+        return None
+    probe = LabelProbe(fields)
+    text = ""
+    for token, alternatives in steps:
+        probe.observe(text, lambda typed, labels, alts=alternatives: {**alts})
+        text += token
+    return probe.finish()
+
+
+def openai_steps(choice: dict[str, Any]) -> list[tuple[str, dict[str, float]]]:
+    """(token, {alternative: logprob}) per token from an OpenAI-style choice: chat
+    (`logprobs.content[].top_logprobs`) or legacy completions (`logprobs.tokens`/`top_logprobs`)."""
+    logprobs = choice.get("logprobs") or {}
+    if logprobs.get("content"):
+        return [(item["token"], {alt["token"]: alt["logprob"] for alt in item.get("top_logprobs") or []}
+                 or {item["token"]: item["logprob"]}) for item in logprobs["content"]]
+    tokens, tops = logprobs.get("tokens") or [], logprobs.get("top_logprobs") or []
+    return [(token, dict(top or {})) for token, top in zip(tokens, tops)]

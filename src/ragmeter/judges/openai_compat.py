@@ -6,6 +6,12 @@ into the prompt and replies are extracted and validated (see session.py). `api:
 completions` sends a flattened few-shot prompt for base models, constrained with a
 GBNF grammar (llama.cpp) and a `json_schema` field where the server understands one.
 The API key is read from an environment variable and never logged or stored.
+
+Requests whose schema has label fields also ask for `logprobs`/`top_logprobs` (OpenAI,
+vLLM and llama.cpp's server return them), from which the label probabilities are read
+(label_probs.py); a server that returns none leaves the labels alone, and one that
+rejects the field is asked again without it. Neither changes the reply's text, so
+neither is part of the judge's identity.
 """
 
 from __future__ import annotations
@@ -19,9 +25,11 @@ import httpx
 
 from ragmeter.errors import ConfigError, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.render import completion_text
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
+TOP_LOGPROBS = 20  # OpenAI's maximum
 
 
 class OpenAICompatJudge(Judge):
@@ -36,6 +44,7 @@ class OpenAICompatJudge(Judge):
         self.api_key_env, self.api, self.structured = api_key_env, api, structured
         self._window = context_window
         self._client: httpx.AsyncClient | None = None
+        self._logprobs = True  # cleared when the server rejects the field; not part of identity
         if structured not in ("json_schema", "json_object", "none"):
             raise ConfigError(f"judge structured: '{structured}'; valid: json_schema, json_object, none")
         if api not in ("chat", "completions"):
@@ -93,6 +102,9 @@ class OpenAICompatJudge(Judge):
         start = time.perf_counter()
         chat = self.api == "chat" and request.prompt is None
         data = await self._post("/chat/completions" if chat else "/completions", body)
+        if data == "logprobs":  # the server rejected logprobs: ask again without
+            self._logprobs = False
+            return await self.complete(request)
         if data is None:  # the server rejected response_format: degrade once and ask again
             self.structured = "none"
             return await self.complete(request)
@@ -102,7 +114,8 @@ class OpenAICompatJudge(Judge):
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=choice.get("finish_reason") or "stop",
-                          seconds=time.perf_counter() - start)
+                          seconds=time.perf_counter() - start,
+                          labels=from_top_logprobs(openai_steps(choice), label_fields(request.schema)))
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": self.params.temperature,
@@ -111,12 +124,17 @@ class OpenAICompatJudge(Judge):
         schema = request.schema
         if request.stop:
             body["stop"] = list(request.stop)
+        wants_logprobs = self._logprobs and bool(label_fields(schema))
         if self.api == "completions" or request.prompt is not None:
             body["prompt"] = completion_text(request)
+            if wants_logprobs:
+                body["logprobs"] = TOP_LOGPROBS
             if schema is not None and self.structured != "none":
                 body.update(_completion_constraints(schema))
             return body
         body["messages"] = request.messages
+        if wants_logprobs:
+            body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
         if schema is not None and self.structured == "json_schema":
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "judgement", "schema": schema, "strict": True}}
@@ -124,7 +142,7 @@ class OpenAICompatJudge(Judge):
             body["response_format"] = {"type": "json_object"}
         return body
 
-    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | str | None:
         try:
             response = await self.client().post(path, json=body)
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
@@ -134,6 +152,8 @@ class OpenAICompatJudge(Judge):
             raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}")
         if status == 400 and "response_format" in body and "response_format" in response.text:
             return None
+        if status == 400 and "logprobs" in body and "logprobs" in response.text:
+            return "logprobs"
         if status >= 400:
             raise JudgeError(f"HTTP {status} from {self.base_url}{path}: {response.text[:300]}")
         try:

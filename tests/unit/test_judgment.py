@@ -1,0 +1,228 @@
+"""Probability-weighted judgments: label probabilities, their alignment, and the expected
+values metrics take from them, checked against hand-computed numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import httpx
+import pytest
+
+import ragmeter
+from ragmeter.judges.base import JudgeReply
+from ragmeter.judges.label_probs import (LabelProbe, align, distribution, from_top_logprobs, label_fields,
+                                         openai_steps)
+from ragmeter.judges.openai_compat import OpenAICompatJudge
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.metrics.schemas import Rating, verdicts
+from ragmeter.judges.session import output_schema
+
+ROW = {"id": "r1", "user_input": "Where is the tower?", "response": "It is in Paris. It is tall.",
+       "retrieved_contexts": ["The tower is in Paris."], "reference": "Paris. Tall."}
+
+
+def reply(data: dict, labels: list | None) -> JudgeReply:
+    return JudgeReply(text=json.dumps(data), labels=labels)
+
+
+def verdicts_reply(pairs: list[tuple[int, float]]) -> JudgeReply:
+    """Verdicts with P(verdict = 1) for each."""
+    data = {"verdicts": [{"reason": "r", "verdict": v} for v, _ in pairs]}
+    return reply(data, [{"field": "verdict", "probs": {"0": 1 - p, "1": p}} for _, p in pairs])
+
+
+def run(metrics, script, **kw):
+    return ragmeter.evaluate([ROW], metrics, judge=ScriptedJudge(script), cache=False, progress=False, **kw)
+
+
+def test_label_fields_come_from_the_schema_enums():
+    assert label_fields(output_schema(verdicts(2))) == {"verdict": ("0", "1")}
+    assert label_fields(output_schema(Rating)) == {"rating": ("0", "1", "2")}
+    assert label_fields({"properties": {"a": {"enum": ["x", "y"]}, "b": {"type": "string"}}}) == {"a": ('"x"', '"y"')}
+    # one name with two different enums cannot be told apart: left out
+    clash = {"properties": {"x": {"properties": {"v": {"enum": [0, 1]}}}, "y": {"properties": {"v": {"enum": [1, 2]}}}}}
+    assert label_fields(clash) == {}
+
+
+def test_distribution_renormalises_over_allowed_labels_only():
+    # logits: "1" -> 2.0, "0" -> 0.0, " 1" (also label 1) -> 1.0, "{" (no label) -> 9.0 is ignored
+    dist = distribution("", ['0', '1'], {"1": 2.0, "0": 0.0, " 1": 1.0, "{": 9.0})
+    e = math.exp
+    p1 = (e(2.0) + e(1.0)) / (e(2.0) + e(1.0) + e(0.0))
+    assert dist["probs"]["1"] == pytest.approx(p1)
+    assert dist["probs"]["0"] == pytest.approx(1 - p1)
+    assert sum(dist["probs"].values()) == pytest.approx(1.0)
+    # a token that fits two labels decides nothing; none left -> no distribution
+    assert distribution("", ['"yes"', '"yolo"'], {'"y': 3.0}) is None
+    # after a shared prefix, the next token decides
+    assert distribution('"y', ['"yes"', '"yolo"'], {"es": 0.0, "olo": 0.0})["probs"] == {'"yes"': 0.5, '"yolo"': 0.5}
+
+
+def test_probe_records_the_step_that_decides_each_label():
+    probe = LabelProbe({"verdict": ("0", "1")})
+    text = '{"verdicts": [{"reason": "a \\"verdict\\": x", "verdict": '
+    calls = []
+
+    def scores(typed, labels):
+        calls.append(typed)
+        return {"1": math.log(0.6), "0": math.log(0.2)}
+    probe.observe(text[:30], scores)        # inside the reason string: no label position
+    probe.observe(text, scores)             # right after the key
+    probe.observe(text + "1", scores)       # decided: flushed
+    probe.observe(text + '1}, {"reason": "b", "verdict":', lambda t, l: {"0": 0.0, "1": 0.0})
+    found = probe.finish()
+    assert calls == [""]
+    assert [f["probs"] for f in found] == [{"0": pytest.approx(0.25), "1": pytest.approx(0.75)},
+                                           {"0": 0.5, "1": 0.5}]
+
+
+def test_align_maps_distributions_to_json_paths_and_refuses_mismatches():
+    data = {"verdicts": [{"reason": "r", "verdict": 1}, {"reason": "r", "verdict": 0}]}
+    found = [{"field": "verdict", "probs": {"0": 0.1, "1": 0.9}}, {"field": "verdict", "probs": {"0": 0.7, "1": 0.3}}]
+    fields = {"verdict": ("0", "1")}
+    assert align(data, found, fields) == {"verdicts.0.verdict": {"0": 0.1, "1": 0.9},
+                                          "verdicts.1.verdict": {"0": 0.7, "1": 0.3}}
+    assert align(data, found[:1], fields) == {}          # one distribution for two labels
+    assert align(data, None, fields) == {}
+    assert align({"rating": 2}, [{"field": "rating", "probs": {"0": 1.0}}], {"rating": ("0", "1", "2")}) == {}
+
+
+def test_faithfulness_is_the_mean_probability_of_supported():
+    script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8), (0, 0.3)])}
+    result = run([{"faithfulness": {"statements": "sentences"}}], script)
+    row = result.rows[0]
+    assert row["faithfulness"] == pytest.approx(0.55)
+    assert [s["p_supported"] for s in row["faithfulness_evidence"]["statements"]] == [0.8, 0.3]
+    assert [s["verdict"] for s in row["faithfulness_evidence"]["statements"]] == [1, 0]  # the labels are kept
+    assert row["faithfulness_evidence"]["judgment"] == "probability"
+    assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"probability": 1}
+
+
+def test_judgment_label_ignores_the_probabilities():
+    script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8), (0, 0.3)])}
+    result = run([{"faithfulness": {"statements": "sentences", "judgment": "label"}}], script)
+    assert result.rows[0]["faithfulness"] == 0.5
+    assert result.rows[0]["faithfulness_evidence"]["statements"][0]["p_supported"] is None
+    assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"label": 1}
+
+
+def test_whole_response_is_one_claim_by_default():
+    judge = ScriptedJudge({"faithfulness.verdicts": verdicts_reply([(1, 0.9)])})
+    result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    assert judge.calls() == 1
+    assert judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 1
+    assert result.rows[0]["faithfulness"] == pytest.approx(0.9)
+    assert result.rows[0]["faithfulness_evidence"]["statements"][0]["statement"] == ROW["response"]
+
+
+def test_context_precision_is_average_precision_of_expected_usefulness():
+    script = {"context_precision.usefulness": verdicts_reply([(0, 0.2), (1, 0.9)])}
+    row = {**ROW, "retrieved_contexts": ["a", "b"]}
+    result = ragmeter.evaluate([row], ["context_precision"], judge=ScriptedJudge(script), cache=False, progress=False)
+    # (0.2 * 0.2/1 + 0.9 * (0.2+0.9)/2) / (0.2 + 0.9)
+    assert result.rows[0]["context_precision"] == pytest.approx((0.04 + 0.9 * 0.55) / 1.1)
+
+
+def test_context_relevance_is_the_expected_rating_over_two():
+    probs = {"0": 0.1, "1": 0.3, "2": 0.6}   # expected rating 1.5
+    script = {"context_relevance.rating1": reply({"rating": 2}, [{"field": "rating", "probs": probs}]),
+              "context_relevance.rating2": reply({"rating": 1}, None)}   # no probabilities: the label counts
+    result = run(["context_relevance"], script)
+    row = result.rows[0]
+    assert row["context_relevance"] == pytest.approx((1.5 / 2 + 1 / 2) / 2)
+    assert row["context_relevance_evidence"]["expected_ratings"] == [1.5, 1.0]
+    assert row["context_relevance_evidence"]["judgment"] == "mixed"
+
+
+def test_correctness_uses_the_expected_score_for_value_and_threshold():
+    probs = {"1": 0.0, "2": 0.0, "3": 0.5, "4": 0.25, "5": 0.25}   # expected 3.75 < 4
+    script = {"correctness.score": reply({"reasoning": "ok", "score": 4}, [{"field": "score", "probs": probs}])}
+    row = run(["correctness"], script).rows[0]
+    assert row["correctness"] == pytest.approx((3.75 - 1) / 4)
+    assert row["correctness_evidence"]["raw_score"] == 4 and row["correctness_evidence"]["passing"] is False
+
+
+def test_llamaindex_faithfulness_is_p_yes_of_the_deciding_call():
+    script = {"llamaindex_faithfulness.eval": reply({"answer": "NO"}, [{"field": "answer",
+                                                                       "probs": {'"YES"': 0.4, '"NO"': 0.6}}])}
+    row = run(["llamaindex_faithfulness"], script).rows[0]
+    assert row["llamaindex_faithfulness"] == pytest.approx(0.4)
+    assert row["llamaindex_faithfulness_evidence"]["passing"] is False
+
+
+def test_probabilities_are_cached_with_the_reply(tmp_path):
+    cache = tmp_path / "c.sqlite"
+    spec = [{"faithfulness": {"statements": "sentences"}}]
+    first = ragmeter.evaluate([ROW], spec, judge=ScriptedJudge({"faithfulness.verdicts": verdicts_reply(
+        [(1, 0.8), (0, 0.3)])}), cache=cache, progress=False)
+    again = ScriptedJudge({})
+    second = ragmeter.evaluate([ROW], spec, judge=again, cache=cache, progress=False)
+    assert again.calls() == 0
+    assert second.rows[0]["faithfulness"] == first.rows[0]["faithfulness"] == pytest.approx(0.55)
+
+
+def test_openai_steps_read_chat_and_completion_logprobs():
+    chat = {"logprobs": {"content": [{"token": "1", "logprob": -0.1, "top_logprobs": [
+        {"token": "1", "logprob": -0.1}, {"token": "0", "logprob": -2.4}]}]}}
+    assert openai_steps(chat) == [("1", {"1": -0.1, "0": -2.4})]
+    legacy = {"logprobs": {"tokens": ["1"], "top_logprobs": [{"1": -0.1, "0": -2.4}]}}
+    assert openai_steps(legacy) == [("1", {"1": -0.1, "0": -2.4})]
+    assert openai_steps({}) == []
+    assert from_top_logprobs([], {"rating": ("0",)}) is None
+
+
+def _tokens(text: str, at: str, alternatives: dict[str, float]) -> list[dict]:
+    """Chat logprobs for `text`, one token per character, with alternatives where `at` begins."""
+    out, cut = [], text.index(at)
+    for i, ch in enumerate(text):
+        top = [{"token": t, "logprob": lp} for t, lp in alternatives.items()] if i == cut else [
+            {"token": ch, "logprob": 0.0}]
+        out.append({"token": ch, "logprob": 0.0, "top_logprobs": top})
+    return out
+
+
+def http_judge(log: list, with_logprobs: bool, reject: bool = False) -> OpenAICompatJudge:
+    text = '{"rating": 2}'
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        body = json.loads(request.content)
+        log.append(body)
+        if reject and "logprobs" in body:
+            return httpx.Response(400, text="logprobs is not supported")
+        choice = {"message": {"content": text}, "finish_reason": "stop"}
+        if with_logprobs:
+            choice["logprobs"] = {"content": _tokens(text, "2", {"2": math.log(0.5), "1": math.log(0.25),
+                                                                  "0": math.log(0.25)})}
+        return httpx.Response(200, json={"choices": [choice], "usage": {}})
+    return OpenAICompatJudge("http://judge.test/v1", "m", transport=httpx.MockTransport(handler))
+
+
+def test_http_judge_asks_for_logprobs_and_uses_them():
+    log: list = []
+    row = ragmeter.evaluate([ROW], ["context_relevance"], judge=http_judge(log, True), cache=False,
+                            progress=False).rows[0]
+    assert log[0]["logprobs"] is True and log[0]["top_logprobs"] == 20
+    assert row["context_relevance_evidence"]["expected_ratings"] == [1.25, 1.25]
+    assert row["context_relevance"] == pytest.approx(0.625)
+    assert row["context_relevance_evidence"]["judgment"] == "probability"
+
+
+def test_http_judge_without_logprobs_falls_back_to_labels():
+    log: list = []
+    row = ragmeter.evaluate([ROW], ["context_relevance"], judge=http_judge(log, False), cache=False,
+                            progress=False).rows[0]
+    assert row["context_relevance"] == 1.0
+    assert row["context_relevance_evidence"]["judgment"] == "label"
+
+
+def test_http_judge_that_rejects_logprobs_is_asked_again_without():
+    log: list = []
+    judge = http_judge(log, False, reject=True)
+    identity = judge.identity()
+    row = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False).rows[0]
+    assert row["context_relevance"] == 1.0
+    assert ["logprobs" in body for body in log] == [True, False, False]
+    assert judge.identity() == identity
