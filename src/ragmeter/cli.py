@@ -14,8 +14,9 @@ from ragmeter.errors import RagmeterError
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Evaluate RAG datasets with Ragas-compatible metrics on any judge.")
 
-BUNDLED_NOTE = ("judge: bundled Gemma 3 270M (offline, for trying ragmeter; its scores are not for "
-                "decisions: point --judge at a real model)")
+BUNDLED_NOTE = ("judge: bundled Gemma 3 270M, the fast offline default. It ranks rows weakly (below a "
+                "word-overlap baseline on human-labelled data): for offline scores that carry signal use "
+                "--judge llamacpp:qwen-coder-1.5b (slower), or point --judge at a real model")
 
 
 @app.command()
@@ -167,7 +168,7 @@ def _execute(cfg: Any) -> None:
     for note in result.manifest["prompt_notes"]:
         Console(stderr=True).print(f"[yellow]prompt {note}[/yellow]", highlight=False)
     if any(m["judge_calls"] + m["cache_hits"] for m in result.manifest["metrics"].values()) and \
-            cfg.judge in ("llamacpp", {"spec": "llamacpp"}):
+            cfg.judge in ("llamacpp", "llamacpp:gemma-270m", {"spec": "llamacpp"}):
         Console(stderr=True).print(f"[yellow]{BUNDLED_NOTE}[/yellow]")
     print(f"wrote {result.results_path} and {result.manifest_path}")
 

@@ -16,6 +16,9 @@ import ragmeter
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / "examples" / "dataset.jsonl"
+#: the mechanics (cache, resume, server, CLI) are tested on the small bundled judge, which is fast;
+#: test_probabilities_bundled.py runs the default instruct judge
+GEMMA = "llamacpp:gemma-270m"
 METRICS = ["context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
            "response_relevancy", "context_relevance"]
 
@@ -36,7 +39,7 @@ def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def inprocess_run(session_cache: Path, tmp_path_factory: pytest.TempPathFactory):
     """The whole example dataset, six metrics, bundled judge in-process, fresh cache."""
     out = tmp_path_factory.mktemp("inprocess")
-    return ragmeter.evaluate(DATASET, METRICS, judge="llamacpp", embeddings="bundled", cache=session_cache,
+    return ragmeter.evaluate(DATASET, METRICS, judge=GEMMA, embeddings="bundled", cache=session_cache,
                              out=out, progress=False)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ragmeter
-from tests.integration.conftest import DATASET, METRICS, env_with_cache, ragmeter_cmd
+from tests.integration.conftest import DATASET, GEMMA, METRICS, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +49,7 @@ def test_inprocess_every_row_gets_a_score_or_an_unscored_reason(inprocess_run):
 
 
 def test_second_run_makes_zero_judge_calls_and_same_scores(inprocess_run, session_cache, tmp_path):
-    again = ragmeter.evaluate(DATASET, METRICS, judge="llamacpp", cache=session_cache, out=tmp_path,
+    again = ragmeter.evaluate(DATASET, METRICS, judge=GEMMA, cache=session_cache, out=tmp_path,
                               progress=False)
     for metric in METRICS:
         m = again.manifest["metrics"][metric]
@@ -63,7 +63,7 @@ def test_sigkill_half_way_resumes_to_identical_results(inprocess_run, tmp_path):
     """Kill a CLI run with SIGKILL once some replies are cached; the re-run re-calls only the rest
     and its results equal the uninterrupted in-process run (so decoding is deterministic too)."""
     cache, out = tmp_path / "kill.sqlite", tmp_path / "out"
-    cmd = ragmeter_cmd() + ["evaluate", str(DATASET), "--limit", "5", "--out", str(out)]
+    cmd = ragmeter_cmd() + ["evaluate", str(DATASET), "--judge", GEMMA, "--limit", "5", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=env_with_cache(cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     done = 0
@@ -122,7 +122,7 @@ def test_rerun_without_cache_gives_identical_scores(inprocess_run, tmp_path):
     """q01-q04 repeat questions in pairs, so the cached run reused question embeddings that this
     run computes afresh: scores must not depend on what was in the cache, nor on call order."""
     rows = [json.loads(line) for line in DATASET.read_text().splitlines()][:4]
-    fresh = ragmeter.evaluate(rows, METRICS, judge="llamacpp", cache=False, progress=False)
+    fresh = ragmeter.evaluate(rows, METRICS, judge=GEMMA, cache=False, progress=False)
     expected = {k: v for k, v in scores(inprocess_run.rows).items() if k[0] in {"q01", "q02", "q03", "q04"}}
     assert scores(fresh.rows) == expected
 

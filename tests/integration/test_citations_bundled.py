@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.integration.conftest import ROOT, env_with_cache, ragmeter_cmd
+from tests.integration.conftest import GEMMA, ROOT, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.integration
 SAMPLE = ROOT / "examples" / "pleias_sample.parquet"
@@ -17,7 +17,7 @@ JUDGED = ["query_adherence", "grounded_statement", "language_quality", "reasonin
 
 def test_judged_citation_metrics_on_the_bundled_model(tmp_path):
     out = tmp_path / "out"
-    done = subprocess.run(ragmeter_cmd() + ["evaluate", str(SAMPLE), "--out", str(out)],
+    done = subprocess.run(ragmeter_cmd() + ["evaluate", str(SAMPLE), "--judge", GEMMA, "--out", str(out)],
                           env=env_with_cache(tmp_path / "c.sqlite"), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "RAG Index" in done.stdout
@@ -40,7 +40,7 @@ def test_judged_citation_metrics_on_the_bundled_model(tmp_path):
 
 def test_generate_with_the_bundled_model_writes_and_resumes(tmp_path):
     cache, out = tmp_path / "c.sqlite", tmp_path / "gen"
-    cmd = ragmeter_cmd() + ["generate", "--input", str(SAMPLE), "--format", "special-tokens", "--rows", "2",
+    cmd = ragmeter_cmd() + ["generate", "--input", str(SAMPLE), "--model", GEMMA, "--format", "special-tokens", "--rows", "2",
                             "--max-tokens", "48", "--out", str(out)]
     first = subprocess.run(cmd, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr

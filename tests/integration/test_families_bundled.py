@@ -8,7 +8,7 @@ import json
 import pytest
 
 import ragmeter
-from tests.integration.conftest import DATASET, ROOT
+from tests.integration.conftest import DATASET, GEMMA, ROOT
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ def test_ragas_llamaindex_and_rubric_families(tmp_path):
     rows[0]["response_b"], rows[1]["response_b"] = rows[1]["response"], rows[0]["response"]
     metrics = ["factual_correctness", "context_entity_recall", {"aspect_critic": {"strictness": 3}}, "rubric_score",
                "llamaindex_faithfulness", "correctness", "guideline_adherence", "pairwise", "answer_accuracy_rubric"]
-    result = ragmeter.evaluate(rows, metrics, judge="llamacpp", cache=tmp_path / "c.sqlite", progress=False)
+    result = ragmeter.evaluate(rows, metrics, judge=GEMMA, cache=tmp_path / "c.sqlite", progress=False)
     check(result)
     assert result.manifest["metrics"]["aspect_critic_correctness"]["judge_calls"] == 6  # 3 per row, really asked
     pair = result.rows[0]["pairwise_evidence"]
@@ -38,7 +38,7 @@ def test_ragas_llamaindex_and_rubric_families(tmp_path):
 def test_agent_family(tmp_path):
     metrics = ["agent_goal_accuracy", "agent_goal_accuracy_without_reference", "tool_call_accuracy",
                "topic_adherence"]
-    result = ragmeter.evaluate(ROOT / "examples" / "agents.jsonl", metrics, judge="llamacpp",
+    result = ragmeter.evaluate(ROOT / "examples" / "agents.jsonl", metrics, judge=GEMMA,
                                cache=tmp_path / "c.sqlite", progress=False)
     check(result)
     # no judge involved: exact values (a02 asked for today's weather instead of tomorrow's)

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from ragmeter.prompts.files import read_prompt_file
-from tests.integration.conftest import METRICS, ROOT, env_with_cache, ragmeter_cmd
+from tests.integration.conftest import GEMMA, METRICS, ROOT, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.integration
 DATASET_ES = ROOT / "examples" / "dataset_es.jsonl"
@@ -17,7 +17,8 @@ DATASET_ES = ROOT / "examples" / "dataset_es.jsonl"
 
 def test_spanish_run_scores_every_row_with_spanish_prompts(tmp_path):
     out = tmp_path / "es"
-    done = subprocess.run(ragmeter_cmd() + ["evaluate", str(DATASET_ES), "--language", "spanish", "--out", str(out)],
+    done = subprocess.run(ragmeter_cmd() + ["evaluate", str(DATASET_ES), "--judge", GEMMA, "--language", "spanish",
+                                            "--out", str(out)],
                           env=env_with_cache(tmp_path / "c.sqlite"), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     manifest = json.loads((out / "manifest.json").read_text())
@@ -34,7 +35,7 @@ def test_spanish_run_scores_every_row_with_spanish_prompts(tmp_path):
 
 def test_adapt_with_the_bundled_judge_finishes_and_its_files_run(tmp_path):
     out, cache = tmp_path / "adapted", tmp_path / "c.sqlite"
-    adapt = ragmeter_cmd() + ["prompts", "adapt", "--language", "spanish", "--out", str(out),
+    adapt = ragmeter_cmd() + ["prompts", "adapt", "--judge", GEMMA, "--language", "spanish", "--out", str(out),
                               "--metrics", "faithfulness,context_relevance"]
     done = subprocess.run(adapt, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -45,7 +46,7 @@ def test_adapt_with_the_bundled_judge_finishes_and_its_files_run(tmp_path):
     for path in files:
         adapted = read_prompt_file(path).adapted  # every file is structurally valid
         assert adapted["strings"] == adapted["translated"] + adapted["unchanged"] + len(adapted["kept_original"])
-    run = ragmeter_cmd() + ["evaluate", str(DATASET_ES), "--language", "spanish", "--prompts-dir", str(out),
+    run = ragmeter_cmd() + ["evaluate", str(DATASET_ES), "--judge", GEMMA, "--language", "spanish", "--prompts-dir", str(out),
                             "--metrics", "faithfulness,context_relevance", "--limit", "2", "--out", str(tmp_path / "r")]
     done = subprocess.run(run, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
