@@ -6,7 +6,11 @@ was working); and the cached re-run time, in-process and as a fresh CLI process.
 Compares with the Ragas 0.4.3 figures measured for the core issue (same six metrics,
 10 rows): 10.4 judge calls and ~7,870 prompt tokens per row, 53.6 s per row on this judge.
 
-    python benchmarks/bench_core.py [--rows N] [--determinism]
+`--probe-overhead` times the same rows with the label-probability probe on and off (no
+cache): probability mode costs no extra judge calls, only the probe's work in the decode.
+
+    python benchmarks/bench_core.py [--judge llamacpp:qwen-coder-1.5b] [--rows N] [--determinism]
+                                    [--probe-overhead]
 """
 
 from __future__ import annotations
@@ -32,14 +36,21 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=None, help="only the first N rows")
     parser.add_argument("--determinism", action="store_true", help="also re-run without cache and compare")
+    parser.add_argument("--judge", default="llamacpp")
+    parser.add_argument("--probe-overhead", action="store_true", help="only time the probe on and off")
     args = parser.parse_args()
+    if args.probe_overhead:
+        return report_probe_overhead(args.judge, args.rows or 5)
     with tempfile.TemporaryDirectory() as tmp:
         cache, out = Path(tmp) / "cache.sqlite", Path(tmp) / "out"
-        first = ragmeter.evaluate(DATASET, METRICS, cache=cache, out=out, limit=args.rows, progress=False)
+        start = time.perf_counter()
+        first = ragmeter.evaluate(DATASET, METRICS, judge=args.judge, cache=cache, out=out, limit=args.rows,
+                                  progress=False)
+        print(f"first run: {time.perf_counter() - start:.1f} s end to end")
         report_first(first.manifest)
-        report_cached(cache, out, args.rows)
+        report_cached(cache, out, args.rows, args.judge)
         if args.determinism:
-            report_determinism(first, args.rows)
+            report_determinism(first, args.rows, args.judge)
 
 
 def report_first(m: dict) -> None:
@@ -66,12 +77,12 @@ def report_first(m: dict) -> None:
           f"seconds per row {per_row / RAGAS['seconds_per_row']:.2f}x (target <= 0.3x)")
 
 
-def report_cached(cache: Path, out: Path, rows: int | None) -> None:
+def report_cached(cache: Path, out: Path, rows: int | None, judge: str) -> None:
     start = time.perf_counter()
-    again = ragmeter.evaluate(DATASET, METRICS, cache=cache, out=out, limit=rows, progress=False)
+    again = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=cache, out=out, limit=rows, progress=False)
     inproc = time.perf_counter() - start
     calls = sum(s["judge_calls"] for s in again.manifest["metrics"].values())
-    cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--out", str(out)]
+    cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--judge", judge, "--out", str(out)]
     if rows:
         cmd += ["--limit", str(rows)]
     start = time.perf_counter()
@@ -83,11 +94,29 @@ def report_cached(cache: Path, out: Path, rows: int | None) -> None:
           f"(Python start-up and imports included; target < 1 s)")
 
 
-def report_determinism(first, rows: int | None) -> None:
-    again = ragmeter.evaluate(DATASET, METRICS, cache=False, limit=rows, progress=False)
+def report_determinism(first, rows: int | None, judge: str) -> None:
+    again = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=False, limit=rows, progress=False)
     same = sum(a[m] == b[m] for a, b in zip(first.rows, again.rows) for m in METRICS)
     total = len(first.rows) * len(METRICS)
     print(f"re-run without cache: {same} of {total} scores identical")
+
+
+def report_probe_overhead(judge: str, rows: int) -> None:
+    """Judge seconds with the probe off, then on, same rows, no cache (the model loads once first)."""
+    from ragmeter.judges import llamacpp
+
+    real = llamacpp.label_fields
+    seconds = {}
+    ragmeter.evaluate(DATASET, ["context_relevance"], judge=judge, cache=False, limit=1, progress=False)  # warm-up
+    for name, fields in (("off", lambda schema: {}), ("on", real)):
+        llamacpp.label_fields = fields
+        result = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=False, limit=rows, progress=False)
+        m = result.manifest
+        seconds[name] = m["judge_seconds"]
+        calls = sum(s["judge_calls"] for s in m["metrics"].values())
+        print(f"probe {name:3}: {calls} judge calls, judge {m['judge_seconds']:.1f} s, wall {m['wall_seconds']:.1f} s")
+    llamacpp.label_fields = real
+    print(f"probability mode costs {100 * (seconds['on'] / seconds['off'] - 1):+.1f}% judge time (target < 5%)")
 
 
 if __name__ == "__main__":

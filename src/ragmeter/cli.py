@@ -37,7 +37,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
 @app.command()
 def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, .csv or .parquet")],
              metrics: Annotated[Optional[str], typer.Option(help="comma-separated metric names")] = None,
-             judge: Annotated[str, typer.Option(help="llamacpp | llamacpp:PATH.gguf | openai:MODEL | "
+             judge: Annotated[str, typer.Option(help="llamacpp | llamacpp:qwen-coder-1.5b | llamacpp:PATH.gguf | openai:MODEL | "
                                                      "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
              judge_opt: Annotated[Optional[list[str]], typer.Option(
                  "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,

@@ -47,3 +47,25 @@ def test_hf_judge_missing_folder_fails_before_rows(tmp_path: Path):
     with pytest.raises(ConfigError, match="hf judge: model folder not found"):
         ragmeter.evaluate([{"user_input": "q", "retrieved_contexts": ["c"]}], ["context_relevance"],
                           judge=f"hf:{tmp_path / 'nope'}", cache=False, progress=False)
+
+
+def test_hf_label_probabilities_come_from_the_step_scores():
+    import math
+
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from ragmeter.judges.hf import hf_labels
+
+    words = ["[UNK]", "{", '"rating"', ":", "0", "1", "2", "}"]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]")
+    ids = [1, 2, 3, 6, 7]  # { "rating" : 2 }
+    scores = [torch.full((1, len(words)), -50.0) for _ in ids]
+    for i, token in enumerate(ids):
+        scores[i][0, token] = 0.0
+    scores[3][0, 4:7] = torch.tensor([math.log(0.1), math.log(0.3), math.log(0.6)])  # at the value: 0, 1, 2
+    found = hf_labels(tokenizer, ids, tuple(scores), {"rating": ("0", "1", "2")})
+    assert len(found) == 1 and found[0]["field"] == "rating"
+    assert found[0]["probs"] == pytest.approx({"0": 0.1, "1": 0.3, "2": 0.6}, abs=1e-6)

@@ -3,6 +3,7 @@
 Optional: `pip install 'ragmeter[hf]'`. No decoding constraint: the schema goes into the
 prompt and replies are extracted, validated and re-asked once (session.py). Greedy decoding.
 Uses the tokenizer's chat template when it has one, else the few-shot completion prompt.
+Label probabilities come from the scores `generate` returns for each step (label_probs.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.label_probs import LabelDist, LabelProbe, label_fields
 from ragmeter.judges.render import render_completion
 
 HINT = "pip install 'ragmeter[hf]'"
+TOP_ALTERNATIVES = 20
 
 
 class HFJudge(Judge):
@@ -91,13 +94,37 @@ class HFJudge(Judge):
         inputs = tokenizer(text, return_tensors="pt")
         max_new = request.max_tokens or self.params.max_tokens
         torch.manual_seed(self.params.seed)
+        sampling = self.params.temperature > 0
         with torch.no_grad():
-            output = model.generate(**inputs, max_new_tokens=max_new, do_sample=self.params.temperature > 0,
+            output = model.generate(**inputs, max_new_tokens=max_new, do_sample=sampling,
                                     temperature=self.params.temperature or None,
-                                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
-        new = output[0][inputs["input_ids"].shape[1]:]
+                                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id,
+                                    output_scores=not sampling, return_dict_in_generate=True)
+        new = output.sequences[0][inputs["input_ids"].shape[1]:]
         eos = tokenizer.eos_token_id
         finished = len(new) < max_new or (eos is not None and int(new[-1]) == eos)
+        fields = label_fields(request.schema)
+        labels = hf_labels(tokenizer, [int(t) for t in new], output.scores, fields) if fields and not sampling \
+            else None
         return JudgeReply(text=tokenizer.decode(new, skip_special_tokens=True),
                           prompt_tokens=int(inputs["input_ids"].shape[1]), completion_tokens=len(new),
-                          finish_reason="stop" if finished else "length", seconds=time.perf_counter() - start)
+                          finish_reason="stop" if finished else "length", seconds=time.perf_counter() - start,
+                          labels=labels)
+
+
+def hf_labels(tokenizer: Any, ids: list[int], scores: Any, fields: dict[str, tuple[str, ...]]) -> list[LabelDist]:
+    """Label distributions from generate's per-step scores: at step i the text so far is the
+    decoded first i tokens, and each top-scoring alternative is what it would append."""
+    import torch
+
+    probe = LabelProbe(fields)
+    for i, step in enumerate(scores):
+        prefix = tokenizer.decode(ids[:i], skip_special_tokens=True)
+
+        def alternatives(typed: str, labels: list[str], i: int = i, prefix: str = prefix,
+                         step: Any = step) -> dict[str, float]:
+            top = torch.topk(step[0], min(TOP_ALTERNATIVES, step.shape[-1]))
+            return {tokenizer.decode(ids[:i] + [int(t)], skip_special_tokens=True)[len(prefix):]: float(v)
+                    for v, t in zip(top.values, top.indices)}
+        probe.observe(prefix, alternatives)
+    return probe.finish()
