@@ -22,7 +22,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
-from ragmeter.judges.bundled import BundledModel, bundled, model_path
+from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained, prompt_tokens
 from ragmeter.judges.render import completion_text
@@ -55,8 +55,6 @@ class LlamaCppJudge(Judge):
     @classmethod
     def from_config(cls, cfg: Any) -> LlamaCppJudge:
         """`model` is a bundled judge's name or a GGUF path (see judges/spec.py)."""
-        from ragmeter.judges.bundled import BUNDLED
-
         path = None if cfg.model in BUNDLED else Path(cfg.model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
                    bundled_model=bundled(cfg.model) if path is None else None)
@@ -97,9 +95,10 @@ class LlamaCppJudge(Judge):
         return self._llm
 
     def _uses_chat(self, llm: Any) -> bool:
-        if self.api == "auto":
-            return bool(llm.metadata.get("tokenizer.chat_template"))
-        return self.api == "chat"
+        has_template = bool(llm.metadata.get("tokenizer.chat_template"))
+        if self.api == "chat" and not has_template:
+            raise ConfigError(f"judge {self.describe()}: the model has no chat template; use api=completions")
+        return has_template if self.api == "auto" else self.api == "chat"
 
     def _chat_formatter(self, llm: Any) -> Any:
         """The GGUF's own chat template (Jinja), as llama-cpp-python renders it."""
