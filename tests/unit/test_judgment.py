@@ -226,3 +226,13 @@ def test_http_judge_that_rejects_logprobs_is_asked_again_without():
     assert row["context_relevance"] == 1.0
     assert ["logprobs" in body for body in log] == [True, False, False]
     assert judge.identity() == identity
+
+
+def test_faithfulness_needs_the_question_only_when_the_judge_writes_statements():
+    row = {**ROW, "user_input": ""}
+    judge = ScriptedJudge({"faithfulness.verdicts": verdicts_reply([(1, 0.7)])})
+    scored = ragmeter.evaluate([row], ["faithfulness"], judge=judge, cache=False, progress=False).rows[0]
+    assert scored["faithfulness"] == pytest.approx(0.7)
+    ragas = ragmeter.evaluate([row], [{"faithfulness": {"statements": "judge"}}], judge=ScriptedJudge({}),
+                              cache=False, progress=False).rows[0]
+    assert ragas["faithfulness"] is None and ragas["faithfulness_reason"] == "empty field(s): user_input"

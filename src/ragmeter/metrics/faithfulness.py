@@ -42,6 +42,11 @@ class Faithfulness(Metric):
     prompt_names = ("statements", "verdicts")
     Options = FaithfulnessOptions
 
+    def __init__(self, label: str | None = None, **options: Any) -> None:
+        super().__init__(label, **options)
+        if self.options.statements != "judge":  # only the judge's statement prompt reads the question
+            self.required = ("response", "retrieved_contexts")
+
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         if prompt_name == "statements":
             return statements(claim_limit(inputs["answer"]))
