@@ -47,6 +47,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=120, help="balanced rows per labelled file")
     parser.add_argument("--pairs", type=int, default=60)
     parser.add_argument("--pair-metrics", default=",".join(PAIR_METRICS))
+    parser.add_argument("--only", default=None, help="only these metrics of a labelled task (comma-separated)")
     parser.add_argument("--metric-opt", action="append", default=[], help="metric.setting=value")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_validity.sqlite"))
     parser.add_argument("--data", type=Path, default=DATA)
@@ -87,6 +88,7 @@ def run_modes(rows: list[dict], names: list[str], args: argparse.Namespace, lang
 
 def labelled(args: argparse.Namespace, task: str) -> dict[str, Any]:
     filename, names, language = TASKS[task]
+    names = [n for n in names if not args.only or n in args.only.split(",")]
     rows = balanced_sample(load_labelled(args.data / filename), args.rows)
     labels = [r["label"] for r in rows]
     floor = [word_overlap(r["response"] or r["user_input"], r["retrieved_contexts"]) for r in rows]
