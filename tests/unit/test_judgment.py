@@ -236,3 +236,13 @@ def test_faithfulness_needs_the_question_only_when_the_judge_writes_statements()
     ragas = ragmeter.evaluate([row], [{"faithfulness": {"statements": "judge"}}], judge=ScriptedJudge({}),
                               cache=False, progress=False).rows[0]
     assert ragas["faithfulness"] is None and ragas["faithfulness_reason"] == "empty field(s): user_input"
+
+
+def test_examples_are_shown_in_the_reply_schema_order():
+    """The prompt file writes reason before verdict; the judge must write the verdict first, and
+    the few-shot replies it sees follow that order."""
+    judge = ScriptedJudge({"faithfulness.verdicts": verdicts_reply([(1, 0.9)])})
+    ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    example_reply = json.loads(judge.requests[0].messages[2]["content"])
+    assert list(example_reply["verdicts"][0]) == ["verdict", "reason"]
+    assert list(judge.requests[0].schema["$defs"]["Verdict"]["properties"]) == ["verdict", "reason"]

@@ -151,7 +151,7 @@ def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
     ratio, marked with " [...]". Questions, answers and statements are never cut.
     """
     with_schema = None if judge.constrained else schema
-    messages = prompt.messages(inputs, with_schema)
+    messages = prompt.messages(inputs, with_schema, schema)
     window = judge.context_window
     if window is None:
         return messages, False
@@ -163,7 +163,7 @@ def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
             return messages, truncated
         inputs = _shrink(prompt, inputs, used, budget, judge)
         truncated = True
-        messages = prompt.messages(inputs, with_schema)
+        messages = prompt.messages(inputs, with_schema, schema)
     raise UnparseableReply(f"prompt needs {judge.count_messages(messages)} tokens; the judge's window "
                            f"is {window} with {max_tokens} kept for the reply, even after truncating contexts")
 

@@ -16,10 +16,15 @@ ShortText = Annotated[str, StringConstraints(max_length=STATEMENT_MAX)]
 
 
 class Verdict(BaseModel):
+    """The verdict comes before its reason: its probability is then read from the inputs
+    alone, not from reasoning the judge just wrote and has committed to. On Q2 with the
+    bundled Qwen judge, ROC-AUC against human labels went from 0.75 (reason first, Ragas's
+    order) to 0.89 (verdict first); README, Benchmarks."""
+
     model_config = ConfigDict(extra="forbid")
 
-    reason: str = Field(max_length=REASON_MAX)
     verdict: Literal[0, 1]
+    reason: str = Field(max_length=REASON_MAX)
 
 
 class Rating(BaseModel):

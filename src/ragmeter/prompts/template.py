@@ -58,8 +58,12 @@ class PromptTemplate(BaseModel):
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
-    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None) -> list[Message]:
-        """Chat-shaped messages; completion backends flatten them (see judges/render.py)."""
+    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None,
+                 reply_schema: dict[str, Any] | None = None) -> list[Message]:
+        """Chat-shaped messages; completion backends flatten them (see judges/render.py).
+        `schema` is written into the instruction (for judges that cannot enforce it); the
+        examples' replies are shown in `reply_schema`'s field order, the order the judge
+        must write them in (a grammar enforces it)."""
         system = self.instruction
         if schema is not None:
             system += ("\nReply with one JSON object only, matching this JSON schema: "
@@ -67,7 +71,8 @@ class PromptTemplate(BaseModel):
         out: list[Message] = [{"role": "system", "content": system}]
         for example in self.examples:
             out.append({"role": "user", "content": format_inputs(self.input_fields, example.input)})
-            out.append({"role": "assistant", "content": dump_output(example.output)})
+            output = ordered(example.output, reply_schema, reply_schema) if reply_schema else example.output
+            out.append({"role": "assistant", "content": dump_output(output)})
         out.append({"role": "user", "content": format_inputs(self.input_fields, inputs)})
         return out
 
@@ -83,6 +88,20 @@ def format_inputs(fields: tuple[str, ...], values: dict[str, Any]) -> str:
         else:
             lines.append(f"{name}: {value}")
     return "\n".join(lines)
+
+
+def ordered(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    """`value` with its object keys in the order `schema` declares them (refs resolved
+    against `root`'s $defs); keys the schema does not name keep their place at the end."""
+    if "$ref" in schema:
+        schema = root.get("$defs", {}).get(schema["$ref"].rsplit("/", 1)[-1], {})
+    if isinstance(value, dict) and "properties" in schema:
+        props = schema["properties"]
+        keys = [k for k in props if k in value] + [k for k in value if k not in props]
+        return {k: ordered(value[k], props.get(k, {}), root) for k in keys}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [ordered(v, schema["items"], root) for v in value]
+    return value
 
 
 def dump_output(output: dict[str, Any]) -> str:
