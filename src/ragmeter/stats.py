@@ -58,4 +58,5 @@ def _percentiles(draws: Any, level: float) -> tuple[float, float]:
 
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail])
-    return round(float(low), 6), round(float(high), 6)
+    # not rounded: a rounded bound can fall on the wrong side of the unrounded mean
+    return float(low), float(high)

@@ -57,7 +57,7 @@ def llama_server(bundled_model: str, tmp_path_factory: pytest.TempPathFactory):
     with open(log, "wb") as handle:
         proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", bundled_model,
                                  "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-                                 "--model_alias", "gemma"], stdout=handle, stderr=subprocess.STDOUT)
+                                 "--n_threads", str(os.cpu_count() or 1), "--model_alias", "gemma"], stdout=handle, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120

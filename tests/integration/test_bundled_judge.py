@@ -107,8 +107,9 @@ def _cached_replies(path: Path) -> int:
 
 
 def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_server, tmp_path):
-    """Eight rows (about 22 s each through the server, which cannot use the fast grammar path)."""
-    judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions"}
+    """Eight rows through the server, which cannot use the fast grammar path. Without logprobs:
+    llama_cpp.server computes them in Python over the whole vocabulary (8x slower per call)."""
+    judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions", "logprobs": False}
     result = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=tmp_path / "server.sqlite",
                                out=tmp_path / "out", progress=False, limit=8)
     assert_every_row_scored_or_explained(result.rows, 8)
@@ -116,6 +117,18 @@ def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_ser
     for metric in METRICS:
         assert result.manifest["metrics"][metric]["unparseable"] == 0, metric
     assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 40
+
+
+def test_llama_cpp_server_logprobs_weigh_the_verdicts(llama_server, tmp_path):
+    """The HTTP path of probability-weighted verdicts: top_logprobs from a real server."""
+    judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions"}
+    result = ragmeter.evaluate(DATASET, ["faithfulness"], judge=judge, cache=tmp_path / "lp.sqlite",
+                               progress=False, limit=2)
+    assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"probability": 2}
+    for row in result.rows:
+        statement = row["faithfulness_evidence"]["statements"][0]
+        assert 0.0 < statement["p_supported"] < 1.0
+        assert row["faithfulness"] == pytest.approx(statement["p_supported"], abs=1e-4)
 
 
 def test_rerun_without_cache_gives_identical_scores(inprocess_run, tmp_path):

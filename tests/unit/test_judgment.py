@@ -11,6 +11,7 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.base import JudgeReply
+from ragmeter.judges.spec import parse_judge_spec
 from ragmeter.judges.label_probs import (LabelProbe, align, distribution, from_top_logprobs, label_fields,
                                          openai_steps)
 from ragmeter.judges.openai_compat import OpenAICompatJudge
@@ -182,7 +183,7 @@ def _tokens(text: str, at: str, alternatives: dict[str, float]) -> list[dict]:
     return out
 
 
-def http_judge(log: list, with_logprobs: bool, reject: bool = False) -> OpenAICompatJudge:
+def http_judge(log: list, with_logprobs: bool, reject: bool = False, ask: bool = True) -> OpenAICompatJudge:
     text = '{"rating": 2}'
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -197,7 +198,7 @@ def http_judge(log: list, with_logprobs: bool, reject: bool = False) -> OpenAICo
             choice["logprobs"] = {"content": _tokens(text, "2", {"2": math.log(0.5), "1": math.log(0.25),
                                                                   "0": math.log(0.25)})}
         return httpx.Response(200, json={"choices": [choice], "usage": {}})
-    return OpenAICompatJudge("http://judge.test/v1", "m", transport=httpx.MockTransport(handler))
+    return OpenAICompatJudge("http://judge.test/v1", "m", logprobs=ask, transport=httpx.MockTransport(handler))
 
 
 def test_http_judge_asks_for_logprobs_and_uses_them():
@@ -214,6 +215,16 @@ def test_http_judge_without_logprobs_falls_back_to_labels():
     log: list = []
     row = ragmeter.evaluate([ROW], ["context_relevance"], judge=http_judge(log, False), cache=False,
                             progress=False).rows[0]
+    assert row["context_relevance"] == 1.0
+    assert row["context_relevance_evidence"]["judgment"] == "label"
+
+
+def test_http_judge_told_not_to_ask_for_logprobs_reads_labels():
+    assert parse_judge_spec({"spec": "openai-compat:http://h/v1#m", "logprobs": "false"}).logprobs is False
+    log: list = []
+    row = ragmeter.evaluate([ROW], ["context_relevance"], judge=http_judge(log, False, ask=False), cache=False,
+                            progress=False).rows[0]
+    assert ["logprobs" in body for body in log] == [False, False]
     assert row["context_relevance"] == 1.0
     assert row["context_relevance_evidence"]["judgment"] == "label"
 

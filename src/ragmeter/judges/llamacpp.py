@@ -7,7 +7,8 @@ same logits (label_probs.py). A model with a chat template gets its messages ren
 that template; a base model gets the flattened few-shot prompt. One model instance
 answers one request at a time (a lock), in a worker thread so the event loop stays
 responsive. The model state is reset before each request so a reply depends only on its
-prompt: same prompt, same reply, in any order.
+prompt: same prompt, same reply, in any order; the shared prefix of a metric's prompts
+(instruction and few-shot examples) is evaluated once and its KV cells restored after.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
-from ragmeter.judges.llamacpp_decode import fresh_state, greedy_constrained, prompt_tokens
+from ragmeter.judges.llamacpp_decode import PrefixStates, PromptParts, fresh_state, greedy_constrained, prompt_parts
 from ragmeter.judges.render import completion_text
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
@@ -49,6 +50,7 @@ class LlamaCppJudge(Judge):
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Any = None
         self._chat: Any = None
+        self._prefixes = PrefixStates()
         self._lock = asyncio.Lock()
         self.load_seconds = 0.0
 
@@ -60,7 +62,9 @@ class LlamaCppJudge(Judge):
                    bundled_model=bundled(cfg.model) if path is None else None)
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "context_window": self.n_ctx, "api": self.api}
+        # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
+        return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
+                "prompt_eval": "shared-prefix-then-row"}
 
     def describe(self) -> str:
         if self.bundled is not None:
@@ -118,13 +122,18 @@ class LlamaCppJudge(Judge):
             return self._chat_formatter(llm)(messages=request.messages).prompt, True
         return completion_text(request), False
 
+    def _parts(self, llm: Any, request: JudgeRequest) -> PromptParts:
+        """The prompt's tokens, split where the row's own message begins."""
+        text, special = self._prompt(llm, request)
+        row = request.messages[-1]["content"] if request.prompt is None and request.messages else None
+        return prompt_parts(llm, text, special, row)
+
     def count_tokens(self, text: str) -> int:
         return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def count_messages(self, messages: list[Message]) -> int:
         llm = self._load()
-        text, special = self._prompt(llm, JudgeRequest(messages))
-        return len(prompt_tokens(llm, text, special))
+        return len(self._parts(llm, JudgeRequest(messages)))
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         async with self._lock:
@@ -139,10 +148,9 @@ class LlamaCppJudge(Judge):
         if self.params.temperature == 0.0:
             deadline = time.monotonic() + request.timeout if request.timeout else None
             gbnf = _gbnf(schema_json) if schema_json else None
-            text, special = self._prompt(llm, request)
             fields = label_fields(request.schema)
-            out = greedy_constrained(llm, prompt_tokens(llm, text, special), gbnf, max_tokens, deadline,
-                                     request.stop, LabelProbe(fields) if fields else None)
+            out = greedy_constrained(llm, self._parts(llm, request), gbnf, max_tokens, deadline,
+                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,

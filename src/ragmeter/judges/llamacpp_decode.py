@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,29 +30,102 @@ class Decoded:
     labels: list[LabelDist] | None = None
 
 
-def prompt_tokens(llm: Any, prompt: str, special: bool) -> list[int]:
-    """Tokens of a completion prompt (BOS added where the model wants one). `special` parses
-    chat-template markers such as <|im_start|> as the model's own tokens."""
-    return llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)
+@dataclass(frozen=True)
+class PromptParts:
+    """A prompt's tokens in two parts: the `shared` prefix every row of a metric's prompt
+    has (instruction and few-shot examples) and the row's own `rest`."""
+
+    shared: tuple[int, ...]
+    rest: tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.shared) + len(self.rest)
 
 
-def greedy_constrained(llm: Any, tokens: list[int], gbnf: str | None, max_tokens: int,
+def prompt_parts(llm: Any, prompt: str, special: bool, row_text: str | None = None) -> PromptParts:
+    """Tokens of a prompt (BOS added where the model wants one), split where `row_text` (the
+    last message, the row's inputs) begins. `special` parses chat-template markers such as
+    <|im_start|> as the model's own tokens."""
+    cut = prompt.rfind(row_text) if row_text else -1
+    if cut <= 0:
+        return PromptParts((), tuple(llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)))
+    shared = llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=True, special=special)
+    rest = llm.tokenize(prompt[cut:].encode("utf-8"), add_bos=False, special=special)
+    return PromptParts(tuple(shared), tuple(rest))
+
+
+class PrefixStates:
+    """KV cells of shared prompt prefixes, restored instead of evaluated again.
+
+    A prompt is always evaluated as two batches, shared prefix then rest, whether the
+    prefix is restored or computed: llama.cpp's logits depend on how tokens are batched
+    (measured with Qwen2.5-1.5B: up to 0.37 apart between one batch and two), while restored
+    cells give bitwise the logits of computed ones. So a reply depends only on its prompt,
+    never on what ran before, and the prefix (most of a few-shot prompt) is paid once per
+    metric instead of once per row (measured: 0.57 s instead of 7.0 s for one prompt).
+    """
+
+    def __init__(self, max_bytes: int = 256 << 20) -> None:
+        self.max_bytes = max_bytes
+        self._states: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._bytes = 0
+        self.hits = 0
+
+    def load(self, llm: Any, prompt: PromptParts) -> None:
+        """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready."""
+        fresh_state(llm)
+        if prompt.shared and not self._restore(llm, prompt.shared):
+            llm.eval(list(prompt.shared))
+            self._save(llm, prompt.shared)
+        llm.eval(list(prompt.rest))  # never empty: it holds the row's text (or the whole prompt)
+
+    def _restore(self, llm: Any, shared: tuple[int, ...]) -> bool:
+        import llama_cpp
+
+        state = self._states.get(shared)
+        if state is None:
+            return False
+        self._states.move_to_end(shared)
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, state, len(state), 0) != len(state):
+            fresh_state(llm)
+            return False
+        llm.input_ids[:len(shared)] = shared
+        llm.n_tokens = len(shared)
+        self.hits += 1
+        return True
+
+    def _save(self, llm: Any, shared: tuple[int, ...]) -> None:
+        import llama_cpp
+
+        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+        if size > self.max_bytes:
+            return
+        state = (ctypes.c_uint8 * size)()
+        if llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, state, size, 0) != size:
+            return
+        self._states[shared] = state
+        self._bytes += size
+        while self._bytes > self.max_bytes:
+            _, dropped = self._states.popitem(last=False)
+            self._bytes -= len(dropped)
+
+
+def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,
                        deadline: float | None = None, stop: tuple[str, ...] = (),
-                       probe: LabelProbe | None = None) -> Decoded:
-    """Greedy decode of `tokens` under the grammar; with a probe, also the label
+                       probe: LabelProbe | None = None, states: PrefixStates | None = None) -> Decoded:
+    """Greedy decode of `prompt` under the grammar; with a probe, also the label
     probabilities read from the same logits (no extra evaluation)."""
     import llama_cpp
     import numpy as np
 
     vocab = llm._model.vocab
     n_vocab = llm.n_vocab()
-    if len(tokens) + max_tokens > llm.n_ctx():
-        raise JudgeError(f"prompt of {len(tokens)} tokens + {max_tokens} for the reply exceeds the "
+    if len(prompt) + max_tokens > llm.n_ctx():
+        raise JudgeError(f"prompt of {len(prompt)} tokens + {max_tokens} for the reply exceeds the "
                          f"window of {llm.n_ctx()} tokens")
     grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
     try:
-        fresh_state(llm)
-        llm.eval(tokens)
+        (states or PrefixStates(max_bytes=0)).load(llm, prompt)
         out: list[int] = []
         text = b""
         finish = "length"
@@ -77,7 +151,7 @@ def greedy_constrained(llm: Any, tokens: list[int], gbnf: str | None, max_tokens
                 finish = "timeout"
                 break
         reply, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
-        return Decoded(reply, len(tokens), len(out), finish, probe.finish() if probe is not None else None)
+        return Decoded(reply, len(prompt), len(out), finish, probe.finish() if probe is not None else None)
     finally:
         if grammar is not None:
             grammar.free()

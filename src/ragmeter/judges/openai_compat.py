@@ -36,7 +36,7 @@ class OpenAICompatJudge(Judge):
     def __init__(self, base_url: str, model: str, *, backend: str = "openai-compat",
                  api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
                  params: DecodingParams | None = None, context_window: int | None = None,
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 logprobs: bool = True, transport: httpx.AsyncBaseTransport | None = None) -> None:
         super().__init__(model, params)
         self._transport = transport
         self.backend = backend
@@ -44,7 +44,9 @@ class OpenAICompatJudge(Judge):
         self.api_key_env, self.api, self.structured = api_key_env, api, structured
         self._window = context_window
         self._client: httpx.AsyncClient | None = None
-        self._logprobs = True  # cleared when the server rejects the field; not part of identity
+        # Not part of identity: asking changes no reply text, only whether probabilities come
+        # with it. Cleared when the server rejects the field.
+        self._logprobs = logprobs
         if structured not in ("json_schema", "json_object", "none"):
             raise ConfigError(f"judge structured: '{structured}'; valid: json_schema, json_object, none")
         if api not in ("chat", "completions"):
@@ -54,7 +56,8 @@ class OpenAICompatJudge(Judge):
     def from_config(cls, cfg: Any) -> OpenAICompatJudge:
         api = "chat" if cfg.api == "auto" else cfg.api
         return cls(cfg.base_url, cfg.model, backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
-                   structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window)
+                   structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
+                   logprobs=cfg.logprobs)
 
     @property
     def constrained(self) -> bool:  # type: ignore[override]

@@ -23,6 +23,7 @@ class JudgeConfig(BaseModel):
     api_key_env: str | None = None
     api: str = "auto"                 # auto | chat | completions
     structured: str = "json_schema"  # json_schema | json_object | none (HTTP backends)
+    logprobs: bool = True             # HTTP backends: ask for top_logprobs on label fields
     temperature: float = 0.0
     seed: int = 42
     max_tokens: int = 512
