@@ -29,7 +29,17 @@ class JudgeError(RagmeterError):
 
 
 class TransientJudgeError(JudgeError):
-    """Timeouts, connection errors, 429 and 5xx: worth retrying with backoff."""
+    """Timeouts, connection errors, 429 and 5xx: worth retrying with backoff.
+    `retry_after`: seconds the server asked to wait (its Retry-After header), if any."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class FormatRejected(JudgeError):
+    """The server refused structured output (`response_format`): the session asks again with
+    the schema written into the prompt, and does so for every later request."""
 
 
 class JudgeUnavailable(JudgeError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, model_validator
 
 #: Canonical single-turn fields, with Ragas names.
 SAMPLE_FIELDS = ("user_input", "response", "retrieved_contexts", "reference", "reference_contexts",
@@ -59,7 +59,7 @@ class Sample(BaseModel):
     #: ids of the contexts that should have been retrieved (ranking metrics)
     reference_context_ids: list[str] | None = None
     #: graded relevance by context id, e.g. {"d1": 3, "d7": 1} (ndcg); ids absent are 0
-    relevance_grades: dict[str, float] | None = None
+    relevance_grades: dict[str, FiniteFloat] | None = None  # NaN/Infinity refused at load
     #: a second answer to the same question (pairwise comparison)
     response_b: str | None = None
     #: a multi-turn conversation (agent metrics); JSONL may give it as a list `user_input`

@@ -67,13 +67,64 @@ def test_json_schema_requested_and_transient_errors_retried():
     assert result.manifest["metrics"]["context_relevance"]["prompt_tokens"] == 22
 
 
-def test_server_without_json_schema_falls_back_to_prompted_json():
+def test_server_without_json_schema_falls_back_to_prompted_json(tmp_path):
     log: list = []
     judge = judge_with(relevance_server(log, reject_schema=True))
-    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False)
+    identity = judge.identity()
+    cache = tmp_path / "c.sqlite"
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=cache, progress=False)
     assert result.rows[0]["context_relevance"] == 1.0
-    assert "response_format" not in log[-1]["body"]
-    assert "matching this JSON schema" in log[-1]["body"]["messages"][0]["content"]
+    assert judge.identity() == identity  # the fallback never changes the cache key
+    assert len(log) == 3  # refused once, then the two templates with the schema in the prompt
+    for post in log[1:]:
+        assert "response_format" not in post["body"]
+        assert "matching this JSON schema" in post["body"]["messages"][0]["content"]
+    again = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge_with(relevance_server(log, reject_schema=True)),
+                              cache=cache, progress=False)
+    assert len(log) == 3 and again.manifest["metrics"]["context_relevance"]["judge_calls"] == 0
+    assert again.rows[0]["context_relevance"] == 1.0
+
+
+@pytest.mark.parametrize("body", [{}, {"choices": []}, {"error": {"message": "upstream model crashed"}}])
+def test_a_200_without_choices_is_retried_then_one_line(body):
+    calls: list = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        calls.append(1)
+        return httpx.Response(200, json=body)
+
+    judge = judge_with(httpx.MockTransport(handler))
+    with pytest.raises(JudgeUnavailable, match="has no choices") as err:
+        ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False, retries=1)
+    assert len(calls) == 2 and "\n" not in str(err.value)
+    if "error" in body:
+        assert "upstream model crashed" in str(err.value)
+
+
+def test_retry_after_is_honoured(monkeypatch):
+    from ragmeter.judges import retry
+
+    waits: list[float] = []
+
+    async def no_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(retry.asyncio, "sleep", no_sleep)
+    answers = iter([httpx.Response(429, headers={"Retry-After": "3"}, text="slow down"),
+                    httpx.Response(503, headers={"Retry-After": "999"}, text="busy")])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        return next(answers, None) or httpx.Response(200, json=chat_reply({"rating": 2}))
+
+    judge = judge_with(httpx.MockTransport(handler))
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False, retries=3)
+    assert result.rows[0]["context_relevance"] == 1.0
+    assert waits[0] >= 3.0  # the server's 3 s, not the 0.5-1 s backoff
+    assert waits[1] == 30.0  # capped at the policy's max_backoff
 
 
 def test_missing_api_key_fails_before_any_row(monkeypatch):

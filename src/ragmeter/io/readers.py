@@ -81,7 +81,8 @@ def _decode(raw: bytes, source: str) -> str:
 
 def _read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # "\n" only: str.splitlines() also breaks at U+2028, U+0085, ... which JSON strings may hold raw
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -113,13 +114,22 @@ def _read_json(text: str, source: str) -> list[dict[str, Any]]:
 
 
 def _read_csv(text: str, source: str) -> list[dict[str, Any]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    records = []
-    for number, row in enumerate(reader, start=1):
-        if None in row:
-            raise DataError("more values than header columns", source=source, row=number)
-        records.append({k: (v if v != "" else None) for k, v in row.items()})
-    return records
+    limit = csv.field_size_limit()
+    csv.field_size_limit(len(text) + 1)  # a context may be longer than csv's 131,072 default
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+        records = []
+        number = 0
+        try:
+            for number, row in enumerate(reader, start=1):
+                if None in row:
+                    raise DataError("more values than header columns", source=source, row=number)
+                records.append({k: (v if v != "" else None) for k, v in row.items()})
+        except csv.Error as exc:
+            raise DataError(f"malformed CSV ({exc})", source=source, row=number + 1) from None
+        return records
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _read_parquet(path: Path) -> list[dict[str, Any]]:
@@ -163,6 +173,8 @@ def build_dataset(records: list[dict[str, Any]], source: str,
     """Map columns and validate every row into a Sample."""
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
     unit = "line" if source.endswith((".jsonl", ".ndjson")) else "row"
+    for index, record in enumerate(records, start=1):
+        _check_encodable(record, source, record.get("__line__", index), unit)
     if is_cited_file(all_columns, dict(columns or {})):
         samples = cited_samples(records, source, unit)
         _check_unique_ids(samples, source)
@@ -240,6 +252,29 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
         raise fail(f"{where + ': ' if where else ''}{error['msg']}") from None
+
+
+def _check_encodable(record: dict[str, Any], source: str, number: int, unit: str) -> None:
+    """Refuse text UTF-8 cannot encode (a lone surrogate such as "\\ud800" in JSON) at load,
+    not in the cache key or the results writer after the judge calls were paid for."""
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+            return False
+        if isinstance(value, dict):
+            return any(bad(k) or bad(v) for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return any(bad(v) for v in value)
+        return False
+
+    for column, value in record.items():
+        if bad(column) or bad(value):
+            raise DataError("text that UTF-8 cannot encode (a lone surrogate such as \\ud800)",
+                            source=source, row=number, field=str(column).encode("utf-8", "replace").decode(),
+                            unit=unit)
 
 
 def _describe(value: Any) -> str:

@@ -52,7 +52,10 @@ def _flat(value: Any) -> Any:
 def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
     columns = list(dict.fromkeys(k for r in rows for k in r))
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    # RFC 4180's CRLF: Python's csv quotes a field holding any character of the line
+    # terminator, so a bare "\r" in a field is quoted too (with "\n" alone it was not, and the
+    # file read back with more rows than it has)
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _flat(v) for k, v in row.items()})
@@ -79,10 +82,18 @@ def write_json(path: Path, obj: Any) -> None:
     atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
+def _umask() -> int:
+    """The process umask (it can only be read by setting it, so set it straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -34,6 +34,8 @@ class JudgeRequest:
     prompt: str | None = None
     #: Strings that end the reply (not included in it).
     stop: tuple[str, ...] = ()
+    #: False once the server refused structured output: the schema is then in the prompt.
+    structured: bool = True
 
 
 @dataclass

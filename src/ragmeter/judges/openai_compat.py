@@ -1,8 +1,10 @@
 """OpenAI-compatible HTTP judge: OpenAI, vLLM, Ollama, llama.cpp's servers.
 
 Chat API by default, asking for `json_schema` output. A server that rejects
-`response_format` is asked again without it, once, and from then on the schema goes
-into the prompt and replies are extracted and validated (see session.py). `api:
+`response_format` raises FormatRejected; the session then asks again, and from then on,
+with the schema written into the prompt, and extracts and validates replies (session.py).
+The judge's identity (hence every cache key) is fixed at construction and never changes
+mid-run. `api:
 completions` sends a flattened few-shot prompt for base models, constrained with a
 GBNF grammar (llama.cpp) and a `json_schema` field where the server understands one.
 The API key is read from an environment variable and never logged or stored.
@@ -23,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from ragmeter.errors import ConfigError, JudgeError, JudgeUnavailable, TransientJudgeError
+from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.render import completion_text
@@ -105,14 +107,13 @@ class OpenAICompatJudge(Judge):
         start = time.perf_counter()
         chat = self.api == "chat" and request.prompt is None
         data = await self._post("/chat/completions" if chat else "/completions", body)
+        if data is None:
+            raise FormatRejected(f"{self.base_url} refused structured output (response_format)")
         if data == "logprobs":  # the server rejected logprobs: ask again without
             self._logprobs = False
             return await self.complete(request)
-        if data is None:  # the server rejected response_format: degrade once and ask again
-            self.structured = "none"
-            return await self.complete(request)
-        choice = data["choices"][0]
-        text = choice["message"].get("content") or "" if chat else choice.get("text", "")
+        choice = _first_choice(data, self.base_url)
+        text = (choice.get("message") or {}).get("content") or "" if chat else choice.get("text", "")
         usage = data.get("usage") or {}
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
@@ -132,16 +133,18 @@ class OpenAICompatJudge(Judge):
             body["prompt"] = completion_text(request)
             if wants_logprobs:
                 body["logprobs"] = TOP_LOGPROBS
-            if schema is not None and self.structured != "none":
+            if schema is not None and self.structured != "none" and request.structured:
                 body.update(_completion_constraints(schema))
             return body
         body["messages"] = request.messages
         if wants_logprobs:
             body.update(logprobs=True, top_logprobs=TOP_LOGPROBS)
-        if schema is not None and self.structured == "json_schema":
+        if schema is None or not request.structured:
+            return body
+        if self.structured == "json_schema":
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "judgement", "schema": schema, "strict": True}}
-        elif schema is not None and self.structured == "json_object":
+        elif self.structured == "json_object":
             body["response_format"] = {"type": "json_object"}
         return body
 
@@ -152,7 +155,8 @@ class OpenAICompatJudge(Judge):
             raise TransientJudgeError(f"{type(exc).__name__} talking to {self.base_url}") from None
         status = response.status_code
         if status in TRANSIENT_STATUS or status >= 500:
-            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}")
+            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}",
+                                      retry_after=_retry_after(response.headers.get("retry-after")))
         if status == 400 and "response_format" in body and "response_format" in response.text:
             return None
         if status == 400 and "logprobs" in body and "logprobs" in response.text:
@@ -168,6 +172,33 @@ class OpenAICompatJudge(Judge):
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
+    """The reply's first choice. A 200 without one (an empty list, or an {"error": ...} body,
+    as proxies send when the model behind them failed) is a transient judge error."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    error = data.get("error") if isinstance(data, dict) else None
+    detail = f": {str(error.get('message', error) if isinstance(error, dict) else error)[:200]}" if error else ""
+    raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
 
 
 def _completion_constraints(schema: dict[str, Any]) -> dict[str, Any]:

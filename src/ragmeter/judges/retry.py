@@ -30,6 +30,7 @@ async def call_with_retry(call: Callable[[], Awaitable[T]], policy: RetryPolicy,
             error = exc if isinstance(exc, TransientJudgeError) else f"timed out after {policy.timeout:g} s"
             if attempt == policy.retries:
                 raise JudgeUnavailable(f"{what}: {error} (gave up after {attempt + 1} attempts)") from None
-            delay = min(policy.max_backoff, policy.backoff * 2 ** attempt)
-            await asyncio.sleep(delay * (0.5 + random.random() / 2))
+            delay = policy.backoff * 2 ** attempt * (0.5 + random.random() / 2)
+            asked = getattr(exc, "retry_after", None)  # the server's Retry-After, honoured up to the cap
+            await asyncio.sleep(min(policy.max_backoff, max(delay, asked or 0.0)))
     raise AssertionError("unreachable")

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, make_key
-from ragmeter.errors import UnparseableReply
+from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
@@ -46,6 +46,9 @@ class JudgeSession:
         self.policy = policy or RetryPolicy()
         self._slots = asyncio.Semaphore(concurrency)
         self.judge_seconds = 0.0
+        #: Set when the server refuses structured output: from then on the schema is written
+        #: into every prompt instead. The judge's identity (the cache key) does not change.
+        self.format_rejected = False
 
     async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None) -> Answer:
@@ -61,17 +64,31 @@ class JudgeSession:
             stats.truncated += int(hit["truncated"])
             return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True, hit["probs"])
         with self.clock.busy():
-            messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens)
+            try:
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
+            except FormatRejected:
+                self.format_rejected = True
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             stats.truncated += int(truncated)
-            parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, label_fields(schema))
         self.cache.put(key, {"parsed": dumped, "truncated": truncated, "probs": probs})
         return Answer(parsed, truncated, False, probs)
 
+    async def _fit_and_ask(self, prompt: PromptTemplate, inputs: dict[str, Any], schema: dict[str, Any],
+                           output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
+        structured = not self.format_rejected
+        messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
+        parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured)
+        return parsed, reply, truncated
+
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
-                         max_tokens: int, stats: MetricStats, tag: str) -> tuple[M, JudgeReply]:
-        reply = await self._call(JudgeRequest(messages, schema, max_tokens, tag, self.policy.timeout), stats)
+                         max_tokens: int, stats: MetricStats, tag: str,
+                         structured: bool = True) -> tuple[M, JudgeReply]:
+        def request(msgs: list[Message]) -> JudgeRequest:
+            return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured)
+
+        reply = await self._call(request(messages), stats)
         try:
             return parse_reply(reply, output), reply
         except UnparseableReply as first:
@@ -79,7 +96,7 @@ class JudgeSession:
             retry = messages + [{"role": "assistant", "content": reply.text},
                                 {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
                                                             "with one JSON object matching the schema."}]
-            second = await self._call(JudgeRequest(retry, schema, max_tokens, tag, self.policy.timeout), stats)
+            second = await self._call(request(retry), stats)
             try:
                 return parse_reply(second, output), second
             except UnparseableReply:
@@ -144,13 +161,13 @@ def extract_json(text: str) -> str | None:
 
 
 def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
-                  schema: dict[str, Any], max_tokens: int) -> tuple[list[Message], bool]:
+                  schema: dict[str, Any], max_tokens: int, structured: bool = True) -> tuple[list[Message], bool]:
     """Shorten the prompt's truncatable fields (contexts) until prompt + reply fit the window.
 
     Policy: each truncatable text keeps its beginning and loses its end, all cut by the same
     ratio, marked with " [...]". Questions, answers and statements are never cut.
     """
-    with_schema = None if judge.constrained else schema
+    with_schema = None if judge.constrained and structured else schema
     messages = prompt.messages(inputs, with_schema, schema)
     window = judge.context_window
     if window is None:
