@@ -13,6 +13,7 @@ from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
 from ragmeter.errors import RagmeterError
 from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
@@ -56,7 +57,7 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
                     out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
                     concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
                     progress: bool | None = None, language: str = "english",
-                    prompts_dir: str | Path | None = None) -> EvaluationResult:
+                    prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:
     """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`.
     `language` picks the built-in prompts; `prompts_dir` replaces them with exported or
     translated files (see `ragmeter prompts`)."""
@@ -67,7 +68,7 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
                     metrics=list(metrics) if metrics else None, columns=columns or {}, concurrency=concurrency,
                     timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
                     limit=limit, progress=progress, language=language,
-                    prompts_dir=str(prompts_dir) if prompts_dir else None)
+                    prompts_dir=str(prompts_dir) if prompts_dir else None, overwrite=overwrite)
     dataset = load_dataset(data, columns=columns)
     return await run_config(cfg, dataset=dataset, judge=None if isinstance(judge, (str, dict)) else judge,
                             embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
@@ -77,6 +78,7 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
 async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
+    cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Unknown metric names and bad prompt files fail before the data is read.
     metric_objs = get_metrics(cfg.metrics) if cfg.metrics else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
@@ -87,6 +89,8 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    if write:  # before any judge call: a folder that cannot take the results fails now
+        prepare_output(Path(cfg.output), run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256), cfg.overwrite)
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)
@@ -107,6 +111,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     if write:
         out_dir = Path(cfg.output)
         result.results_path = write_results(rows, out_dir, cfg.format)
+        remove_other_results(out_dir, result.results_path)
         result.manifest_path = out_dir / "manifest.json"
         manifest["results_file"] = result.results_path.name
         write_json(result.manifest_path, manifest)

@@ -23,11 +23,14 @@ BUNDLED_NOTE = ("judge: bundled Gemma 3 270M, the fast offline default. It ranks
 def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, output, judge, metrics, ...")],
         out: Annotated[Optional[str], typer.Option("--out", help="override output folder")] = None,
         no_cache: Annotated[bool, typer.Option("--no-cache", help="call the judge for everything")] = False,
-        limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None) -> None:
+        limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
+                                                                   "output folder")] = False) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
-    overrides: dict[str, Any] = {"limit": limit, "cache": False if no_cache else None}
+    overrides: dict[str, Any] = {"limit": limit, "cache": False if no_cache else None,
+                                 "overwrite": True if overwrite else None}
     cfg = load_config(config, overrides)
     if out:
         cfg = cfg.model_copy(update={"output": out})
@@ -45,7 +48,9 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                  "--metric-opt", help="metric setting METRIC.KEY=VALUE, e.g. ndcg@k.k=5")] = None,
              embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:DIR | "
                                                           "openai-compat:URL#MODEL")] = "bundled",
-             out: Annotated[str, typer.Option(help="output folder")] = "results",
+             out: Annotated[str, typer.Option(help="output folder; {timestamp} gives each run its own")] = "results",
+             overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
+                                                                        "output folder")] = False,
              format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = "jsonl",
              column: Annotated[Optional[list[str]], typer.Option(
                  help="map a field to your column: FIELD=COLUMN, e.g. user_input=q")] = None,
@@ -68,7 +73,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
                         "metrics": _metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
-                        "limit": limit, "language": language,
+                        "limit": limit, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
     _execute(cfg)
 

@@ -18,6 +18,7 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     dataset: str
+    #: a folder; "{timestamp}" in it gives each run its own (io/output.py)
     output: str = "results"
     format: Literal["jsonl", "csv", "parquet"] = "jsonl"
     judge: str | dict[str, Any] = "llamacpp"
@@ -33,6 +34,8 @@ class RunConfig(BaseModel):
     progress: bool | None = None
     language: str = "english"
     prompts_dir: str | None = None
+    #: replace another run's results in `output` (a re-run of the same run always may)
+    overwrite: bool = False
 
     @field_validator("language")
     @classmethod

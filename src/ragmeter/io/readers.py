@@ -46,7 +46,17 @@ def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None) -> Data
         path = Path(data)
         records, digest = read_records(path)
         return build_dataset(records, str(path), columns, digest)
-    return build_dataset(_records_from_object(data), "<in-memory>", columns, None)
+    records = _records_from_object(data)
+    return build_dataset(records, "<in-memory>", columns, _records_digest(records))
+
+
+def _records_digest(records: list[dict[str, Any]]) -> str | None:
+    """sha256 of in-memory rows (as canonical JSON), so their manifest names the data too."""
+    try:
+        text = json.dumps(records, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    except (TypeError, ValueError):
+        return None
 
 
 def read_records(path: Path) -> tuple[list[dict[str, Any]], str]:

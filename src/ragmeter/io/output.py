@@ -1,0 +1,71 @@
+"""The output folder, checked before the first judge call: writable, and not holding another
+run's results unless the user said `overwrite`.
+
+A folder whose manifest records the same run (same dataset file and content, metrics,
+judge, prompts, limit) is that run again, e.g. a re-run after a kill or with a warm cache,
+and is replaced without a word; a different run is refused. `{timestamp}` in the path
+gives every run its own folder (`--out 'runs/{timestamp}'`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError
+from ragmeter.io.writers import FORMATS
+
+#: Config keys that do not make a different run (how fast, how loud, where).
+NOT_THE_RUN = ("output", "progress", "concurrency", "timeout", "retries", "cache", "overwrite", "format")
+
+
+def expand(output: str, now: dt.datetime | None = None) -> str:
+    """`{timestamp}` becomes the UTC time, e.g. runs/20261122-184613."""
+    if "{timestamp}" not in output:
+        return output
+    stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    return output.replace("{timestamp}", stamp)
+
+
+def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None) -> dict[str, Any]:
+    """What makes two runs the same run."""
+    return {"config": {k: v for k, v in config.items() if k not in NOT_THE_RUN}, "dataset_sha256": dataset_sha256}
+
+
+def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool) -> None:
+    """Fail now, before any judge call, if results could not be written there or would
+    replace another run's."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"output folder {out_dir} is a file, not a folder")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".ragmeter-write-check."):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"cannot write to output folder {out_dir}: {exc.strerror or exc}") from None
+    manifest = out_dir / "manifest.json"
+    if overwrite or not manifest.is_file():
+        return
+    if _fingerprint_of(manifest) != fingerprint:
+        raise ConfigError(f"output folder {out_dir} holds another run's results ({manifest.name}); "
+                          "pass --overwrite to replace them, or write elsewhere, e.g. --out 'runs/{timestamp}'")
+
+
+def remove_other_results(out_dir: Path, kept: Path) -> None:
+    """One results file per folder: a run in another format removes the old one."""
+    for fmt in FORMATS:
+        other = out_dir / f"results.{fmt}"
+        if other != kept and other.is_file():
+            os.unlink(other)
+
+
+def _fingerprint_of(manifest: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        return run_fingerprint(data["config"], data["dataset"]["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # unreadable: not provably the same run
