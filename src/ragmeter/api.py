@@ -17,7 +17,7 @@ from ragmeter.io.output import expand, prepare_output, remove_other_results, run
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
-from ragmeter.judges.spec import make_judge
+from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
@@ -79,7 +79,9 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
-    # Unknown metric names and bad prompt files fail before the data is read.
+    # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
+    if judge is None:
+        parse_judge_spec(cfg.judge)
     metric_objs = get_metrics(cfg.metrics) if cfg.metrics else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
     if dataset is None:

@@ -54,14 +54,25 @@ class UnparseableReply(RagmeterError):
         self.raw = raw
 
 
+def key_hint(key: str, valid: list[str] | None) -> str:
+    """ " (did you mean 'temperature'?)" for a near miss, else the list of valid keys."""
+    if not valid:
+        return ""
+    from difflib import get_close_matches
+
+    close = get_close_matches(key, valid, n=1, cutoff=0.75)
+    if close:
+        return f" (did you mean '{close[0]}'?)"
+    return f" (valid keys: {', '.join(valid)})"
+
+
 def explain_validation(exc: Any, valid_keys: list[str] | None = None, limit: int = 5) -> str:
     """A pydantic ValidationError as one readable line: which key, what is wrong."""
     parts = []
     for error in exc.errors()[:limit]:
         where = ".".join(str(p) for p in error["loc"]) or "file"
         if error["type"] == "extra_forbidden":
-            hint = f" (valid keys: {', '.join(valid_keys)})" if valid_keys else ""
-            parts.append(f"unknown key '{where}'{hint}")
+            parts.append(f"unknown key '{where}'{key_hint(where, valid_keys)}")
         elif error["type"] == "missing":
             parts.append(f"missing required key '{where}'")
         else:

@@ -109,7 +109,7 @@ def test_run_config_resolves_paths_against_the_config_file_and_writes_parquet(tm
 def test_invalid_config_unknown_key_lists_valid_keys(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("dataset: d.jsonl\nmetricz: [faithfulness]\n")
-    with pytest.raises(ConfigError, match=r"unknown key 'metricz' \(valid keys: dataset, output, format, judge"):
+    with pytest.raises(ConfigError, match=r"unknown key 'metricz' \(did you mean 'metrics'\?\)"):
         load_config(cfg)
     proc = cli("run", str(cfg))
     assert proc.returncode == 1
@@ -177,3 +177,37 @@ def test_http_embeddings_endpoint_for_response_relevancy(tmp_path, fake_server):
     assert rows[0]["response_relevancy_evidence"]["generated_questions"] == ["g1", "g2", "g3"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["embeddings"] == {"embedder": "http", "base_url": fake_server, "model": "emb"}
+
+
+def test_unknown_config_key_without_a_near_miss_lists_the_valid_ones(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("dataset: d.jsonl\nzzz: 1\n")
+    with pytest.raises(ConfigError, match=r"unknown key 'zzz' \(valid keys: dataset, output, format, judge"):
+        load_config(cfg)
+
+
+@pytest.mark.parametrize("opt, message", [
+    ("temperature=hot", "temperature: Input should be a valid number"),
+    ("temprature=0", "unknown key 'temprature' (did you mean 'temperature'?)"),
+    ("api_key=sk-LITERAL-KEY-0123456789", "api_key is not a setting"),
+    ("n_threads=4", "the openai judge does not use n_threads"),
+])
+def test_bad_judge_settings_are_one_line_that_never_echoes_a_value(opt, message, tmp_path):
+    data = write_rows(tmp_path / "d.jsonl")
+    # exact_match needs no judge: judge settings are checked all the same, before the data is read
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--judge", "openai:gpt-4o", "--judge-opt", opt,
+               "--out", str(tmp_path / "out"))
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and message in proc.stderr
+    assert "LITERAL-KEY" not in proc.stderr and "hot" not in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("url", ["http://user:sk-URLKEY@judge.test/v1", "http://judge.test/v1?api-key=sk-URLKEY"])
+def test_keys_in_judge_urls_are_refused_without_echoing_them(url):
+    from ragmeter.judges.spec import parse_judge_spec
+
+    for spec in (f"openai-compat:{url}#m", {"spec": "openai-compat:http://judge.test/v1#m", "base_url": url}):
+        with pytest.raises(ConfigError, match="must not hold credentials or a query") as err:
+            parse_judge_spec(spec)
+        assert "URLKEY" not in str(err.value) and "judge.test/v1" in str(err.value)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.judges.base import DecodingParams, Judge
 
 BACKENDS = ("llamacpp", "openai", "openai-compat", "hf", "scripted")
+_DECODING = {"backend", "model", "temperature", "seed", "max_tokens", "context_window"}
+_HTTP = _DECODING | {"base_url", "api_key_env", "api", "structured", "logprobs"}
+#: The settings each backend reads: any other one set by the user is an error, not ignored.
+BACKEND_KEYS = {"llamacpp": _DECODING | {"api", "n_threads"}, "openai": _HTTP, "openai-compat": _HTTP,
+                "hf": _DECODING, "scripted": _DECODING}
 
 
 class JudgeConfig(BaseModel):
@@ -33,6 +38,39 @@ class JudgeConfig(BaseModel):
     def params(self) -> DecodingParams:
         return DecodingParams(self.temperature, self.seed, self.max_tokens)
 
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials_in_url(cls, url: str | None) -> str | None:
+        """A key in a URL would be stored in the manifest and printed: refuse it (without
+        echoing it) and say where keys go."""
+        if url is None:
+            return url
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise ValueError(f"the judge URL {parts.scheme}://{parts.hostname or ''}{parts.path} must not hold "
+                             "credentials or a query (user:key@, ?api-key=...): put the key in an environment "
+                             "variable and name it with api_key_env")
+        return url
+
+
+def judge_config(origin: str = "judge", **settings: Any) -> JudgeConfig:
+    """A JudgeConfig, or one ConfigError line that names the bad key and never echoes a value
+    (a value may be a key pasted in the wrong place)."""
+    if "api_key" in settings:
+        raise ConfigError(f"{origin}: api_key is not a setting (a key in a config is stored and shared with "
+                          "it): put the key in an environment variable and name it with api_key_env")
+    try:
+        cfg = JudgeConfig(**settings)
+    except ValidationError as exc:
+        raise ConfigError(f"{origin}: {explain_validation(exc, list(JudgeConfig.model_fields))}") from None
+    unused = sorted(set(settings) - BACKEND_KEYS.get(cfg.backend, set(JudgeConfig.model_fields)))
+    if unused:
+        raise ConfigError(f"{origin}: the {cfg.backend} judge does not use {', '.join(unused)}; "
+                          f"its settings: {', '.join(sorted(BACKEND_KEYS[cfg.backend] - {'backend'}))}")
+    return cfg
+
 
 def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeConfig:
     """`llamacpp` (the default bundled judge), `llamacpp:qwen-coder-1.5b` or `llamacpp:gemma-270m`
@@ -44,9 +82,10 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
         return JudgeConfig()
     if isinstance(spec, dict):
         if "spec" in spec:
-            rest = {k: v for k, v in spec.items() if k != "spec"}
-            return parse_judge_spec(spec["spec"]).model_copy(update=_validated(rest))
-        return JudgeConfig(**spec)
+            base = parse_judge_spec(spec["spec"])
+            settings = {**base.model_dump(exclude_unset=True), **{k: v for k, v in spec.items() if k != "spec"}}
+            return judge_config(f"judge {spec['spec']}", **settings)
+        return judge_config(**spec)
     backend, _, rest = spec.partition(":")
     if backend not in BACKENDS:
         raise ConfigError(f"unknown judge backend '{backend}' in '{spec}'; valid: {list(BACKENDS)}")
@@ -54,7 +93,7 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
         url, _, model = rest.partition("#")
         if not url.startswith(("http://", "https://")) or not model:
             raise ConfigError(f"judge '{spec}': expected openai-compat:http://HOST:PORT/v1#MODEL")
-        return JudgeConfig(backend=backend, base_url=url, model=model)
+        return judge_config(backend=backend, base_url=url, model=model)
     if backend == "openai":
         if not rest:
             raise ConfigError(f"judge '{spec}': expected openai:MODEL, e.g. openai:gpt-4o-mini")
@@ -67,10 +106,6 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
 
         rest = DEFAULT_BUNDLED
     return JudgeConfig(backend=backend, model=rest or None)
-
-
-def _validated(update: dict[str, Any]) -> dict[str, Any]:
-    return JudgeConfig(**update).model_dump(include=set(update))
 
 
 def make_judge(spec: str | dict[str, Any] | JudgeConfig | None) -> Judge:
