@@ -10,9 +10,26 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.errors import RagmeterError
+from ragmeter.report import plain
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge.")
+                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done, "
+                       "1 an error in the data, config or judge (one line on stderr), 2 a usage error, "
+                       "130 interrupted (finished judge replies are cached).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ragmeter import __version__
+
+        print(f"ragmeter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                 help="print the version and exit")] = False) -> None:
+    """Evaluate RAG datasets with Ragas-compatible metrics on any judge."""
 
 BUNDLED_NOTE = ("judge: bundled Gemma 3 270M, the fast offline default. It ranks rows weakly (below a "
                 "word-overlap baseline on human-labelled data): for offline scores that carry signal use "
@@ -25,7 +42,9 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         no_cache: Annotated[bool, typer.Option("--no-cache", help="call the judge for everything")] = False,
         limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
-                                                                   "output folder")] = False) -> None:
+                                                                   "output folder")] = False,
+        verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
+                                                                     "seconds per metric")] = False) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
@@ -34,7 +53,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     cfg = load_config(config, overrides)
     if out:
         cfg = cfg.model_copy(update={"output": out})
-    _execute(cfg)
+    _execute(cfg, verbose)
 
 
 @app.command()
@@ -51,6 +70,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              out: Annotated[str, typer.Option(help="output folder; {timestamp} gives each run its own")] = "results",
              overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
                                                                         "output folder")] = False,
+             verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
+                                                                          "seconds per metric")] = False,
              format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = "jsonl",
              column: Annotated[Optional[list[str]], typer.Option(
                  help="map a field to your column: FIELD=COLUMN, e.g. user_input=q")] = None,
@@ -75,7 +96,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
-    _execute(cfg)
+    _execute(cfg, verbose)
 
 
 @app.command()
@@ -128,7 +149,7 @@ def list_metrics() -> None:
         m = get_metric(name)
         uses = "judge+embeddings" if m.uses_embeddings else ("judge" if m.uses_judge else "none")
         table.add_row(name, ", ".join(m.required), uses, m.description)
-    _console().print(table)
+    _console(wide=True).print(table)
 
 
 def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:
@@ -162,28 +183,28 @@ def _scalar(value: str) -> Any:
     return value
 
 
-def _execute(cfg: Any) -> None:
+def _execute(cfg: Any, verbose: bool = False) -> None:
     from rich.console import Console
 
     from ragmeter.api import run_config
-    from ragmeter.report import print_summary
+    from ragmeter.report import print_summary, printable
 
     result = asyncio.run(run_config(cfg))
-    print_summary(result.manifest, _console())
+    print_summary(result.manifest, _console(wide=verbose), verbose)
     for note in result.manifest["prompt_notes"]:
-        Console(stderr=True).print(f"[yellow]prompt {note}[/yellow]", highlight=False)
+        Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
     if any(m["judge_calls"] + m["cache_hits"] for m in result.manifest["metrics"].values()) and \
             cfg.judge in ("llamacpp", "llamacpp:gemma-270m", {"spec": "llamacpp"}):
         Console(stderr=True).print(f"[yellow]{BUNDLED_NOTE}[/yellow]")
-    print(f"wrote {result.results_path} and {result.manifest_path}")
+    print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
 
 
-def _console() -> Any:
-    """Tables keep full metric names, also when stdout is a file or a pipe (80 columns by default)."""
+def _console(wide: bool = False) -> Any:
+    """The terminal's width (80 columns off a terminal), at least 150 for `wide` tables."""
     from rich.console import Console
 
     console = Console()
-    return console if console.is_terminal else Console(width=160)
+    return Console(width=150) if wide and console.width < 150 else console
 
 
 def _register_subcommands() -> None:
@@ -200,22 +221,36 @@ def main() -> None:
     try:
         app(standalone_mode=False)
     except RagmeterError as exc:
-        print(f"ragmeter: error: {exc}", file=sys.stderr)
+        print(f"ragmeter: error: {plain(exc)}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:
         print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors and the like
-        import click
+    except Exception as exc:  # usage errors from typer's click
+        code = _usage_error(exc)
+        if code is None:
+            raise
+        sys.exit(code)
 
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
-            sys.exit(130)
-        raise
+
+def _usage_error(exc: Exception) -> int | None:
+    """A usage error (unknown option, missing argument, bad value) as one line; exit code 2."""
+    import click
+    from typer._click import exceptions as typer_click  # typer >= 0.20 vendors its own click
+
+    if isinstance(exc, (click.exceptions.Abort, typer_click.Abort if hasattr(typer_click, "Abort") else ())):
+        return 130
+    if not isinstance(exc, (click.ClickException, typer_click.ClickException)):
+        return None
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return 2  # help was printed already
+    context = getattr(exc, "ctx", None)
+    command = context.command_path if context is not None else "ragmeter"
+    message = " ".join(exc.format_message().split())
+    print(f"ragmeter: error: {plain(message)} (see: {command} --help)", file=sys.stderr)
+    return exc.exit_code
 
 
 if __name__ == "__main__":

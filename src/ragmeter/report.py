@@ -1,37 +1,77 @@
-"""Terminal summary of a run, read from the manifest (one source of truth)."""
+"""Terminal summary of a run, read from the manifest (one source of truth).
+
+The table fits 80 columns (metric, mean, 95% CI, n, unscored); judge calls, tokens, cache
+hits and seconds come with `verbose` and are always in the manifest. Everything printed
+that came from data or config passes through `printable` (no rich markup, no control
+characters: a label such as `[bold red]X[/]` or an id holding an escape sequence is shown
+as text, never obeyed by the terminal).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
-def print_summary(manifest: dict[str, Any], console: Any) -> None:
+
+def printable(value: Any) -> str:
+    """Text from data or config, safe for rich and the terminal: control characters shown as
+    escapes, markup escaped."""
+    from rich.markup import escape
+
+    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
+    return escape(text)
+
+
+def plain(value: Any) -> str:
+    """Like printable, for print() (no rich markup to escape)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
+
+
+def print_summary(manifest: dict[str, Any], console: Any, verbose: bool = False) -> None:
     from rich.table import Column, Table
 
-    table = Table(Column("metric", no_wrap=True), "mean", "95% CI", "n", "unscored", "judge calls", "prompt tok", "compl. tok",
-                  "cache hits", "seconds", title=f"ragmeter {manifest['ragmeter_version']} · "
-                  f"{manifest['dataset']['rows']} rows · judge {manifest['judge']['name'] if manifest['judge'] else '-'}")
+    judge = manifest["judge"]["name"] if manifest["judge"] else "-"
+    columns = [Column("metric", no_wrap=True, overflow="fold"), Column("mean", no_wrap=True),
+               Column("95% CI", no_wrap=True), Column("n", no_wrap=True), Column("unscored", no_wrap=True)]
+    if verbose:
+        columns += [Column(c, no_wrap=True) for c in ("judge calls", "prompt tok", "compl. tok", "cache hits",
+                                                       "seconds")]
+    table = Table(*columns, title=printable(f"ragmeter {manifest['ragmeter_version']} · "
+                                            f"{manifest['dataset']['rows']} rows · judge {judge}"))
     for name, m in manifest["metrics"].items():
         mean = "-" if m["mean"] is None else f"{m['mean']:.4f}"
         ci = "-" if not m.get("ci95") else f"{m['ci95'][0]:.3f}-{m['ci95'][1]:.3f}"
-        table.add_row(name, mean, ci, str(m["n"]), str(m["unscored"]), str(m["judge_calls"]),
-                      str(m["prompt_tokens"]), str(m["completion_tokens"]), str(m["cache_hits"]),
-                      f"{m['seconds']:.1f}")
+        cells = [printable(name), mean, ci, str(m["n"]), str(m["unscored"])]
+        if verbose:
+            cells += [str(m["judge_calls"]), str(m["prompt_tokens"]), str(m["completion_tokens"]),
+                      str(m["cache_hits"]), f"{m['seconds']:.1f}"]
+        table.add_row(*cells)
     console.print(table)
-    index = manifest.get("rag_index")
-    if index and index["value"] is not None:
-        console.print(f"RAG Index {index['value']:.4f} (95% CI {index['ci95'][0]:.3f}-{index['ci95'][1]:.3f}) "
-                      f"over {len(index['components'])} metric(s): {', '.join(index['components'])}"
-                      + (f"; no scores for {', '.join(index['missing'])}" if index["missing"] else ""),
-                      highlight=False)
+    _print_index(manifest.get("rag_index"), console)
+    _print_timing(manifest, console)
+    for name, m in manifest["metrics"].items():
+        for reason, count in m["unscored_reasons"].items():
+            console.print(f"[yellow]{printable(name)}: {count} unscored: {printable(reason)}[/yellow]")
+
+
+def _print_index(index: dict[str, Any] | None, console: Any) -> None:
+    if not index or index["value"] is None:
+        return
+    console.print(printable(f"RAG Index {index['value']:.4f} (95% CI {index['ci95'][0]:.3f}-{index['ci95'][1]:.3f}) "
+                            f"over {len(index['components'])} metric(s): {', '.join(index['components'])}"
+                            + (f"; no scores for {', '.join(index['missing'])}" if index["missing"] else "")),
+                  highlight=False)
+
+
+def _print_timing(manifest: dict[str, Any], console: Any) -> None:
     if manifest["model_busy_seconds"] == 0:
         console.print(f"wall {manifest['wall_seconds']:.1f} s · no judge or embedder calls: all of it was "
                       "ragmeter (reading data, computing metrics, loading their libraries)", highlight=False)
-    else:
-        console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
-                      f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
-                      f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
-                      f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall)")
-    for name, m in manifest["metrics"].items():
-        for reason, count in m["unscored_reasons"].items():
-            console.print(f"[yellow]{name}: {count} unscored: {reason}[/yellow]")
+        return
+    console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
+                  f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
+                  f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
+                  f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall)",
+                  highlight=False)

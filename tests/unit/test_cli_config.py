@@ -211,3 +211,33 @@ def test_keys_in_judge_urls_are_refused_without_echoing_them(url):
         with pytest.raises(ConfigError, match="must not hold credentials or a query") as err:
             parse_judge_spec(spec)
         assert "URLKEY" not in str(err.value) and "judge.test/v1" in str(err.value)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["evaluate", "{data}", "--metric", "faithfulness"], "No such option: --metric (Possible options: --metric-opt, --metrics)"),
+    (["evaluate"], "Missing argument 'data'"),
+    (["evaluate", "{data}", "--limit", "abc"], "Invalid value for '--limit'"),
+    (["nosuch"], "No such command 'nosuch'"),
+])
+def test_usage_errors_are_one_line_with_exit_code_2(args, message, tmp_path):
+    data = write_rows(tmp_path / "d.jsonl")
+    proc = cli(*[a.replace("{data}", str(data)) for a in args])
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ragmeter: error: ")
+    assert message in proc.stderr
+
+
+def test_version():
+    from ragmeter import __version__
+
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"ragmeter {__version__}"
+
+
+def test_an_escape_sequence_in_an_error_is_shown_not_obeyed(tmp_path):
+    path = tmp_path / "d.jsonl"
+    row = {"id": "\x1b[2J", "user_input": "q", "response": "a", "retrieved_contexts": ["c"]}
+    path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    proc = cli("evaluate", str(path), "--metrics", "exact_match")
+    assert proc.returncode == 1 and "duplicate id" in proc.stderr
+    assert "\x1b" not in proc.stderr and "\\x1b[2J" in proc.stderr

@@ -1,0 +1,50 @@
+"""The summary a person reads: fits 80 columns, and never obeys markup or escape sequences
+that came from data or config."""
+
+from __future__ import annotations
+
+import io
+
+import ragmeter
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.report import print_summary
+
+ROWS = [{"id": f"r{i}", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c"], "reference": "a."}
+        for i in range(4)]
+CORE = ["context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
+        "context_relevance", "exact_match"]
+
+
+def render(manifest: dict, width: int, verbose: bool = False) -> str:
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    print_summary(manifest, Console(file=buffer, width=width, force_terminal=True, color_system=None), verbose)
+    return buffer.getvalue()
+
+
+def scripted() -> ScriptedJudge:
+    replies = {"rating": 2, "verdict": 1, "statements": ["a"], "verdicts": [{"verdict": 1, "reason": "r"}],
+               "classifications": [{"statement": "a", "attributed": 1, "reason": "r"}]}
+    return ScriptedJudge(lambda request: {k: replies[k] for k in request.schema["properties"]})
+
+
+def test_the_table_fits_80_columns_with_every_number_whole():
+    result = ragmeter.evaluate(ROWS, CORE, judge=scripted(), cache=False, progress=False)
+    text = render(result.manifest, 80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    for name, m in result.manifest["metrics"].items():
+        assert name in text
+        assert f"{m['mean']:.4f}" in text
+    assert "…" not in text and "judge calls" not in text
+    wide = render(result.manifest, 150, verbose=True)
+    assert "judge calls" in wide and "cache hits" in wide
+
+
+def test_markup_and_escape_sequences_from_config_are_shown_as_text():
+    result = ragmeter.evaluate(ROWS, [{"exact_match": {"as": "[bold red]X[/]"}}], judge=scripted(), cache=False,
+                               progress=False)
+    result.manifest["judge"] = {"name": "evil\x1b[2J[link=http://x]model[/link]"}
+    text = render(result.manifest, 120)
+    assert "[bold red]X[/]" in text
+    assert "\x1b" not in text and "\\x1b[2J" in text and "[link=http://x]" in text
