@@ -221,3 +221,20 @@ def test_a_metric_without_spanish_prompts_uses_english_and_says_so():
     assert result.manifest["prompts"]["language_quality"]["label"]["language"] == "english"
     assert result.manifest["prompt_notes"] == ["language_quality.label: no built-in spanish prompt for this metric "
                                                "yet: the English one is used"]
+
+
+def test_an_edited_english_fallback_file_is_used_in_a_spanish_run(tmp_path):
+    """`prompts export --language spanish` writes *.english.json for metrics without Spanish
+    prompts; editing one must change what a Spanish run sends, never be silently ignored."""
+    out = export(tmp_path, "spanish", ["language_quality"])
+    path = out / "language_quality.label.english.json"
+    assert path.is_file()
+    data = json.loads(path.read_text())
+    data["instruction"] = "EDITED: " + data["instruction"]
+    path.write_text(json.dumps(data))
+    judge = ScriptedJudge({"language_quality.label": {"analysis": "bien", "label": "High"}})
+    result = evaluate([{"id": "a", "response": "Una respuesta."}], ["language_quality"], judge=judge,
+                      language="spanish", prompts_dir=out)
+    assert "EDITED: " in judge.requests[0].messages[0]["content"]
+    record = result.manifest["prompts"]["language_quality"]["label"]
+    assert record["source"] == str(path) and "edited since export" in record["note"]

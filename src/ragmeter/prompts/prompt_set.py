@@ -64,9 +64,15 @@ def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, 
                               f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
                               f"and pass --prompts-dir DIR")
         template = builtin_or_english(metric, name, language)
-        fallback = template.language != language
-        return ResolvedPrompt(template, "built-in", f"no built-in {language} prompt for this metric yet: the "
-                                                    "English one is used" if fallback else None)
+        if template.language == language:
+            return ResolvedPrompt(template, "built-in")
+        # The English fallback is the prompt this run uses: a folder's English file (as
+        # `prompts export --language X` writes it) replaces it like any other file would.
+        fallback_file = files.get((metric, name, template.language))
+        if fallback_file is None:
+            return ResolvedPrompt(template, "built-in", f"no built-in {language} prompt for this metric yet: the "
+                                                        "English one is used")
+        found, language = fallback_file, template.language
     prompt_file, path = found
     template = prompt_file.template()
     return ResolvedPrompt(template, str(path), _note(prompt_file, template, metric, name, language))
