@@ -108,8 +108,11 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
              out: Annotated[Path, typer.Option(help="output folder")] = Path("generations"),
              max_tokens: Annotated[int, typer.Option(help="tokens per generation")] = 512,
              model_opt: Annotated[Optional[list[str]], typer.Option("--model-opt", help="KEY=VALUE")] = None,
-             no_cache: Annotated[bool, typer.Option("--no-cache")] = False) -> None:
-    """Generate `generated_response` for each row (Pleias formats); resumable."""
+             no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+             overwrite: Annotated[bool, typer.Option("--overwrite", help="replace generated_response where the "
+                                                                        "input has one")] = False) -> None:
+    """Generate `generated_response` for each row (Pleias formats); resumable. A generation cut off
+    at --max-tokens is marked (generation_finish_reason=length) and left unscored by evaluate."""
     from ragmeter.cache import open_cache
     from ragmeter.generate import check_rows, generate_rows, write_generations
     from ragmeter.io.readers import read_records
@@ -117,7 +120,7 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
 
     records, _ = read_records(input)
     records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
-    check_rows(records, str(input))
+    check_rows(records, str(input), overwrite)
     judge = make_judge({"spec": model, **_pairs(model_opt, "--model-opt")} if model_opt else model)
     cache = open_cache(not no_cache)
 

@@ -140,7 +140,9 @@ async def _run_workers(score_row: Any, total: int, workers: int, bar: Any) -> No
 async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
                      embeddings: EmbeddingSession | None, stats: MetricStats, prompts: PromptSet) -> Score:
     missing = sample.missing(metric.required)
-    if missing:
+    if sample.response_problem and {"response", "cited_response"} & set(metric.required):
+        score = Score(None, sample.response_problem)
+    elif missing:
         score = Score(None, f"empty field(s): {', '.join(missing)}")
     else:
         ctx = MetricContext(judge, embeddings, stats, prompts)

@@ -53,11 +53,15 @@ def response_from(reply_text: str, finish: str, fmt: str) -> str:
     return text + ANSWER_END if finish == "stop" and "<|answer_start|>" in reply_text else text
 
 
-def check_rows(records: list[dict[str, Any]], source: str) -> None:
+def check_rows(records: list[dict[str, Any]], source: str, overwrite: bool = False) -> None:
+    """Every row has its prompt; none has a response this run would silently replace."""
     for number, record in enumerate(records, start=1):
         value = record.get("text")
         if not isinstance(value, str) or not value.strip():
             raise DataError("expected the prompt text (query and sources)", source=source, row=number, field="text")
+        if record.get("generated_response") is not None and not overwrite:
+            raise DataError("already has a generated_response; pass --overwrite to replace it",
+                            source=source, row=number, field="generated_response")
 
 
 async def generate_rows(records: list[dict[str, Any]], judge: Judge, cache: Cache, fmt: str, *,

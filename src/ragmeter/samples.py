@@ -67,6 +67,9 @@ class Sample(BaseModel):
     reference_tool_calls: list[ToolCall] | None = None
     reference_topics: list[str] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Why this row's response cannot be judged (a generation cut off at max_tokens): every
+    #: metric that reads the response leaves the row unscored with this reason.
+    response_problem: str | None = None
 
     def missing(self, fields: tuple[str, ...]) -> list[str]:
         """Required fields that are absent or empty on this row (a row-level 'unscored')."""

@@ -266,3 +266,26 @@ def test_plain_rows_with_cited_response_and_ids_work_too():
     assert (row_["valid_identifier"], row_["valid_quote"]) == (0.5, 0.5)
     with pytest.raises(DataError, match="missing column 'retrieved_contexts' \\(required by citation_reprint\\)"):
         ragmeter.evaluate(rows, ["citation_reprint"], progress=False)
+
+
+def test_generate_refuses_to_replace_responses_without_overwrite():
+    from ragmeter.generate import check_rows
+
+    records = [{"text": SPECIAL}, row("x")]
+    with pytest.raises(DataError, match=r"in.jsonl, row 2, field 'generated_response': already has a "
+                                        r"generated_response; pass --overwrite"):
+        check_rows(records, "in.jsonl")
+    check_rows(records, "in.jsonl", overwrite=True)
+
+
+def test_a_generation_cut_off_at_max_tokens_is_unscored_with_that_reason():
+    cut = {"id": "cut", "text": SPECIAL, "generated_response": "<|analysis_start|>I think the answer",
+           "generation_finish_reason": "length"}
+    done = {**row('Cervantes <ref name="1">Cervantes wrote Don Quixote</ref>.', rid="done"),
+            "generation_finish_reason": "stop"}
+    result = ragmeter.evaluate([cut, done], ["valid_identifier", "citation_reprint"], progress=False)
+    by_id = {r["id"]: r for r in result.rows}
+    assert by_id["done"]["valid_identifier"] == 1.0
+    assert by_id["cut"]["valid_identifier"] is None
+    assert by_id["cut"]["valid_identifier_reason"].startswith("generation cut off at max_tokens")
+    assert result.manifest["metrics"]["valid_identifier"]["n"] == 1

@@ -77,18 +77,20 @@ def detect_format(text: str) -> str:
 
 def parse_row(text: str, response: str) -> CitedRow:
     """Parse one row in whichever format its `text` uses."""
-    if not isinstance(text, str) or not text.strip():
-        raise CitationFormatError("'text' is empty")
     if not isinstance(response, str):
         raise CitationFormatError("not text", "generated_response")
-    fmt = detect_format(text)
-    if fmt == "special-tokens":
-        query, sources = _special_prompt(text)
-        analysis, answer = _special_response(response)
-    else:
-        query, sources = _generic_prompt(text)
-        analysis, answer = _generic_response(response)
+    fmt, query, sources = parse_prompt(text)
+    analysis, answer = (_special_response if fmt == "special-tokens" else _generic_response)(response)
     return CitedRow(query, sources, answer, analysis, fmt, citations(answer))
+
+
+def parse_prompt(text: str) -> tuple[str, str, tuple[Source, ...]]:
+    """The format, query and sources of a row's `text` (the prompt half of a row)."""
+    if not isinstance(text, str) or not text.strip():
+        raise CitationFormatError("'text' is empty")
+    fmt = detect_format(text)
+    query, sources = (_special_prompt if fmt == "special-tokens" else _generic_prompt)(text)
+    return fmt, query, sources
 
 
 def citations(answer: str) -> tuple[Citation, ...]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.citations.parse import CitationFormatError, parse_row, strip_citations
+from ragmeter.citations.parse import CitationFormatError, parse_prompt, parse_row, strip_citations
 from ragmeter.errors import DataError
 from ragmeter.samples import Sample
 
-TEXT, RESPONSE = "text", "generated_response"
+TEXT, RESPONSE, FINISH = "text", "generated_response", "generation_finish_reason"
+CUT_OFF = "generation cut off at max_tokens (generation_finish_reason=length): not a finished answer"
 CITED_FIELDS = {"user_input", "response", "cited_response", "retrieved_contexts", "retrieved_context_ids"}
 
 
@@ -39,13 +40,25 @@ def _sample(record: dict[str, Any], source: str, number: int, index: int, unit: 
         if not isinstance(value, str):
             raise DataError(f"expected text, got {type(value).__name__}", source=source, row=number,
                             field=column, unit=unit)
+    raw_id = record.get("id")
+    sample_id = str(raw_id) if raw_id is not None else f"row-{index}"
     try:
+        if record.get(FINISH) == "length":
+            return _cut_off(sample_id, text, response)  # type: ignore[arg-type]
         row = parse_row(text, response)  # type: ignore[arg-type]
     except CitationFormatError as exc:
         raise DataError(str(exc), source=source, row=number, field=exc.field, unit=unit) from None
-    raw_id = record.get("id")
-    return Sample(id=str(raw_id) if raw_id is not None else f"row-{index}", user_input=row.query,
+    return Sample(id=sample_id, user_input=row.query,
                   response=strip_citations(row.answer), cited_response=row.answer,
                   retrieved_contexts=[s.text for s in row.sources],
                   retrieved_context_ids=[s.id for s in row.sources],
                   metadata={"format": row.format, **({"analysis": row.analysis} if row.analysis else {})})
+
+
+def _cut_off(sample_id: str, text: str, response: str) -> Sample:
+    """A generation that stopped at max_tokens is not an answer: its prompt half is read (for
+    metrics of the retrieval alone), and metrics of the response leave it unscored."""
+    fmt, query, sources = parse_prompt(text)
+    return Sample(id=sample_id, user_input=query, retrieved_contexts=[s.text for s in sources],
+                  retrieved_context_ids=[s.id for s in sources], response_problem=CUT_OFF,
+                  metadata={"format": fmt, "generated_response": response[:2000]})
