@@ -1,23 +1,53 @@
 #!/bin/bash
-# SLURM batch script for ragmeter, like seed 000's `sbatch launcher.sh`.
-# Usage: sbatch examples/launcher.sh path/to/config.yaml
+# Run ragmeter as a SLURM batch job, or as plain bash on any machine (the same script).
+#   sbatch examples/launcher.sh path/to/config.yaml
+#   bash   examples/launcher.sh path/to/config.yaml
 #SBATCH --job-name=ragmeter
 #SBATCH --output=ragmeter-%j.out
 #SBATCH --error=ragmeter-%j.err
 #SBATCH --cpus-per-task=8
 #SBATCH --mem=16G
 #SBATCH --time=04:00:00
+#SBATCH --signal=B:TERM@120
 ## For a local GPU judge (vLLM or a GGUF built with CUDA), also request: #SBATCH --gres=gpu:1
 
 set -euo pipefail
-CONFIG="${1:?usage: sbatch launcher.sh CONFIG.yaml}"
-PROJECT_DIR="${RAGMETER_PROJECT_DIR:-$SLURM_SUBMIT_DIR}"
+CONFIG="${1:?usage: sbatch launcher.sh CONFIG.yaml (or: bash launcher.sh CONFIG.yaml)}"
+PROJECT_DIR="${RAGMETER_PROJECT_DIR:-${SLURM_SUBMIT_DIR:-$PWD}}"
 cd "$PROJECT_DIR"
 
-# Keep the judge cache on a disk that outlives the job, so a resubmitted job resumes where
-# the last one stopped. sqlite locking on NFS is unreliable: give concurrent jobs their own file.
-export RAGMETER_CACHE="${RAGMETER_CACHE:-$PROJECT_DIR/.ragmeter-cache/cache.sqlite}"
+# ragmeter from PATH (an activated environment, a module), else this checkout's .venv.
+RAGMETER="${RAGMETER_BIN:-$(command -v ragmeter || echo "$PROJECT_DIR/.venv/bin/ragmeter")}"
+
+# The judge cache lives on the shared disk between jobs (so a resubmitted job resumes), one
+# file per config (so two jobs never share one), and is worked on from node-local disk:
+# sqlite's locking is unreliable on NFS. It is copied back when the job ends, also when it
+# is preempted or cancelled (SLURM sends TERM first, see --signal above).
+PERSISTENT="${RAGMETER_CACHE_DIR:-$PROJECT_DIR/.ragmeter-cache}/$(basename "${CONFIG%.*}").sqlite"
+LOCAL_DIR="$(mktemp -d "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/ragmeter.XXXXXX")"
+export RAGMETER_CACHE="$LOCAL_DIR/cache.sqlite"
+mkdir -p "$(dirname "$PERSISTENT")"
+if [ -f "$PERSISTENT" ]; then cp "$PERSISTENT" "$RAGMETER_CACHE"; fi
+
+save_cache() {
+    if [ -f "$RAGMETER_CACHE" ]; then
+        # a checkpoint folds the write-ahead log in, then copy and rename: never a half-written cache
+        python3 -c "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('PRAGMA wal_checkpoint(TRUNCATE)')" \
+            "$RAGMETER_CACHE" 2>/dev/null || true
+        cp "$RAGMETER_CACHE" "$PERSISTENT.tmp.$$" && mv "$PERSISTENT.tmp.$$" "$PERSISTENT"
+    fi
+    rm -rf "$LOCAL_DIR"
+}
+trap save_cache EXIT
+
 export HF_HUB_OFFLINE=1   # compute nodes usually have no internet: never reach for a hub
 
-# Runs are resumable: if the job is killed or preempted, resubmit with the same cache.
-srun .venv/bin/ragmeter run "$CONFIG"
+if [ -n "${SLURM_JOB_ID:-}" ]; then
+    srun "$RAGMETER" run "$CONFIG" &
+else
+    "$RAGMETER" run "$CONFIG" &
+fi
+CHILD=$!
+# preempted or cancelled: stop ragmeter (every finished reply is already committed to the cache)
+trap 'kill -TERM "$CHILD" 2>/dev/null; wait "$CHILD"; exit 143' TERM
+wait "$CHILD"
