@@ -173,3 +173,31 @@ def test_judge_dying_mid_run_stops_the_run_and_keeps_finished_replies(isolated_c
     result = ragmeter.evaluate([ROW], [RAGAS_FAITHFULNESS], judge=resumed, cache=isolated_cache, progress=False)
     assert result.rows[0]["faithfulness"] == 1.0
     assert resumed.calls() == 1  # only the verdicts call was missing
+
+
+class SlowJudge(ScriptedJudge):
+    """Answers after a pause, so concurrent identical requests overlap in flight."""
+
+    async def complete(self, request):
+        await asyncio.sleep(0.05)
+        return await super().complete(request)
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_identical_prompts_in_flight_are_sent_once(cache, tmp_path):
+    rows = [{**ROW, "id": f"r{i}"} for i in range(4)]  # four rows asking the same thing at once
+    judge = SlowJudge(lambda request: {"rating": 2})
+    result = ragmeter.evaluate(rows, ["context_relevance"], judge=judge, concurrency=4, progress=False,
+                               cache=tmp_path / "c.sqlite" if cache else False)
+    assert judge.calls() == 2  # context_relevance's two templates, once each
+    stats = result.manifest["metrics"]["context_relevance"]
+    assert stats["judge_calls"] == 2 and stats["cache_hits"] == 6
+    assert [r["context_relevance"] for r in result.rows] == [1.0] * 4
+
+
+def test_a_failure_reaches_every_request_waiting_for_it():
+    rows = [{**ROW, "id": f"r{i}"} for i in range(4)]
+    judge = SlowJudge(lambda request: "no json here")
+    result = ragmeter.evaluate(rows, ["context_relevance"], judge=judge, concurrency=4, progress=False, cache=False)
+    assert [r["context_relevance"] for r in result.rows] == [None] * 4
+    assert judge.calls() == 4  # each template once, plus its one re-ask

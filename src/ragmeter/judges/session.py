@@ -49,6 +49,9 @@ class JudgeSession:
         #: Set when the server refuses structured output: from then on the schema is written
         #: into every prompt instead. The judge's identity (the cache key) does not change.
         self.format_rejected = False
+        #: Replies being computed, by cache key: an identical request asked meanwhile (two rows
+        #: with the same context, say) waits for that reply instead of calling the judge again.
+        self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None) -> Answer:
@@ -59,10 +62,28 @@ class JudgeSession:
         key = make_key({"judge": self.judge.identity(), "prompt": f"{prompt.key}@{prompt.version}",
                         "inputs": inputs, "schema": schema, "max_tokens": max_tokens})
         hit = self.cache.get(key)
+        if hit is None and key in self._inflight:
+            hit = await asyncio.shield(self._inflight[key])
         if hit is not None:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
             return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True, hit["probs"])
+        pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = pending
+        try:
+            answer = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
+        except BaseException as exc:
+            pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+            pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
+            raise
+        finally:
+            del self._inflight[key]
+        pending.set_result({"parsed": answer.parsed.model_dump(mode="json"), "truncated": answer.truncated,
+                            "probs": answer.probs})
+        return answer
+
+    async def _ask_new(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+                       schema: dict[str, Any], max_tokens: int, stats: MetricStats, key: str) -> Answer:
         with self.clock.busy():
             try:
                 parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
