@@ -1,15 +1,60 @@
-"""Row progress: bar, rows done, rate and ETA on a terminal; silent otherwise."""
+"""Row progress: a bar with rows done, rate and ETA on a terminal; off a terminal (SLURM,
+CI, nohup) a plain line on stderr every `RAGMETER_PROGRESS_SECONDS` (30 by default);
+nothing when progress is off."""
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+import time
 from contextlib import contextmanager
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TextIO
 
 
 class _Silent:
     def advance(self) -> None:
         return None
+
+
+class _Lines:
+    """A line every `every` seconds from a daemon thread, so a slow row still shows life."""
+
+    def __init__(self, total: int, every: float, stream: TextIO) -> None:
+        self.total, self.every, self.stream = total, every, stream
+        self.done = 0
+        self.start = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def advance(self) -> None:
+        self.done += 1
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        eta = f"ETA {_duration((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown (no row done yet)"
+        return (f"ragmeter: {self.done}/{self.total} rows · {rate:.2f} rows/s · elapsed {_duration(elapsed)} · "
+                f"{eta}")
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            print(self.line(), file=self.stream, flush=True)
+
+    def __enter__(self) -> _Lines:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m" if seconds >= 3600 else \
+        f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
 @contextmanager
@@ -19,10 +64,12 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None) -
                                TimeElapsedColumn, TimeRemainingColumn)
 
     console = console or Console(stderr=True)
-    if enabled is None:
-        enabled = console.is_terminal
-    if not enabled:
+    if enabled is False:
         yield _Silent()
+        return
+    if enabled is None and not console.is_terminal:
+        with _Lines(total, float(os.environ.get("RAGMETER_PROGRESS_SECONDS", "30")), sys.stderr) as lines:
+            yield lines
         return
     columns = (TextColumn("rows"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
