@@ -11,7 +11,7 @@ from ragmeter.cache import open_cache
 from ragmeter.config import RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
-from ragmeter.errors import RagmeterError
+from ragmeter.errors import ConfigError, DataError, RagmeterError
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
 from ragmeter.io.writers import result_rows, write_json, write_results
@@ -19,7 +19,7 @@ from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
-from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, get_metrics
+from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 
 
@@ -75,6 +75,30 @@ async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str |
                             write=out is not None)
 
 
+def _chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
+    """The metrics named up front: `all` is every registered one; None when they depend on
+    the data (the default, `applicable`)."""
+    if metrics == ["all"]:
+        return list(REGISTRY)
+    if not metrics or metrics == ["applicable"]:
+        return None
+    if "all" in metrics or "applicable" in metrics:
+        raise ConfigError("'all' and 'applicable' stand alone: --metrics all, or --metrics applicable")
+    return metrics
+
+
+def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
+    """`applicable`: every metric whose fields the data has; the default: the six core
+    metrics, or the citation family for a cited file."""
+    if metrics == ["applicable"]:
+        names = [n for n in REGISTRY if set(get_metrics([n])[0].required) <= dataset.fields_present]
+        if not names:
+            raise DataError("no metric applies: the data has none of the fields any metric needs "
+                            f"(found: {sorted(dataset.fields_present) or 'none'})", source=dataset.source)
+        return names
+    return list(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
+
+
 async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike."""
@@ -82,12 +106,13 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     if judge is None:
         parse_judge_spec(cfg.judge)
-    metric_objs = get_metrics(cfg.metrics) if cfg.metrics else None
+    chosen = _chosen_metrics(cfg.metrics)
+    metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
-    if metric_objs is None:  # the default depends on the kind of file
-        metric_objs = get_metrics(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
+    if metric_objs is None:  # the default, and `applicable`, depend on the file
+        metric_objs = get_metrics(_metrics_for(dataset, cfg.metrics))
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])

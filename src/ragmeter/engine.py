@@ -58,13 +58,18 @@ class RunResult:
 
 def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
-    problems = [f"column '{f}' (required by {m.label})" for m in metrics for f in m.required
-                if f not in dataset.fields_present]
-    if problems:
+    needed: dict[str, list[str]] = {}
+    for metric in metrics:
+        for field in metric.required:
+            if field not in dataset.fields_present:
+                needed.setdefault(field, []).append(metric.label)
+    if needed:
+        problems = [f"column '{f}' (required by {', '.join(labels[:3])}"
+                    f"{f' and {len(labels) - 3} more' if len(labels) > 3 else ''})" for f, labels in needed.items()]
         found = sorted(dataset.fields_present) or "none"
-        raise DataError(f"missing {'; '.join(dict.fromkeys(problems))}. Canonical fields found: {found}. "
-                        "Map your column names with `columns:` in the config or --column FIELD=NAME",
-                        source=dataset.source)
+        raise DataError(f"missing {'; '.join(problems)}. Canonical fields found: {found}. "
+                        "Map your column names with `columns:` in the config or --column FIELD=NAME, "
+                        "or choose --metrics applicable", source=dataset.source)
 
 
 async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,

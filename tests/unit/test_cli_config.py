@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragmeter.config import load_config
-from ragmeter.errors import ConfigError
+from ragmeter.errors import ConfigError, DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = [{"id": "a", "question": "q1?", "contexts": ["c1"], "answer": "x"},
@@ -241,3 +241,24 @@ def test_an_escape_sequence_in_an_error_is_shown_not_obeyed(tmp_path):
     proc = cli("evaluate", str(path), "--metrics", "exact_match")
     assert proc.returncode == 1 and "duplicate id" in proc.stderr
     assert "\x1b" not in proc.stderr and "\\x1b[2J" in proc.stderr
+
+
+def test_metrics_applicable_and_all():
+    import ragmeter
+    from ragmeter.judges.scripted import ScriptedJudge
+    from ragmeter.metrics import REGISTRY
+
+    rows = [{"id": "a", "response": "Paris.", "reference": "Paris."}]
+    judge = ScriptedJudge(lambda request: {})
+    applicable = ragmeter.evaluate(rows, ["applicable"], judge=judge, progress=False,
+                                   cache=False).manifest["metrics"]
+    assert {"exact_match", "bleu", "rouge", "answer_correctness"} <= set(applicable)
+    assert not {"faithfulness", "context_recall", "tool_call_accuracy"} & set(applicable)
+    with pytest.raises(DataError, match=r"missing column 'user_input' \(required by context_precision, "
+                                        r"context_precision_with_reference, context_recall and \d+ more\); "
+                                        r"column 'retrieved_contexts'.*--metrics applicable"):
+        ragmeter.evaluate(rows, ["all"], judge=judge, progress=False, cache=False)
+    full = {"id": "a", "user_input": "q", "response": "Paris.", "reference": "Paris.", "retrieved_contexts": ["c"]}
+    with pytest.raises(ConfigError, match="'all' and 'applicable' stand alone"):
+        ragmeter.evaluate([full], ["all", "bleu"], judge=judge, progress=False, cache=False)
+    assert len(REGISTRY) > len(applicable)
