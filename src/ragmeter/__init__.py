@@ -10,12 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "aevaluate", "evaluate"]
+__all__ = ["EvaluationResult", "__version__", "aevaluate", "evaluate"]
+_LAZY = ("evaluate", "aevaluate", "EvaluationResult")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("evaluate", "aevaluate", "EvaluationResult"):
+    if name in _LAZY:
         from ragmeter import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'ragmeter' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The API shows in dir() and tab completion although it loads lazily."""
+    return sorted({*globals(), *_LAZY})

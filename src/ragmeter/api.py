@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
+from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
@@ -41,18 +43,32 @@ class EvaluationResult:
 
         return pd.DataFrame(self.rows)
 
+    def __repr__(self) -> str:
+        means = ", ".join(f"{name}={m['mean']:.4f}" if m["mean"] is not None else f"{name}=-"
+                          for name, m in self.manifest["metrics"].items())
+        where = f", written to {self.results_path}" if self.results_path else ""
+        return f"<EvaluationResult {len(self.rows)} rows: {means}{where}>"
 
-def evaluate(data: Any, metrics: list[str] | None = None, **options: Any) -> EvaluationResult:
-    """Evaluate a path, list of dicts, DataFrame or datasets.Dataset. See `aevaluate` for options."""
+
+def evaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
+             embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
+             out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
+             concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
+             progress: bool | None = None, language: str = "english",
+             prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:
+    """Evaluate a path, list of dicts, DataFrame or datasets.Dataset (see `aevaluate`)."""
+    options = dict(judge=judge, embeddings=embeddings, columns=columns, out=out, format=format, cache=cache,
+                   concurrency=concurrency, timeout=timeout, retries=retries, limit=limit, progress=progress,
+                   language=language, prompts_dir=prompts_dir, overwrite=overwrite)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(aevaluate(data, metrics, **options))
+        return asyncio.run(aevaluate(data, metrics, **options))  # type: ignore[arg-type]
     raise RagmeterError("evaluate() was called inside a running event loop (e.g. Jupyter): "
                         "use `await ragmeter.aevaluate(...)` instead")
 
 
-async def aevaluate(data: Any, metrics: list[str] | None = None, *, judge: str | dict | Judge = "llamacpp",
+async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
                     embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
                     out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
                     concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
@@ -132,6 +148,9 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         for closer in (judge, embedder):
             if closer is not None:
                 await closer.aclose()
+    if judge is not None and getattr(judge, "bundled", None) is GEMMA and \
+            any(run.stats[m.label].judge_calls + run.stats[m.label].cache_hits for m in metric_objs):
+        warnings.warn(GEMMA_NOTE, JudgeValidityWarning, stacklevel=2)
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache)
     result = EvaluationResult(rows, manifest, run)

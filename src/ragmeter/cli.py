@@ -31,9 +31,6 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
                                                  help="print the version and exit")] = False) -> None:
     """Evaluate RAG datasets with Ragas-compatible metrics on any judge."""
 
-BUNDLED_NOTE = ("judge: bundled Gemma 3 270M, for trying ragmeter fast. It is at chance against human labels: "
-                "its scores are not for decisions. Use the default judge (llamacpp, the bundled Qwen) or a "
-                "real model")
 
 
 @app.command()
@@ -188,18 +185,22 @@ def _scalar(value: str) -> Any:
 
 
 def _execute(cfg: Any, verbose: bool = False) -> None:
+    import warnings
+
     from rich.console import Console
 
     from ragmeter.api import run_config
+    from ragmeter.judges.bundled import JudgeValidityWarning
     from ragmeter.report import print_summary, printable
 
-    result = asyncio.run(run_config(cfg))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JudgeValidityWarning)
+        result = asyncio.run(run_config(cfg))
     print_summary(result.manifest, _console(wide=verbose), verbose)
     for note in result.manifest["prompt_notes"]:
         Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
-    if any(m["judge_calls"] + m["cache_hits"] for m in result.manifest["metrics"].values()) and \
-            "gemma-270m" in str(cfg.judge):
-        Console(stderr=True).print(f"[yellow]{BUNDLED_NOTE}[/yellow]")
+    for warning in caught:
+        Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
     print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
 
 

@@ -3,9 +3,12 @@ above an unsupported one, and a cached re-run that reproduces them exactly."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 import ragmeter
+from ragmeter.judges.bundled import GEMMA_NOTE, JudgeValidityWarning
 from tests.integration.conftest import GEMMA
 
 pytestmark = pytest.mark.integration
@@ -22,7 +25,11 @@ METRICS = ["faithfulness", "context_relevance"]
 @pytest.mark.parametrize("judge", [GEMMA, QWEN])
 def test_probabilities_are_distributions_ordered_and_cached(judge, tmp_path):
     cache = tmp_path / "c.sqlite"
-    first = ragmeter.evaluate(ROWS, METRICS, judge=judge, cache=cache, progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JudgeValidityWarning)
+        first = ragmeter.evaluate(ROWS, METRICS, judge=judge, cache=cache, progress=False)
+    # the small judge says it is not for decisions, from the API as from the CLI
+    assert [str(w.message)[:40] for w in caught] == ([GEMMA_NOTE[:40]] if judge == GEMMA else [])
     for row in first.rows:
         statement = row["faithfulness_evidence"]["statements"][0]
         assert 0.0 <= statement["p_supported"] <= 1.0

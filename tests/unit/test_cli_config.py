@@ -262,3 +262,17 @@ def test_metrics_applicable_and_all():
     with pytest.raises(ConfigError, match="'all' and 'applicable' stand alone"):
         ragmeter.evaluate([full], ["all", "bleu"], judge=judge, progress=False, cache=False)
     assert len(REGISTRY) > len(applicable)
+
+
+def test_the_python_api_shows_itself():
+    import inspect
+
+    import ragmeter
+
+    assert {"evaluate", "aevaluate", "EvaluationResult", "__version__"} <= set(dir(ragmeter))
+    sync, coro = inspect.signature(ragmeter.evaluate), inspect.signature(ragmeter.aevaluate)
+    assert list(sync.parameters) == list(coro.parameters)
+    assert all(sync.parameters[p].default == coro.parameters[p].default for p in sync.parameters)
+    rows = [{"id": f"r{i}", "response": "Paris.", "reference": "Paris."} for i in range(50)]
+    text = repr(ragmeter.evaluate(rows, ["exact_match"], progress=False, cache=False))
+    assert text == "<EvaluationResult 50 rows: exact_match=1.0000>"

