@@ -14,6 +14,7 @@ from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
 from ragmeter.errors import ConfigError, DataError, RagmeterError
 from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.faults import FaultLog
 from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
@@ -132,8 +133,9 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256)
     if write:  # before any judge call: a folder that cannot take the results fails now
-        prepare_output(Path(cfg.output), run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256), cfg.overwrite)
+        prepare_output(Path(cfg.output), fingerprint, cfg.overwrite)
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)
@@ -142,7 +144,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     try:
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
                                 policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
-                                progress=cfg.progress, prompts=prompts)
+                                progress=cfg.progress, prompts=prompts, faults=FaultLog(cache, fingerprint))
     finally:
         cache.close()
         for closer in (judge, embedder):

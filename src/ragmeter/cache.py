@@ -36,7 +36,8 @@ def default_cache_path() -> Path:
 
 
 class Cache:
-    """Two tables, judge replies and embeddings; both JSON text keyed by content hash."""
+    """Three tables, judge replies, embeddings and the faults each run survived (faults.py);
+    all JSON text keyed by hash."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -46,6 +47,7 @@ class Cache:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._db.execute("CREATE TABLE IF NOT EXISTS faults (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def get(self, key: str, table: str = "replies") -> Any | None:
         row = self._db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()

@@ -16,6 +16,7 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
+from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
@@ -39,6 +40,7 @@ class RunResult:
     stats: dict[str, MetricStats]
     prompts: PromptSet
     timings: dict[str, float] = field(default_factory=dict)
+    faults: FaultLog = field(default_factory=FaultLog)
 
     def aggregate(self, name: str) -> dict[str, Any]:
         values = [row[name].value for row in self.scores if row[name].scored]
@@ -74,12 +76,14 @@ def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
 
 async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
-                      progress: bool | None = None, prompts: PromptSet | None = None) -> RunResult:
+                      progress: bool | None = None, prompts: PromptSet | None = None,
+                      faults: FaultLog | None = None) -> RunResult:
     check_columns(dataset, metrics)
     prompts = prompts or PromptSet.build(metrics)
     start = time.perf_counter()
     clock = BusyClock()
-    judge_session = JudgeSession(judge, cache, policy, concurrency, clock) if judge else None
+    faults = faults or FaultLog()
+    judge_session = JudgeSession(judge, cache, policy, concurrency, clock, faults) if judge else None
     embed_session = EmbeddingSession(embedder, cache, clock) if embedder else None
     await _preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
@@ -106,7 +110,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     timings = {"wall_seconds": wall, "judge_seconds": judge_s, "embed_seconds": embed_s,
                "judge_load_seconds": load_s, "model_busy_seconds": clock.total,
                "overhead_seconds": max(0.0, wall - clock.total)}
-    return RunResult(dataset, metrics, scores, stats, prompts, timings)
+    return RunResult(dataset, metrics, scores, stats, prompts, timings, faults)
 
 
 async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:

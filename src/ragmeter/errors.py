@@ -32,9 +32,9 @@ class TransientJudgeError(JudgeError):
     """Timeouts, connection errors, 429 and 5xx: worth retrying with backoff.
     `retry_after`: seconds the server asked to wait (its Retry-After header), if any."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after, self.status = retry_after, status
 
 
 class FormatRejected(JudgeError):

@@ -43,6 +43,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "truncation_policy": TRUNCATION_POLICY,
         "metrics": metrics,
         "rag_index": rag_index(run),
+        "faults": run.faults.record(),
         **timings,
     }
 

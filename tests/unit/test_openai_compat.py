@@ -187,3 +187,28 @@ def test_a_raw_prompt_goes_verbatim_to_completions_with_its_stop_string():
     assert body["prompt"] == "<|query_start|>q<|query_end|><|analysis_start|>"
     assert body["stop"] == ["<|answer_end|>"] and "messages" not in body and body["max_tokens"] == 64
     assert reply.text == "ana<|analysis_end|>"
+
+
+def test_the_manifest_counts_the_faults_of_every_process_of_the_run(monkeypatch, tmp_path):
+    from ragmeter.judges import retry
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(retry.asyncio, "sleep", no_sleep)
+    rows = [ROW, {**ROW, "id": "r2", "user_input": "other?"}]
+    cache = tmp_path / "c.sqlite"
+    down = judge_with(httpx.MockTransport(
+        lambda r: httpx.Response(200, json={"data": []}) if r.url.path.endswith("/models")
+        else httpx.Response(503, text="down")))
+    with pytest.raises(JudgeUnavailable):  # the first process dies after its retries
+        ragmeter.evaluate(rows, ["context_relevance"], judge=down, cache=cache, progress=False, retries=2)
+    log: list = []
+    result = ragmeter.evaluate(rows, ["context_relevance"], judge=judge_with(relevance_server(log, fail_first=1)),
+                               cache=cache, progress=False, retries=2)
+    faults = result.manifest["faults"]
+    assert faults["http_errors"] == {"503": 4} and faults["retries"] == 3 and faults["processes"] == 2
+    assert faults["timeouts"] == faults["reasks"] == faults["unparseable"] == 0
+    again = ragmeter.evaluate(rows, ["context_relevance"], judge=judge_with(relevance_server([])), cache=cache,
+                              progress=False, retries=2)
+    assert again.manifest["faults"]["retries"] == 3 and again.manifest["faults"]["processes"] == 3

@@ -155,7 +155,7 @@ class OpenAICompatJudge(Judge):
             raise TransientJudgeError(f"{type(exc).__name__} talking to {self.base_url}") from None
         status = response.status_code
         if status in TRANSIENT_STATUS or status >= 500:
-            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}",
+            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}", status=status,
                                       retry_after=_retry_after(response.headers.get("retry-after")))
         if status == 400 and "response_format" in body and "response_format" in response.text:
             return None

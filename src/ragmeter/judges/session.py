@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, make_key
 from ragmeter.errors import FormatRejected, UnparseableReply
+from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
@@ -40,8 +41,9 @@ class Answer:
 
 class JudgeSession:
     def __init__(self, judge: Judge, cache: Cache, policy: RetryPolicy | None = None,
-                 concurrency: int = 1, clock: BusyClock | None = None) -> None:
+                 concurrency: int = 1, clock: BusyClock | None = None, faults: FaultLog | None = None) -> None:
         self.judge, self.cache = judge, cache
+        self.faults = faults or FaultLog()
         self.clock = clock or BusyClock()
         self.policy = policy or RetryPolicy()
         self._slots = asyncio.Semaphore(concurrency)
@@ -89,6 +91,7 @@ class JudgeSession:
                 parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             except FormatRejected:
                 self.format_rejected = True
+                self.faults.add("structured_output_refused")
                 parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
@@ -114,6 +117,7 @@ class JudgeSession:
             return parse_reply(reply, output), reply
         except UnparseableReply as first:
             stats.reasks += 1
+            self.faults.add("reasks")
             retry = messages + [{"role": "assistant", "content": reply.text},
                                 {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
                                                             "with one JSON object matching the schema."}]
@@ -122,12 +126,13 @@ class JudgeSession:
                 return parse_reply(second, output), second
             except UnparseableReply:
                 stats.unparseable += 1
+                self.faults.add("unparseable")
                 raise
 
     async def _call(self, request: JudgeRequest, stats: MetricStats) -> JudgeReply:
         async with self._slots:
             reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
-                                          f"judge {self.judge.describe()}")
+                                          f"judge {self.judge.describe()}", self.faults)
         stats.judge_calls += 1
         stats.prompt_tokens += reply.prompt_tokens
         stats.completion_tokens += reply.completion_tokens
