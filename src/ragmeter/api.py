@@ -108,7 +108,7 @@ def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
     """`applicable`: every metric whose fields the data has; the default: the six core
     metrics, or the citation family for a cited file."""
     if metrics == ["applicable"]:
-        names = [n for n in REGISTRY if set(get_metrics([n])[0].required) <= dataset.fields_present]
+        names = [n for n in REGISTRY if not get_metrics([n])[0].missing_fields(dataset.fields_present)]
         if not names:
             raise DataError("no metric applies: the data has none of the fields any metric needs "
                             f"(found: {sorted(dataset.fields_present) or 'none'})", source=dataset.source)

@@ -62,9 +62,8 @@ def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
     needed: dict[str, list[str]] = {}
     for metric in metrics:
-        for field in metric.required:
-            if field not in dataset.fields_present:
-                needed.setdefault(field, []).append(metric.label)
+        for field in metric.missing_fields(dataset.fields_present):
+            needed.setdefault(field, []).append(metric.label)
     if needed:
         problems = [f"column '{f}' (required by {', '.join(labels[:3])}"
                     f"{f' and {len(labels) - 3} more' if len(labels) > 3 else ''})" for f, labels in needed.items()]

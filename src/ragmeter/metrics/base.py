@@ -90,6 +90,8 @@ class Metric(ABC):
     prompts_of: ClassVar[str | None] = None
     description: ClassVar[str]
     required: ClassVar[tuple[str, ...]]
+    #: fields of which the data must have at least one (ranking: reference ids or grades)
+    needs_one_of: ClassVar[tuple[str, ...]] = ()
     prompt_names: ClassVar[tuple[str, ...]] = ()
     uses_judge: ClassVar[bool] = True
     uses_embeddings: ClassVar[bool] = False
@@ -108,6 +110,16 @@ class Metric(ABC):
 
     def default_label(self) -> str:
         return self.name
+
+    def missing_fields(self, present: set[str]) -> list[str]:
+        """What the data lacks for this metric: required fields, then an `a or b` alternative."""
+        missing = [f for f in self.required if f not in present]
+        if self.needs_one_of and not set(self.needs_one_of) & present:
+            missing.append(" or ".join(self.needs_one_of))
+        return missing
+
+    def needs_text(self) -> str:
+        return ", ".join([*self.required, *([" or ".join(self.needs_one_of)] if self.needs_one_of else [])])
 
     @property
     def prompt_metric(self) -> str:

@@ -129,7 +129,9 @@ class AnswerCorrectness(ClaimMetric):
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         super().__init__(label, **options)
+        # what it needs follows its weights: [0, 1] is embeddings only, [1, 0] the judge only
         self.uses_embeddings = self.options.weights[1] > 0
+        self.uses_judge = self.options.weights[0] > 0
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         w_fact, w_sem = self.options.weights

@@ -46,6 +46,7 @@ def dcg(gains: list[float]) -> float:
 
 class RankingMetric(Metric):
     required = ("retrieved_context_ids",)
+    needs_one_of = ("reference_context_ids", "relevance_grades")
     uses_judge = False
     Options = RankOptions
     base: str = ""
