@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ragmeter-setup
 
-.PHONY: setup quickstart test test-unit bench clean
+.PHONY: setup quickstart test test-unit lint bench clean
 
 setup: $(STAMP)
 
@@ -22,8 +22,12 @@ $(STAMP): pyproject.toml
 quickstart: setup
 	$(BIN)/ragmeter run examples/quickstart.yaml
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not integration"

@@ -27,8 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import ragmeter
-from ragmeter.meta_eval import (balanced_accuracy, balanced_sample, bootstrap_ci, load_labelled, pearson, roc_auc,
-                                spearman, word_overlap)
+from ragmeter.meta_eval import (
+    balanced_accuracy,
+    balanced_sample,
+    bootstrap_ci,
+    load_labelled,
+    pearson,
+    roc_auc,
+    spearman,
+    word_overlap,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "meta-eval"
 TASKS = {

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.cache import open_cache
-from ragmeter.config import RunConfig
+from ragmeter.config import OutputFormat, RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
 from ragmeter.errors import ConfigError, DataError, RagmeterError
-from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.faults import FaultLog
 from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
+from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
 from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
@@ -53,7 +53,7 @@ class EvaluationResult:
 
 def evaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
              embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
-             out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
+             out: str | Path | None = None, format: OutputFormat = "jsonl", cache: bool | str | Path = True,
              concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
              progress: bool | None = None, language: str = "english",
              prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:
@@ -71,7 +71,7 @@ def evaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict |
 
 async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
                     embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
-                    out: str | Path | None = None, format: str = "jsonl", cache: bool | str | Path = True,
+                    out: str | Path | None = None, format: OutputFormat = "jsonl", cache: bool | str | Path = True,
                     concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
                     progress: bool | None = None, language: str = "english",
                     prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:

@@ -55,10 +55,12 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
 
 @app.command()
 def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, .csv or .parquet")],
-             metrics: Annotated[Optional[str], typer.Option(help="comma-separated metric names, or all, or "
-                                                                 "applicable (every metric whose fields the data has)")] = None,
-             judge: Annotated[str, typer.Option(help="llamacpp (bundled Qwen) | llamacpp:gemma-270m | llamacpp:PATH.gguf | openai:MODEL | "
-                                                     "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
+             metrics: Annotated[Optional[str], typer.Option(
+                 help="comma-separated metric names, or all, or applicable (every metric whose fields the data "
+                      "has)")] = None,
+             judge: Annotated[str, typer.Option(
+                 help="llamacpp (bundled Qwen) | llamacpp:gemma-270m | llamacpp:PATH.gguf | openai:MODEL | "
+                      "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
              judge_opt: Annotated[Optional[list[str]], typer.Option(
                  "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
              metric_opt: Annotated[Optional[list[str]], typer.Option(

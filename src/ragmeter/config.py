@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ragmeter.errors import ConfigError, explain_validation
 
+OutputFormat = Literal["jsonl", "csv", "parquet"]
+
 
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -20,7 +22,7 @@ class RunConfig(BaseModel):
     dataset: str
     #: a folder; "{timestamp}" in it gives each run its own (io/output.py)
     output: str = "results"
-    format: Literal["jsonl", "csv", "parquet"] = "jsonl"
+    format: OutputFormat = "jsonl"
     judge: str | dict[str, Any] = "llamacpp"
     embeddings: str | dict[str, Any] = "bundled"
     #: None: the six core metrics, or the citation family for a cited (Pleias-style) file

@@ -43,7 +43,7 @@ class RunResult:
     faults: FaultLog = field(default_factory=FaultLog)
 
     def aggregate(self, name: str) -> dict[str, Any]:
-        values = [row[name].value for row in self.scores if row[name].scored]
+        values = [v for row in self.scores if (v := row[name].value) is not None]
         reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
         mean = sum(values) / len(values) if values else None
         ci = bootstrap_mean_ci(values)
@@ -62,8 +62,8 @@ def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
     needed: dict[str, list[str]] = {}
     for metric in metrics:
-        for field in metric.missing_fields(dataset.fields_present):
-            needed.setdefault(field, []).append(metric.label)
+        for missing in metric.missing_fields(dataset.fields_present):
+            needed.setdefault(missing, []).append(metric.label)
     if needed:
         problems = [f"column '{f}' (required by {', '.join(labels[:3])}"
                     f"{f' and {len(labels) - 3} more' if len(labels) > 3 else ''})" for f, labels in needed.items()]

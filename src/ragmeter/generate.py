@@ -15,6 +15,7 @@ Writes `generations.parquet` (the input rows plus `generated_response` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ async def generate_rows(records: list[dict[str, Any]], judge: Judge, cache: Cach
                         "messages": request.messages, "max_tokens": max_tokens})
         hit = cache.get(key)
         if hit is None:
-            reply = await call_with_retry(lambda: judge.complete(request), policy, f"model {judge.describe()}")
+            reply = await call_with_retry(partial(judge.complete, request), policy, f"model {judge.describe()}")
             hit = {"text": reply.text, "finish_reason": reply.finish_reason}
             cache.put(key, hit)  # committed per row: a killed run resumes here
             generated, tokens = generated + 1, tokens + reply.completion_tokens

@@ -27,7 +27,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
     timings = {k: round(v, 4) for k, v in run.timings.items()}
     return {
         "ragmeter_version": __version__,
-        "created_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "config": cfg.model_dump(mode="json"),
         "dataset": {"source": run.dataset.source, "sha256": run.dataset.sha256, "rows": len(run.dataset)},

@@ -8,8 +8,8 @@ import os
 import sys
 import threading
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 
@@ -60,8 +60,14 @@ def _duration(seconds: float) -> str:
 @contextmanager
 def row_progress(total: int, enabled: bool | None = None, console: Any = None) -> Iterator[Any]:
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     console = console or Console(stderr=True)
     if enabled is False:

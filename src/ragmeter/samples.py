@@ -73,15 +73,13 @@ class Sample(BaseModel):
 
     def missing(self, fields: tuple[str, ...]) -> list[str]:
         """Required fields that are absent or empty on this row (a row-level 'unscored')."""
-        out = []
-        for name in fields:
-            value = getattr(self, name)
-            if value is None:
-                out.append(name)
-            elif isinstance(value, str) and not value.strip():
-                out.append(name)
-            elif isinstance(value, (list, dict)) and not value:
-                out.append(name)
-            elif isinstance(value, list) and all(isinstance(v, str) and not v.strip() for v in value):
-                out.append(name)
-        return out
+        return [name for name in fields if _empty(getattr(self, name))]
+
+
+def _empty(value: Any) -> bool:
+    """None, blank text, an empty list or mapping, or a list of blank texts."""
+    if value is None or isinstance(value, (list, dict)) and not value:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, list) and all(isinstance(v, str) and not v.strip() for v in value)

@@ -8,7 +8,7 @@ from ragmeter.cache import NullCache
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics import get_metric, get_metrics
 from ragmeter.prompts.adapt import adapt_prompts, problems, requirements
-from ragmeter.prompts.files import export_files, read_prompt_file, to_file, dump, file_name
+from ragmeter.prompts.files import dump, export_files, file_name, read_prompt_file, to_file
 from ragmeter.prompts.template import builtin_prompt
 
 

@@ -48,7 +48,7 @@ def test_a_lone_surrogate_is_refused_at_load_naming_line_and_field(tmp_path: Pat
 @pytest.mark.parametrize("grade", ["Infinity", "NaN", "-Infinity"])
 def test_non_finite_relevance_grades_are_refused_at_load(grade, tmp_path: Path):
     path = tmp_path / "g.jsonl"
-    path.write_text('{"user_input": "q", "retrieved_context_ids": ["d1"], "relevance_grades": {"d1": %s}}\n' % grade)
+    path.write_text(f'{{"user_input": "q", "retrieved_context_ids": ["d1"], "relevance_grades": {{"d1": {grade}}}}}\n')
     with pytest.raises(DataError, match=r"g\.jsonl, line 1, field 'relevance_grades': d1: .*finite"):
         load_dataset(path)
 

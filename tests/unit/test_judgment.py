@@ -11,13 +11,12 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.base import JudgeReply
-from ragmeter.judges.spec import parse_judge_spec
-from ragmeter.judges.label_probs import (LabelProbe, align, distribution, from_top_logprobs, label_fields,
-                                         openai_steps)
+from ragmeter.judges.label_probs import LabelProbe, align, distribution, from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.openai_compat import OpenAICompatJudge
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.metrics.schemas import Rating, verdicts
 from ragmeter.judges.session import output_schema
+from ragmeter.judges.spec import parse_judge_spec
+from ragmeter.metrics.schemas import Rating, verdicts
 
 ROW = {"id": "r1", "user_input": "Where is the tower?", "response": "It is in Paris. It is tall.",
        "retrieved_contexts": ["The tower is in Paris."], "reference": "Paris. Tall."}
@@ -71,7 +70,7 @@ def test_probe_records_the_step_that_decides_each_label():
     probe.observe(text[:30], scores)        # inside the reason string: no label position
     probe.observe(text, scores)             # right after the key
     probe.observe(text + "1", scores)       # decided: flushed
-    probe.observe(text + '1}, {"reason": "b", "verdict":', lambda t, l: {"0": 0.0, "1": 0.0})
+    probe.observe(text + '1}, {"reason": "b", "verdict":', lambda t, labels: {"0": 0.0, "1": 0.0})
     found = probe.finish()
     assert calls == [""]
     assert [f["probs"] for f in found] == [{"0": pytest.approx(0.25), "1": pytest.approx(0.75)},

@@ -56,7 +56,7 @@ class EmbeddingSession:
                 key = keys[texts.index(text)]
                 found[key] = vector
                 self.cache.put(key, vector, "embeddings")
-        return [found[k] for k in keys]
+        return [found[k] for k in keys]  # type: ignore[misc]  # every key was found or embedded above
 
 
 def make_embedder(spec: str | dict[str, Any] | None) -> Embedder:

@@ -27,7 +27,7 @@ def expand(output: str, now: dt.datetime | None = None) -> str:
     """`{timestamp}` becomes the UTC time, e.g. runs/20261122-184613."""
     if "{timestamp}" not in output:
         return output
-    stamp = (now or dt.datetime.now(dt.timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%d-%H%M%S")
     return output.replace("{timestamp}", stamp)
 
 

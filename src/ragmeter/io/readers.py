@@ -257,7 +257,7 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
         except json.JSONDecodeError:
             raise fail("expected JSON (a list or an object), got plain text") from None
     try:
-        return TypeAdapter(Sample.model_fields[canonical].annotation).validate_python(value)
+        return TypeAdapter(Sample.model_fields[canonical].annotation or Any).validate_python(value)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])

@@ -18,7 +18,8 @@ from typing import Any
 FORMATS = ("jsonl", "csv", "parquet")
 
 
-def result_rows(records: list[dict[str, Any]], scores: list[dict[str, Any]], metric_names: list[str]) -> list[dict[str, Any]]:
+def result_rows(records: list[dict[str, Any]], scores: list[dict[str, Any]],
+                metric_names: list[str]) -> list[dict[str, Any]]:
     rows = []
     for record, row_scores in zip(records, scores):
         row = dict(record)

@@ -94,7 +94,7 @@ def part_files(model: BundledModel) -> list[Path]:
         data = [f for f in dist.files or [] if f.name.endswith(".bin") and "data" in f.parts]
         if len(data) != 1:
             raise ConfigError(f"package {package} should hold one data/*.bin file, found {len(data)}")
-        files.append(Path(dist.locate_file(data[0])))
+        files.append(Path(str(dist.locate_file(data[0]))))
     return files
 
 

@@ -174,7 +174,7 @@ def from_top_logprobs(steps: list[tuple[str, dict[str, float]]],
     probe = LabelProbe(fields)
     text = ""
     for token, alternatives in steps:
-        probe.observe(text, lambda typed, labels, alts=alternatives: {**alts})
+        probe.observe(text, _fixed(alternatives))
         text += token
     return probe.finish()
 
@@ -188,3 +188,10 @@ def openai_steps(choice: dict[str, Any]) -> list[tuple[str, dict[str, float]]]:
                  or {item["token"]: item["logprob"]}) for item in logprobs["content"]]
     tokens, tops = logprobs.get("tokens") or [], logprobs.get("top_logprobs") or []
     return [(token, dict(top or {})) for token, top in zip(tokens, tops)]
+
+
+def _fixed(alternatives: dict[str, float]) -> Callable[[str, Any], dict[str, float]]:
+    """A probability reader that returns one step's top_logprobs, whatever is asked."""
+    def read(typed: str, labels: Any) -> dict[str, float]:
+        return dict(alternatives)
+    return read

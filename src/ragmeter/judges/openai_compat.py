@@ -109,12 +109,12 @@ class OpenAICompatJudge(Judge):
         data = await self._post("/chat/completions" if chat else "/completions", body)
         if data is None:
             raise FormatRejected(f"{self.base_url} refused structured output (response_format)")
-        if data == "logprobs":  # the server rejected logprobs: ask again without
+        if isinstance(data, str):  # "logprobs": the server rejected them, ask again without
             self._logprobs = False
             return await self.complete(request)
         choice = _first_choice(data, self.base_url)
         text = (choice.get("message") or {}).get("content") or "" if chat else choice.get("text", "")
-        usage = data.get("usage") or {}
+        usage = (data.get("usage") if isinstance(data, dict) else None) or {}
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=choice.get("finish_reason") or "stop",

@@ -30,7 +30,7 @@ async def call_with_retry(call: Callable[[], Awaitable[T]], policy: RetryPolicy,
     for attempt in range(policy.retries + 1):
         try:
             return await asyncio.wait_for(call(), timeout=policy.timeout)
-        except (TransientJudgeError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, TransientJudgeError) as exc:
             error = exc if isinstance(exc, TransientJudgeError) else f"timed out after {policy.timeout:g} s"
             if isinstance(exc, TransientJudgeError) and exc.status is not None:
                 faults.http_error(exc.status)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import import_module
 from typing import Any, Union
 
@@ -102,7 +102,7 @@ def get_metric(spec: MetricSpec) -> Metric:
     return getattr(import_module(module), cls)(label=label, **options)
 
 
-def get_metrics(specs: list[MetricSpec] | tuple[MetricSpec, ...]) -> list[Metric]:
+def get_metrics(specs: Sequence[MetricSpec]) -> list[Metric]:
     if not specs:
         raise ConfigError("no metrics chosen")
     metrics = [get_metric(s) for s in specs]

@@ -53,7 +53,7 @@ class Comparison(BaseModel):
 class AgentGoalAccuracy(Metric):
     name = "agent_goal_accuracy"
     description = "Did the agent reach the reference outcome? Judge infers the end state and compares (Ragas)."
-    required = ("messages", "reference")
+    required: tuple[str, ...] = ("messages", "reference")
     prompt_names = ("workflow", "compare")
     use_reference = True
 
@@ -94,7 +94,7 @@ def pair_calls(made: list[ToolCall], wanted: list[ToolCall], ordered: bool) -> l
     if ordered:
         return [(w, made[i] if i < len(made) else None) for i, w in enumerate(wanted)]
     free = list(made)
-    pairs = []
+    pairs: list[tuple[ToolCall, ToolCall | None]] = []
     for w in wanted:
         best = max(free, key=lambda m: arg_accuracy(m, w), default=None)
         if best is not None and best.name == w.name:
@@ -168,9 +168,8 @@ def adherence(answered: list[int], on_topic: list[int], mode: str) -> tuple[floa
     fn = sum(o and not a for a, o in zip(answered, on_topic))
     p = tp / (tp + fp) if tp + fp else None
     r = tp / (tp + fn) if tp + fn else None
-    if mode == "precision" or (mode == "f1" and p is None):
-        if p is None:
-            raise Unscorable("the AI answered none of the topics: precision is undefined")
+    if mode in ("precision", "f1") and p is None:
+        raise Unscorable("the AI answered none of the topics: precision is undefined")
     if mode in ("recall", "f1") and r is None:
         raise Unscorable("no topic of the conversation is a reference topic: recall is undefined")
     value = p if mode == "precision" else r if mode == "recall" else f_beta(p, r, 1.0)  # type: ignore[arg-type]

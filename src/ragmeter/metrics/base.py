@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -37,7 +38,7 @@ class Unscorable(Exception):
         self.evidence = evidence or {}
 
 
-def supported_share(flags: list[float], empty_reason: str) -> float:
+def supported_share(flags: Sequence[float], empty_reason: str) -> float:
     """Mean of 0/1 verdicts or of P(supported): faithfulness, context recall, claim shares.
     No items is unscored, never NaN."""
     if not flags:
@@ -89,12 +90,14 @@ class Metric(ABC):
     #: the metric whose prompts this one sends (answer_correctness uses factual_correctness's)
     prompts_of: ClassVar[str | None] = None
     description: ClassVar[str]
-    required: ClassVar[tuple[str, ...]]
+    # Not ClassVars: a metric's needs may follow its settings (answer_correctness's weights,
+    # faithfulness's statements), so an instance may set them in __init__.
+    required: tuple[str, ...]
     #: fields of which the data must have at least one (ranking: reference ids or grades)
     needs_one_of: ClassVar[tuple[str, ...]] = ()
     prompt_names: ClassVar[tuple[str, ...]] = ()
-    uses_judge: ClassVar[bool] = True
-    uses_embeddings: ClassVar[bool] = False
+    uses_judge: bool = True
+    uses_embeddings: bool = False
     higher_is_better: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 

@@ -8,6 +8,7 @@ per chunk; the arithmetic is the same, the question and answer are sent once).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -18,7 +19,7 @@ from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
 
 
-def average_precision(flags: list[float]) -> float:
+def average_precision(flags: Sequence[float]) -> float:
     """Ragas's context precision; 0.0 when no chunk is useful (a real score, not a gap).
     With probabilities for flags, the same formula over expected usefulness."""
     relevant = sum(flags)

@@ -19,7 +19,6 @@ from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
 
-
 NO_SENTENCES = "the reference has no sentences"
 
 

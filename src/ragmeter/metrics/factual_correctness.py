@@ -102,9 +102,9 @@ class FactualCorrectness(ClaimMetric):
             weighed += flags
         evidence.update({"precision": p, "recall": r, "judgment": mode_of(weighed)})
         if mode == "precision":
-            return Score(p, f"precision {p:.3f}", evidence)  # type: ignore[arg-type]
+            return Score(p, f"precision {p:.3f}", evidence)
         if mode == "recall":
-            return Score(r, f"recall {r:.3f}", evidence)  # type: ignore[arg-type]
+            return Score(r, f"recall {r:.3f}", evidence)
         value = f_beta(p, r, self.options.beta)  # type: ignore[arg-type]
         return Score(value, f"F{self.options.beta:g} of precision {p:.3f} and recall {r:.3f}", evidence)
 

@@ -38,7 +38,7 @@ class Faithfulness(Metric):
     name = "faithfulness"
     description = ("Is the response grounded? Share of the response's statements that can be inferred "
                    "from the retrieved contexts (Ragas Faithfulness).")
-    required = ("user_input", "response", "retrieved_contexts")
+    required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     Options = FaithfulnessOptions
 

@@ -81,8 +81,8 @@ def from_five(score: float) -> float:
 def scored(limit: int, score_field: str, text_field: str) -> type[BaseModel]:
     """A 1-5 score, then the text that explains it: the score first so that its
     probabilities come from the inputs, not from the judge's own reasoning (as Verdict)."""
-    return create_model(f"Scored_{text_field}_{score_field}", __config__=ConfigDict(extra="forbid"),
-                        **{score_field: (Literal[1, 2, 3, 4, 5], ...), text_field: (str, Field(max_length=limit))})
+    fields: dict[str, Any] = {score_field: (Literal[1, 2, 3, 4, 5], ...), text_field: (str, Field(max_length=limit))}
+    return create_model(f"Scored_{text_field}_{score_field}", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 RubricReply = scored(FEEDBACK_MAX, "score", "feedback")

@@ -5,7 +5,7 @@ when a list is unbounded (see shared/notes/bundled-judge.md)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
@@ -33,20 +33,20 @@ class Rating(BaseModel):
     rating: Literal[0, 1, 2]
 
 
-@lru_cache(maxsize=None)
+@cache
 def verdicts(n: int) -> type[BaseModel]:
     """Exactly n verdicts, one per item the judge was shown."""
     return create_model(f"Verdicts{n}", __config__=ConfigDict(extra="forbid"),
                         verdicts=(list[Verdict], Field(min_length=n, max_length=n)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def statements(limit: int) -> type[BaseModel]:
     return create_model(f"Statements{limit}", __config__=ConfigDict(extra="forbid"),
                         statements=(list[ShortText], Field(max_length=limit)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def questions(n: int) -> type[BaseModel]:
     return create_model(f"Questions{n}", __config__=ConfigDict(extra="forbid"),
                         questions=(list[ShortText], Field(min_length=n, max_length=n)),
@@ -78,16 +78,16 @@ def unique(items: list[str]) -> list[str]:
 ANALYSIS_MAX = 200
 
 
-@lru_cache(maxsize=None)
+@cache
 def labelled(labels: tuple[str, ...]) -> type[BaseModel]:
     """A short analysis, then one label from a fixed set (the analysis comes first so a
     judge reasons before it commits; the label set makes a missing answer impossible)."""
     return create_model(f"Label{abs(hash(labels)) % 10**8}", __config__=ConfigDict(extra="forbid"),
                         analysis=(str, Field(max_length=ANALYSIS_MAX)),
-                        label=(Literal[labels], ...))  # type: ignore[valid-type]
+                        label=(Literal[labels], ...))  # type: ignore[arg-type]
 
 
-@lru_cache(maxsize=None)
+@cache
 def entities(limit: int = 15) -> type[BaseModel]:
     return create_model(f"Entities{limit}", __config__=ConfigDict(extra="forbid"),
                         entities=(list[Annotated[str, StringConstraints(max_length=80)]], Field(max_length=limit)))

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
 from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.prompts.template import PromptTemplate, builtin_prompt
@@ -134,7 +134,8 @@ def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: dict[st
     try:
         metric.output_model(prompt.name, inputs).model_validate(output)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: output does not match the reply schema: {explain_validation(exc, limit=3)}") from None
+        raise ConfigError(f"{where}: output does not match the reply schema: "
+                          f"{explain_validation(exc, limit=3)}") from None
 
 
 def load_prompt_dir(directory: Path) -> dict[tuple[str, str, str], tuple[PromptFile, Path]]:

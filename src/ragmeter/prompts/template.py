@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from ragmeter.errors import ConfigError
 from ragmeter.judges.base import Message
 from ragmeter.prompts.languages import BUILTIN, normalize_language
+
 
 class Example(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -108,7 +109,7 @@ def dump_output(output: dict[str, Any]) -> str:
     return json.dumps(output, ensure_ascii=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def builtin_prompt(metric: str, name: str, language: str = "english") -> PromptTemplate:
     """A prompt shipped with ragmeter (`prompts/<lang>/<metric>.<name>.json`)."""
     language = normalize_language(language)
