@@ -79,7 +79,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
                       faults: FaultLog | None = None) -> RunResult:
     check_columns(dataset, metrics)
     prompts = prompts or PromptSet.build(metrics)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     clock = BusyClock()
     faults = faults or FaultLog()
     judge_session = JudgeSession(judge, cache, policy, concurrency, clock, faults) if judge else None
@@ -108,7 +108,11 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     load_s = getattr(judge, "load_seconds", 0.0)
     timings = {"wall_seconds": wall, "judge_seconds": judge_s, "embed_seconds": embed_s,
                "judge_load_seconds": load_s, "model_busy_seconds": clock.total,
-               "overhead_seconds": max(0.0, wall - clock.total)}
+               "overhead_seconds": max(0.0, wall - clock.total),
+               # CPU of the whole process: ragmeter's own with an HTTP judge (where wall minus busy
+               # time reads near 0 exactly when ragmeter itself is the bottleneck); with an
+               # in-process judge it includes the model's threads
+               "cpu_seconds": time.process_time() - cpu_start}
     return RunResult(dataset, metrics, scores, stats, prompts, timings, faults)
 
 

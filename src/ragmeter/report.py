@@ -73,5 +73,6 @@ def _print_timing(manifest: dict[str, Any], console: Any) -> None:
     console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
                   f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
                   f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
-                  f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall)",
+                  f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall) · "
+                  f"process CPU {manifest.get('cpu_seconds', 0.0):.1f} s",
                   highlight=False)

@@ -37,6 +37,7 @@ def test_the_table_fits_80_columns_with_every_number_whole():
         assert name in text
         assert f"{m['mean']:.4f}" in text
     assert "…" not in text and "judge calls" not in text
+    assert 0.0 < result.manifest["cpu_seconds"] < 60.0
     wide = render(result.manifest, 150, verbose=True)
     assert "judge calls" in wide and "cache hits" in wide
 
