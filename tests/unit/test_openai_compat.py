@@ -212,3 +212,13 @@ def test_the_manifest_counts_the_faults_of_every_process_of_the_run(monkeypatch,
     again = ragmeter.evaluate(rows, ["context_relevance"], judge=judge_with(relevance_server([])), cache=cache,
                               progress=False, retries=2)
     assert again.manifest["faults"]["retries"] == 3 and again.manifest["faults"]["processes"] == 3
+
+
+def test_embeddings_share_the_url_and_settings_checks():
+    from ragmeter.embeddings import make_embedder
+
+    with pytest.raises(ConfigError, match="embeddings: the URL http://h/v1 must not hold credentials") as err:
+        make_embedder("openai-compat:http://u:sk-EMBKEY@h/v1#m")
+    assert "EMBKEY" not in str(err.value)
+    with pytest.raises(ConfigError, match=r"embeddings openai: unknown setting\(s\) dimension; settings: base_url"):
+        make_embedder({"backend": "openai", "model": "m", "dimension": 3})

@@ -9,6 +9,7 @@ from typing import Any
 
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import EMBED_KEY_VERSION, Cache, make_key
+from ragmeter.endpoints import OPENAI_KEY_ENV, OPENAI_URL, split_endpoint
 from ragmeter.errors import ConfigError
 
 
@@ -68,9 +69,7 @@ def make_embedder(spec: str | dict[str, Any] | None) -> Embedder:
     spec = spec or "bundled"
     kind, _, rest = spec.partition(":")
     if kind == "openai-compat":
-        url, _, model = rest.partition("#")
-        if not url.startswith(("http://", "https://")) or not model:
-            raise ConfigError(f"embeddings '{spec}': expected openai-compat:http://HOST:PORT/v1#MODEL")
+        url, model = split_endpoint(rest, "embeddings")
         return _build(kind, {"base_url": url, "model": model})
     if kind == "openai":
         return _build(kind, {"model": rest or "text-embedding-3-small"})
@@ -83,12 +82,24 @@ def _build(kind: str, options: dict[str, Any]) -> Embedder:
 
         if kind == "sentence-transformers" and not options.get("model"):
             raise ConfigError("embeddings 'sentence-transformers' needs a model folder: sentence-transformers:/path")
-        return SentenceTransformerEmbedder(**options)
+        return _construct(SentenceTransformerEmbedder, options, kind)
     if kind in ("openai", "openai-compat"):
         from ragmeter.embeddings.http import HTTPEmbedder
 
         if kind == "openai":
-            options = {"base_url": "https://api.openai.com/v1", "api_key_env": "OPENAI_API_KEY", **options}
-        return HTTPEmbedder(**options)
+            options = {"base_url": OPENAI_URL, "api_key_env": OPENAI_KEY_ENV, **options}
+        return _construct(HTTPEmbedder, options, kind)
     raise ConfigError(f"unknown embeddings backend '{kind}'; valid: bundled, sentence-transformers, "
                       "openai, openai-compat")
+
+
+def _construct(cls: Any, options: dict[str, Any], kind: str) -> Embedder:
+    """The embedder, or one line naming the settings it takes (never a TypeError traceback)."""
+    import inspect
+
+    accepted = [p for p in inspect.signature(cls).parameters if p != "self"]
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise ConfigError(f"embeddings {kind}: unknown setting(s) {', '.join(unknown)}; "
+                          f"settings: {', '.join(accepted)}")
+    return cls(**options)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import httpx
 
 from ragmeter.embeddings.base import Embedder
+from ragmeter.endpoints import bearer_headers, safe_url
 from ragmeter.errors import ConfigError, JudgeUnavailable, TransientJudgeError
 
 
 class HTTPEmbedder(Embedder):
     def __init__(self, base_url: str, model: str, api_key_env: str | None = None, timeout: float = 60.0) -> None:
+        try:
+            safe_url(base_url)
+        except ValueError as exc:
+            raise ConfigError(f"embeddings: {exc}") from None
         self.base_url, self.model, self.api_key_env, self.timeout = base_url.rstrip("/"), model, api_key_env, timeout
         self.name = f"{self.base_url}#{model}"
 
@@ -20,12 +24,7 @@ class HTTPEmbedder(Embedder):
         return {"embedder": "http", "base_url": self.base_url, "model": self.model}
 
     def _headers(self) -> dict[str, str]:
-        if not self.api_key_env:
-            return {}
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise ConfigError(f"embeddings at {self.base_url} need an API key: set {self.api_key_env}")
-        return {"Authorization": f"Bearer {key}"}
+        return bearer_headers(self.api_key_env, f"embeddings at {self.base_url}")
 
     async def check(self) -> None:
         self._headers()

@@ -19,12 +19,12 @@ neither is part of the judge's identity.
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
 import httpx
 
+from ragmeter.endpoints import bearer_headers
 from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
@@ -77,13 +77,7 @@ class OpenAICompatJudge(Judge):
         return f"{self.backend}:{self.base_url}#{self.model}"
 
     def _headers(self) -> dict[str, str]:
-        if not self.api_key_env:
-            return {}
-        key = os.environ.get(self.api_key_env)
-        if not key:
-            raise ConfigError(f"judge {self.describe()} needs an API key: set the environment variable "
-                              f"{self.api_key_env}")
-        return {"Authorization": f"Bearer {key}"}
+        return bearer_headers(self.api_key_env, f"judge {self.describe()}")
 
     def client(self) -> httpx.AsyncClient:
         if self._client is None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from ragmeter.endpoints import OPENAI_KEY_ENV, OPENAI_URL, safe_url, split_endpoint
 from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.judges.base import DecodingParams, Judge
 
@@ -43,16 +44,7 @@ class JudgeConfig(BaseModel):
     def _no_credentials_in_url(cls, url: str | None) -> str | None:
         """A key in a URL would be stored in the manifest and printed: refuse it (without
         echoing it) and say where keys go."""
-        if url is None:
-            return url
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(url)
-        if parts.username or parts.password or parts.query or parts.fragment:
-            raise ValueError(f"the judge URL {parts.scheme}://{parts.hostname or ''}{parts.path} must not hold "
-                             "credentials or a query (user:key@, ?api-key=...): put the key in an environment "
-                             "variable and name it with api_key_env")
-        return url
+        return url if url is None else safe_url(url)
 
 
 def judge_config(origin: str = "judge", **settings: Any) -> JudgeConfig:
@@ -90,15 +82,12 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
     if backend not in BACKENDS:
         raise ConfigError(f"unknown judge backend '{backend}' in '{spec}'; valid: {list(BACKENDS)}")
     if backend == "openai-compat":
-        url, _, model = rest.partition("#")
-        if not url.startswith(("http://", "https://")) or not model:
-            raise ConfigError(f"judge '{spec}': expected openai-compat:http://HOST:PORT/v1#MODEL")
+        url, model = split_endpoint(rest, "judge")
         return judge_config(backend=backend, base_url=url, model=model)
     if backend == "openai":
         if not rest:
             raise ConfigError(f"judge '{spec}': expected openai:MODEL, e.g. openai:gpt-4o-mini")
-        return JudgeConfig(backend=backend, model=rest, base_url="https://api.openai.com/v1",
-                           api_key_env="OPENAI_API_KEY")
+        return JudgeConfig(backend=backend, model=rest, base_url=OPENAI_URL, api_key_env=OPENAI_KEY_ENV)
     if backend == "hf" and not rest:
         raise ConfigError(f"judge '{spec}': expected hf:/path/to/model")
     if backend == "llamacpp" and not rest:
