@@ -22,7 +22,7 @@ from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
-from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, get_metrics
+from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 
 
@@ -125,12 +125,12 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         parse_judge_spec(cfg.judge)
     chosen = _chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
-    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir) if metric_objs else None
+    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
     if dataset is None:
         dataset = load_dataset(cfg.dataset, columns=cfg.columns)
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(_metrics_for(dataset, cfg.metrics))
-        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir)
+        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
     fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256)

@@ -9,6 +9,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ragmeter.cli_common import console, pairs
+from ragmeter.cli_prompts import prompts_app
 from ragmeter.errors import RagmeterError
 from ragmeter.report import plain
 
@@ -89,9 +91,9 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
 
     judge_cfg: Any = judge
     if judge_opt:
-        judge_cfg = {"spec": judge, **_pairs(judge_opt, "--judge-opt")}
+        judge_cfg = {"spec": judge, **pairs(judge_opt, "--judge-opt")}
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
-                        "embeddings": embeddings, "columns": _pairs(column or [], "--column"),
+                        "embeddings": embeddings, "columns": pairs(column or [], "--column"),
                         "metrics": _metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "language": language, "overwrite": overwrite,
@@ -121,7 +123,7 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
     records, _ = read_records(input)
     records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
     check_rows(records, str(input), overwrite)
-    judge = make_judge({"spec": model, **_pairs(model_opt, "--model-opt")} if model_opt else model)
+    judge = make_judge({"spec": model, **pairs(model_opt, "--model-opt")} if model_opt else model)
     cache = open_cache(not no_cache)
 
     async def go() -> Any:
@@ -152,7 +154,7 @@ def list_metrics() -> None:
     for name in REGISTRY:
         m = get_metric(name)
         table.add_row(name, m.needs_text(), metric_uses(m), metric_settings(m), m.description)
-    _console(wide=True).print(table)
+    console(wide=True).print(table)
     print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
           "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.")
 
@@ -176,31 +178,12 @@ def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[An
     """--metrics a,b plus --metric-opt a.key=value -> config entries (str or {name: settings})."""
     chosen = [m.strip() for m in names.split(",") if m.strip()] if names else []
     options: dict[str, dict[str, Any]] = {}
-    for key, value in _pairs(settings, "--metric-opt").items():
+    for key, value in pairs(settings, "--metric-opt").items():
         metric, dot, setting = key.rpartition(".")
         if not dot or metric not in chosen:
             raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics")
         options.setdefault(metric, {})[setting] = value
     return [{m: options[m]} if m in options else m for m in chosen] or None
-
-
-def _pairs(items: list[str], flag: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise RagmeterError(f"{flag} expects KEY=VALUE, got '{item}'")
-        out[key.strip()] = _scalar(value.strip())
-    return out
-
-
-def _scalar(value: str) -> Any:
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
-    return value
 
 
 def _execute(cfg: Any, verbose: bool = False) -> None:
@@ -215,7 +198,7 @@ def _execute(cfg: Any, verbose: bool = False) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeValidityWarning)
         result = asyncio.run(run_config(cfg))
-    print_summary(result.manifest, _console(wide=verbose), verbose)
+    print_summary(result.manifest, console(wide=verbose), verbose)
     for note in result.manifest["prompt_notes"]:
         Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
     for warning in caught:
@@ -223,21 +206,7 @@ def _execute(cfg: Any, verbose: bool = False) -> None:
     print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
 
 
-def _console(wide: bool = False) -> Any:
-    """The terminal's width (80 columns off a terminal), at least 150 for `wide` tables."""
-    from rich.console import Console
-
-    console = Console()
-    return Console(width=150) if wide and console.width < 150 else console
-
-
-def _register_subcommands() -> None:
-    from ragmeter.cli_prompts import prompts_app
-
-    app.add_typer(prompts_app, name="prompts")
-
-
-_register_subcommands()
+app.add_typer(prompts_app, name="prompts")
 
 
 def main() -> None:

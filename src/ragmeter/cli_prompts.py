@@ -8,6 +8,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from ragmeter.cli_common import console, pairs
+
 prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
 
 MetricsOpt = Annotated[Optional[str], typer.Option(help="comma-separated metric names (default: every "
@@ -51,14 +53,13 @@ def adapt(language: Annotated[str, typer.Option(help="target language, e.g. span
     """Translate the few-shot examples (and optionally instructions) one string at a time."""
     from ragmeter.accounting import MetricStats
     from ragmeter.cache import open_cache
-    from ragmeter.cli import _console, _pairs
     from ragmeter.judges.spec import make_judge
     from ragmeter.prompts.files import dump, file_name, to_file, write_prompt_files
     from ragmeter.prompts.languages import normalize_language
 
     target = normalize_language(language)
     chosen = _metrics(metrics)
-    judge_obj = make_judge({"spec": judge, **_pairs(judge_opt, "--judge-opt")} if judge_opt else judge)
+    judge_obj = make_judge({"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge)
     cache = open_cache(not no_cache)
     stats = MetricStats()
     try:
@@ -73,18 +74,20 @@ def adapt(language: Annotated[str, typer.Option(help="target language, e.g. span
                              instruction)
         files[file_name(t)] = dump(to_file(t, by_name[t.metric], meta))
     write_prompt_files(files, out, force)
-    _print_adapt_table(results, stats, _console())
+    _print_adapt_table(results, stats, console())
     print(f"wrote {len(files)} prompt files to {out}; review them, then run with --prompts-dir {out} "
           f"--language {target}")
 
 
 async def _adapt(metrics: list[Any], language: str, judge: Any, cache: Any, instruction: bool,
                  source_dir: Optional[Path], stats: Any) -> list[Any]:
+    from ragmeter.metrics import get_metric
     from ragmeter.prompts.adapt import adapt_prompts
 
     try:
         return await adapt_prompts(metrics, language, judge, cache, instruction=instruction,
-                                   source_dir=str(source_dir) if source_dir else None, stats=stats)
+                                   source_dir=str(source_dir) if source_dir else None, stats=stats,
+                                   metric_for=get_metric)
     finally:
         await judge.aclose()
 

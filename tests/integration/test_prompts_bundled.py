@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from ragmeter.metrics import get_metric
 from ragmeter.prompts.files import read_prompt_file
 from tests.integration.conftest import GEMMA, METRICS, ROOT, env_with_cache, ragmeter_cmd
 
@@ -44,7 +45,7 @@ def test_adapt_with_the_bundled_judge_finishes_and_its_files_run(tmp_path):
                                        "context_relevance.rating2.spanish.json",
                                        "faithfulness.statements.spanish.json", "faithfulness.verdicts.spanish.json"]
     for path in files:
-        adapted = read_prompt_file(path).adapted  # every file is structurally valid
+        adapted = read_prompt_file(path, get_metric).adapted  # every file is structurally valid
         assert adapted["strings"] == adapted["translated"] + adapted["unchanged"] + len(adapted["kept_original"])
     run = ragmeter_cmd() + ["evaluate", str(DATASET_ES), "--judge", GEMMA, "--language", "spanish", "--prompts-dir", str(out),
                             "--metrics", "faithfulness,context_relevance", "--limit", "2", "--out", str(tmp_path / "r")]

@@ -76,7 +76,7 @@ def test_a_translation_that_stays_broken_keeps_the_original_and_is_reported(tmp_
     assert record["kept_original"][0]["problem"] == "2 sentence(s) became 1" and record["translated"] == 4
     path = tmp_path / file_name(results["statements"].template)
     path.write_text(dump(to_file(results["statements"].template, get_metric("faithfulness"), record)))
-    assert read_prompt_file(path).adapted["kept_original"][0]["where"] == "example 1 input.answer"
+    assert read_prompt_file(path, get_metric).adapted["kept_original"][0]["where"] == "example 1 input.answer"
 
 
 def test_unparseable_replies_keep_the_original():
@@ -110,5 +110,5 @@ def test_exported_english_prompts_translate_into_loadable_files(tmp_path):
         metric = get_metric(result.template.metric)
         path = tmp_path / file_name(result.template)
         path.write_text(dump(to_file(result.template, metric)))
-        assert read_prompt_file(path).language == "spanish"
+        assert read_prompt_file(path, get_metric).language == "spanish"
     assert len(export_files(get_metrics(["context_recall"]))) == 1

@@ -10,7 +10,7 @@ import pytest
 from ragmeter.api import evaluate
 from ragmeter.errors import ConfigError
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.metrics import DEFAULT_METRICS, get_metrics
+from ragmeter.metrics import DEFAULT_METRICS, get_metric, get_metrics
 from ragmeter.prompts.files import export_files, read_prompt_file, write_prompt_files
 from ragmeter.prompts.languages import normalize_language
 from ragmeter.prompts.prompt_set import PromptSet
@@ -54,7 +54,7 @@ def test_export_writes_one_valid_file_per_prompt_with_hash_and_schema(tmp_path):
     assert data["output_schema"]["properties"]["verdicts"]["minItems"] == 2  # example 1 has 2 statements
     assert data["examples"][0]["output"]["verdicts"][0]["verdict"] == 0
     assert data["ragmeter_version"]
-    loaded = read_prompt_file(out / "faithfulness.verdicts.english.json")
+    loaded = read_prompt_file(out / "faithfulness.verdicts.english.json", get_metric)
     assert loaded.template() == builtin_prompt("faithfulness", "verdicts")
 
 
@@ -130,7 +130,7 @@ def test_a_broken_file_fails_with_its_name_and_the_problem_before_any_call(tmp_p
 def test_invalid_json_names_file_and_line(tmp_path):
     folder = _write(tmp_path, "p.json", '{"metric": "faithfulness",\n "name": }')
     with pytest.raises(ConfigError, match=r"p.json: invalid JSON at line 2, column 10"):
-        PromptSet.build(get_metrics(["faithfulness"]), "english", folder)
+        PromptSet.build(get_metrics(["faithfulness"]), "english", folder, get_metric)
 
 
 def test_two_files_for_one_prompt_are_refused(tmp_path):
@@ -138,12 +138,12 @@ def test_two_files_for_one_prompt_are_refused(tmp_path):
     _write(tmp_path, "a.json", text)
     folder = _write(tmp_path, "b.json", text)
     with pytest.raises(ConfigError, match="a.json and b.json both define faithfulness.verdicts in english"):
-        PromptSet.build(get_metrics(["faithfulness"]), "english", folder)
+        PromptSet.build(get_metrics(["faithfulness"]), "english", folder, get_metric)
 
 
 def test_missing_prompts_dir_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="prompts folder not found"):
-        PromptSet.build(get_metrics(["faithfulness"]), "english", tmp_path / "nope")
+        PromptSet.build(get_metrics(["faithfulness"]), "english", tmp_path / "nope", get_metric)
 
 
 def test_language_names_and_aliases():

@@ -39,7 +39,7 @@ def test_each_prompt_ships_in_english_and_every_language_resolves(name, tmp_path
         assert all(t.language in (language, "english") for t in templates)  # explicit English fallback
         folder = tmp_path / language
         write_prompt_files(export_files([metric], language), folder, force=False)
-        load_prompt_dir(folder)  # validates fields and every example against the reply schema
+        load_prompt_dir(folder, get_metric)  # validates fields and every example against the reply schema
 
 
 FULL_ROW = {"id": "r1", "user_input": "Who wrote Don Quixote?", "response": "Cervantes wrote it in 1605.",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +32,13 @@ class SentenceTransformerEmbedder(Embedder):
 
     def _load(self) -> Any:
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub at run time
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ConfigError(f"embeddings need sentence-transformers: {HINT}") from None
             path = self.model_dir or _bundled_dir()
-            self._model = SentenceTransformer(str(path), device=self.device)
+            # a local folder, never a hub: no environment variable is set for the user's process
+            self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
         return self._model
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+
+class Prompt(Protocol):
+    """What the judge session needs of a prompt (prompts/template.py's PromptTemplate is
+    one): a cache identity, the fields it may shorten, and its rendered messages."""
+
+    key: str
+    version: str
+    truncatable: tuple[str, ...]
+
+    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None,
+                 reply_schema: dict[str, Any] | None = None) -> list[Message]: ...
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ Label probabilities come from the scores `generate` returns for each step (label
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,6 @@ class HFJudge(Judge):
 
     def _load(self) -> tuple[Any, Any]:
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             start = time.perf_counter()

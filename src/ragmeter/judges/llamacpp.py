@@ -17,6 +17,8 @@ import asyncio
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -91,10 +93,10 @@ class LlamaCppJudge(Judge):
             from llama_cpp import Llama
 
             start = time.perf_counter()
-            _silence_llama_logs()
             path = self.model_path or model_path(self.bundled)  # type: ignore[arg-type]
-            self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                              seed=self.params.seed, verbose=False)
+            with _quiet_llama_logs():
+                self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                  seed=self.params.seed, verbose=False)
             self.load_seconds = time.perf_counter() - start
         return self._llm
 
@@ -127,6 +129,14 @@ class LlamaCppJudge(Judge):
         text, special = self._prompt(llm, request)
         row = request.messages[-1]["content"] if request.prompt is None and request.messages else None
         return prompt_parts(llm, text, special, row)
+
+    async def aclose(self) -> None:
+        """Free the model now (quietly: llama.cpp logs its buffers when a context is freed)."""
+        if self._llm is not None:
+            with _quiet_llama_logs():
+                self._llm.close()
+            self._llm = None
+            self._prefixes = PrefixStates()
 
     def count_tokens(self, text: str) -> int:
         return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -194,16 +204,23 @@ def _grammar(schema_json: str) -> Any:
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
 
 
-_LOG_CALLBACK: Any = None
+_NO_LOG: Any = None  # the ctypes callback must outlive its registration
 
 
-def _silence_llama_logs() -> None:
-    """llama.cpp logs to stderr even with verbose=False; errors still raise in Python."""
-    global _LOG_CALLBACK
-    if _LOG_CALLBACK is None:
-        import ctypes
+@contextmanager
+def _quiet_llama_logs() -> Iterator[None]:
+    """llama.cpp logs to stderr while loading a model even with verbose=False (errors still
+    raise in Python). Silenced for the load only: the process's logging is restored after,
+    so using this backend leaves no global log callback behind."""
+    import ctypes
 
-        import llama_cpp
+    import llama_cpp
 
-        _LOG_CALLBACK = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
-        llama_cpp.llama_log_set(_LOG_CALLBACK, ctypes.c_void_p(0))
+    global _NO_LOG
+    if _NO_LOG is None:
+        _NO_LOG = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+    llama_cpp.llama_log_set(_NO_LOG, ctypes.c_void_p(0))
+    try:
+        yield
+    finally:
+        llama_cpp.llama_log_set(llama_cpp.llama_log_callback(), ctypes.c_void_p(0))  # NULL: the default, stderr

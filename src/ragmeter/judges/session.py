@@ -18,10 +18,9 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, make_key
 from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
-from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
-from ragmeter.prompts.template import PromptTemplate
 
 M = TypeVar("M", bound=BaseModel)
 TRUNCATION_MARK = " [...]"
@@ -55,7 +54,7 @@ class JudgeSession:
         #: with the same context, say) waits for that reply instead of calling the judge again.
         self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
-    async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+    async def ask(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None) -> Answer:
         schema = output_schema(output)
         max_tokens = max_tokens or self.judge.params.max_tokens
@@ -84,7 +83,7 @@ class JudgeSession:
                             "probs": answer.probs})
         return answer
 
-    async def _ask_new(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+    async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                        schema: dict[str, Any], max_tokens: int, stats: MetricStats, key: str) -> Answer:
         with self.clock.busy():
             try:
@@ -99,7 +98,7 @@ class JudgeSession:
         self.cache.put(key, {"parsed": dumped, "truncated": truncated, "probs": probs})
         return Answer(parsed, truncated, False, probs)
 
-    async def _fit_and_ask(self, prompt: PromptTemplate, inputs: dict[str, Any], schema: dict[str, Any],
+    async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
                            output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
@@ -186,7 +185,7 @@ def extract_json(text: str) -> str | None:
     return None
 
 
-def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
+def fit_to_window(prompt: Prompt, inputs: dict[str, Any], judge: Judge,
                   schema: dict[str, Any], max_tokens: int, structured: bool = True) -> tuple[list[Message], bool]:
     """Shorten the prompt's truncatable fields (contexts) until prompt + reply fit the window.
 
@@ -211,7 +210,7 @@ def fit_to_window(prompt: PromptTemplate, inputs: dict[str, Any], judge: Judge,
                            f"is {window} with {max_tokens} kept for the reply, even after truncating contexts")
 
 
-def _shrink(prompt: PromptTemplate, inputs: dict[str, Any], used: int, budget: int, judge: Judge) -> dict[str, Any]:
+def _shrink(prompt: Prompt, inputs: dict[str, Any], used: int, budget: int, judge: Judge) -> dict[str, Any]:
     texts = [t for f in prompt.truncatable for t in _as_list(inputs[f])]
     movable = sum(judge.count_tokens(t) for t in texts)
     keep = max(0.0, (movable - (used - budget) - 16) / max(movable, 1))

@@ -193,12 +193,13 @@ async def _translate_lines(text: str, translator: Translator, result: AdaptResul
 
 async def adapt_prompts(metrics: list[Any], language: str, judge: Any, cache: Any, *, instruction: bool = False,
                         source_language: str = "english", source_dir: str | None = None,
-                        stats: MetricStats | None = None) -> list[AdaptResult]:
-    """Adapt every prompt of `metrics` from the source prompts (built-in, or a folder)."""
+                        stats: MetricStats | None = None, metric_for: Any = None) -> list[AdaptResult]:
+    """Adapt every prompt of `metrics` from the source prompts (built-in, or a folder whose
+    files `metric_for`, ragmeter.metrics.get_metric, checks)."""
     from ragmeter.judges.session import JudgeSession
     from ragmeter.prompts.prompt_set import PromptSet
 
-    source = PromptSet.build(metrics, source_language, source_dir)
+    source = PromptSet.build(metrics, source_language, source_dir, metric_for)
     translator = Translator(JudgeSession(judge, cache), language, stats)
     await judge.check()
     results, done = [], set()

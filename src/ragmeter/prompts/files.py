@@ -10,6 +10,7 @@ that lost a verdict fails with the file name and the example, before any judge c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.prompts.template import PromptTemplate, builtin_prompt
 
 SUFFIX = ".json"
+#: Finds a metric by name: ragmeter.metrics.get_metric, passed in by the caller.
+MetricLookup = Callable[[str], Any]
 #: keys a prompt file may carry besides the template's own fields
 EXTRA_KEYS = ("output_schema", "hash", "ragmeter_version", "adapted")
 
@@ -79,7 +82,7 @@ def write_prompt_files(files: dict[str, str], out_dir: Path, force: bool) -> lis
     return written
 
 
-def read_prompt_file(path: Path) -> PromptFile:
+def read_prompt_file(path: Path, metric_for: MetricLookup) -> PromptFile:
     """Parse and validate one file; every problem names the file."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -94,16 +97,16 @@ def read_prompt_file(path: Path) -> PromptFile:
         prompt = PromptFile(**data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {explain_validation(exc, limit=3)}") from None
-    check_against_metric(prompt, path)
+    check_against_metric(prompt, path, metric_for)
     return prompt
 
 
-def check_against_metric(prompt: PromptFile, path: Path) -> None:
-    """The file must fit the metric that will fill it in and parse the judge's replies."""
-    from ragmeter.metrics import get_metric
-
+def check_against_metric(prompt: PromptFile, path: Path, metric_for: MetricLookup) -> None:
+    """The file must fit the metric that will fill it in and parse the judge's replies.
+    `metric_for` finds a metric by name (ragmeter.metrics.get_metric: the caller passes it,
+    so prompts never import metrics, which import prompts)."""
     try:
-        metric = get_metric(prompt.metric)
+        metric = metric_for(prompt.metric)
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     if prompt.name not in metric.prompt_names:
@@ -138,14 +141,14 @@ def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: dict[st
                           f"{explain_validation(exc, limit=3)}") from None
 
 
-def load_prompt_dir(directory: Path) -> dict[tuple[str, str, str], tuple[PromptFile, Path]]:
+def load_prompt_dir(directory: Path, metric_for: MetricLookup) -> dict[tuple[str, str, str], tuple[PromptFile, Path]]:
     """Every prompt file in a folder, keyed by (metric, name, language). Two files for the
     same prompt and language are an error: which one applies would be a guess."""
     if not directory.is_dir():
         raise ConfigError(f"prompts folder not found: {directory}")
     found: dict[tuple[str, str, str], tuple[PromptFile, Path]] = {}
     for path in sorted(directory.glob(f"*{SUFFIX}")):
-        prompt = read_prompt_file(path)
+        prompt = read_prompt_file(path, metric_for)
         key = (prompt.metric, prompt.name, prompt.language)
         if key in found:
             raise ConfigError(f"{directory}: {found[key][1].name} and {path.name} both define "

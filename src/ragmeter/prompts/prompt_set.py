@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError
-from ragmeter.prompts.files import load_prompt_dir
+from ragmeter.prompts.files import MetricLookup, load_prompt_dir
 from ragmeter.prompts.languages import has_builtin, normalize_language
 from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_or_english, builtin_prompt
 
@@ -34,9 +34,13 @@ class PromptSet:
         self._resolved, self.language, self.prompts_dir = resolved, language, prompts_dir
 
     @classmethod
-    def build(cls, metrics: list[Any], language: str = "english", prompts_dir: str | Path | None = None) -> PromptSet:
+    def build(cls, metrics: list[Any], language: str = "english", prompts_dir: str | Path | None = None,
+              metric_for: MetricLookup | None = None) -> PromptSet:
+        """`metric_for` (ragmeter.metrics.get_metric) checks a folder's files against their metrics."""
         language = normalize_language(language)
-        files = load_prompt_dir(Path(prompts_dir)) if prompts_dir else {}
+        if prompts_dir and metric_for is None:
+            raise ValueError("PromptSet.build with a prompts folder needs metric_for (ragmeter.metrics.get_metric)")
+        files = load_prompt_dir(Path(prompts_dir), metric_for) if prompts_dir and metric_for else {}
         resolved = {}
         for metric in metrics:
             for name in metric.prompt_names:
