@@ -22,7 +22,7 @@ from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
-from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, get_metric, get_metrics
+from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 
 
@@ -82,14 +82,23 @@ async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str |
                     output=str(out) if out else "results", format=format,
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
                     embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",
-                    metrics=list(metrics) if metrics else None, columns=columns or {}, concurrency=concurrency,
+                    metrics=[_config_entry(m) for m in metrics] if metrics else None, columns=columns or {},
+                    concurrency=concurrency,
                     timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
                     limit=limit, progress=progress, language=language,
                     prompts_dir=str(prompts_dir) if prompts_dir else None, overwrite=overwrite)
     dataset = load_dataset(data, columns=columns)
+    objects = get_metrics(metrics) if metrics and any(isinstance(m, Metric) for m in metrics) else None
     return await run_config(cfg, dataset=dataset, judge=None if isinstance(judge, (str, dict)) else judge,
                             embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
-                            write=out is not None)
+                            write=out is not None, metrics=objects)
+
+
+def _config_entry(metric: Any) -> Any:
+    """A Metric instance (your own) is recorded in the config by its class and label."""
+    if isinstance(metric, Metric):
+        return f"{type(metric).__module__}.{type(metric).__qualname__} as {metric.label}"
+    return metric
 
 
 def _chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
@@ -117,13 +126,14 @@ def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
 
 
 async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
-                     embedder: Any = None, write: bool = True) -> EvaluationResult:
-    """Everything a run does, for the CLI and the API alike."""
+                     embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
+    """Everything a run does, for the CLI and the API alike. `metrics`: Metric objects to run
+    instead of the names in the config (the API's user-defined metrics)."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     if judge is None:
         parse_judge_spec(cfg.judge)
-    chosen = _chosen_metrics(cfg.metrics)
+    chosen: Any = metrics if metrics is not None else _chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
     if dataset is None:

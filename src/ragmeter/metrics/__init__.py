@@ -92,17 +92,36 @@ def parse_spec(spec: MetricSpec) -> tuple[str, dict[str, Any]]:
     return name, {}
 
 
-def get_metric(spec: MetricSpec) -> Metric:
+ENTRY_POINT_GROUP = "ragmeter.metrics"
+
+
+def plugin_metrics() -> dict[str, str]:
+    """Metrics other packages register under the `ragmeter.metrics` entry-point group
+    (name = "module:Class"); a built-in name cannot be taken over."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in REGISTRY}
+
+
+def get_metric(spec: MetricSpec | Metric) -> Metric:
+    """A metric by name (with settings), or a Metric instance as given (your own metric)."""
+    if isinstance(spec, Metric):
+        return spec
     name, options = parse_spec(spec)
-    target = REGISTRY.get(name)
+    target = REGISTRY.get(name) or plugin_metrics().get(name)
     if target is None:
-        raise ConfigError(f"unknown metric '{name}'; available: {', '.join(REGISTRY)}")
+        from difflib import get_close_matches
+
+        known = [*REGISTRY, *plugin_metrics()]
+        close = get_close_matches(name, known, n=1, cutoff=0.75)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"unknown metric '{name}'; {hint}available: {', '.join(known)}")
     module, _, cls = target.partition(":")
     label = options.pop("as", None)
     return getattr(import_module(module), cls)(label=label, **options)
 
 
-def get_metrics(specs: Sequence[MetricSpec]) -> list[Metric]:
+def get_metrics(specs: Sequence[MetricSpec | Metric]) -> list[Metric]:
     if not specs:
         raise ConfigError("no metrics chosen")
     metrics = [get_metric(s) for s in specs]

@@ -12,7 +12,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.prompts.files import MetricLookup, load_prompt_dir
 from ragmeter.prompts.languages import has_builtin, normalize_language
-from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_or_english, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class PromptSet:
         for metric in metrics:
             for name in metric.prompt_names:
                 owner = metric.prompt_metric
-                resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir)
+                resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, metric)
         return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
 
     def get(self, metric: str, name: str) -> PromptTemplate:
@@ -59,7 +59,7 @@ class PromptSet:
 
 
 def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, str], Any],
-             prompts_dir: str | Path | None) -> ResolvedPrompt:
+             prompts_dir: str | Path | None, owner: Any) -> ResolvedPrompt:
     found = files.get((metric, name, language))
     if found is None:
         if not has_builtin(language):
@@ -67,7 +67,8 @@ def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, 
             raise ConfigError(f"{where}there is no built-in {language} prompt for {metric}.{name}; make one with "
                               f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
                               f"and pass --prompts-dir DIR")
-        template = builtin_or_english(metric, name, language)
+        # the metric's own prompts: built-in files, or those a user's metric ships
+        template = next(t for t in owner.prompts(language) if t.name == name)
         if template.language == language:
             return ResolvedPrompt(template, "built-in")
         # The English fallback is the prompt this run uses: a folder's English file (as
