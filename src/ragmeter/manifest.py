@@ -8,6 +8,8 @@ import hashlib
 import platform
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from ragmeter import __version__
 from ragmeter.config import RunConfig
 from ragmeter.engine import RunResult
@@ -17,7 +19,92 @@ TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the r
                      "questions, answers and statements are never cut; such rows are counted as 'truncated'")
 
 
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MetricRecord(_Strict):
+    """One metric's aggregate, accounting and identity in manifest.json."""
+
+    mean: float | None
+    ci95: tuple[float, float] | None
+    n: int
+    unscored: int
+    unscored_reasons: dict[str, int]
+    judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
+    judge_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cache_hits: int
+    reasks: int
+    unparseable: int
+    truncated: int
+    embed_calls: int
+    embed_cache_hits: int
+    judge_seconds: float
+    embed_seconds: float
+    seconds: float
+    version: str
+    metric: str
+    settings: dict[str, Any]
+    required: list[str]
+    higher_is_better: bool
+
+
+class DatasetRecord(_Strict):
+    source: str
+    sha256: str | None
+    rows: int
+
+
+class Faults(_Strict):
+    retries: int
+    timeouts: int
+    reasks: int
+    unparseable: int
+    structured_output_refused: int
+    http_errors: dict[str, int]
+    processes: int
+
+
+class Manifest(_Strict):
+    """manifest.json as a type: the summary printer and the CLI read this, and a run checks
+    its own manifest against it before writing, so the documented format cannot drift."""
+
+    ragmeter_version: str
+    created_at: str
+    python: str
+    config: dict[str, Any]
+    dataset: DatasetRecord
+    judge: dict[str, Any] | None
+    embeddings: dict[str, Any] | None
+    language: str
+    prompts_dir: str | None
+    prompts: dict[str, dict[str, dict[str, Any]]]
+    prompt_notes: list[str]
+    cache: str
+    truncation_policy: str
+    metrics: dict[str, MetricRecord]
+    rag_index: dict[str, Any] | None
+    faults: Faults
+    wall_seconds: float
+    judge_seconds: float
+    embed_seconds: float
+    judge_load_seconds: float
+    model_busy_seconds: float
+    overhead_seconds: float
+    cpu_seconds: float
+    results_file: str | None = None
+
+
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:
+    """The manifest as the JSON object written to manifest.json (checked against Manifest)."""
+    record = _manifest_dict(cfg, run, judge, embedder, cache)
+    Manifest.model_validate(record)
+    return record
+
+
+def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     for metric in run.metrics:
         stats = run.stats[metric.label].as_dict()

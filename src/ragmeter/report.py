@@ -10,7 +10,10 @@ as text, never obeyed by the terminal).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
+    from ragmeter.manifest import Manifest
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -29,30 +32,33 @@ def plain(value: Any) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
 
 
-def print_summary(manifest: dict[str, Any], console: Any, verbose: bool = False) -> None:
+def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bool = False) -> None:
     from rich.table import Column, Table
 
-    judge = manifest["judge"]["name"] if manifest["judge"] else "-"
+    from ragmeter.manifest import Manifest
+
+    run = manifest if isinstance(manifest, Manifest) else Manifest.model_validate(manifest)
+    judge = run.judge["name"] if run.judge else "-"
     columns = [Column("metric", no_wrap=True, overflow="fold"), Column("mean", no_wrap=True),
                Column("95% CI", no_wrap=True), Column("n", no_wrap=True), Column("unscored", no_wrap=True)]
     if verbose:
         columns += [Column(c, no_wrap=True) for c in ("judge calls", "prompt tok", "compl. tok", "cache hits",
                                                        "seconds")]
-    table = Table(*columns, title=printable(f"ragmeter {manifest['ragmeter_version']} · "
-                                            f"{manifest['dataset']['rows']} rows · judge {judge}"))
-    for name, m in manifest["metrics"].items():
-        mean = "-" if m["mean"] is None else f"{m['mean']:.4f}"
-        ci = "-" if not m.get("ci95") else f"{m['ci95'][0]:.3f}-{m['ci95'][1]:.3f}"
-        cells = [printable(name), mean, ci, str(m["n"]), str(m["unscored"])]
+    table = Table(*columns, title=printable(f"ragmeter {run.ragmeter_version} · {run.dataset.rows} rows · "
+                                            f"judge {judge}"))
+    for name, m in run.metrics.items():
+        mean = "-" if m.mean is None else f"{m.mean:.4f}"
+        ci = "-" if not m.ci95 else f"{m.ci95[0]:.3f}-{m.ci95[1]:.3f}"
+        cells = [printable(name), mean, ci, str(m.n), str(m.unscored)]
         if verbose:
-            cells += [str(m["judge_calls"]), str(m["prompt_tokens"]), str(m["completion_tokens"]),
-                      str(m["cache_hits"]), f"{m['seconds']:.1f}"]
+            cells += [str(m.judge_calls), str(m.prompt_tokens), str(m.completion_tokens), str(m.cache_hits),
+                      f"{m.seconds:.1f}"]
         table.add_row(*cells)
     console.print(table)
-    _print_index(manifest.get("rag_index"), console)
-    _print_timing(manifest, console)
-    for name, m in manifest["metrics"].items():
-        for reason, count in m["unscored_reasons"].items():
+    _print_index(run.rag_index, console)
+    _print_timing(run, console)
+    for name, m in run.metrics.items():
+        for reason, count in m.unscored_reasons.items():
             console.print(f"[yellow]{printable(name)}: {count} unscored: {printable(reason)}[/yellow]")
 
 
@@ -65,14 +71,13 @@ def _print_index(index: dict[str, Any] | None, console: Any) -> None:
                   highlight=False)
 
 
-def _print_timing(manifest: dict[str, Any], console: Any) -> None:
-    if manifest["model_busy_seconds"] == 0:
-        console.print(f"wall {manifest['wall_seconds']:.1f} s · no judge or embedder calls: all of it was "
+def _print_timing(run: Manifest, console: Any) -> None:
+    if run.model_busy_seconds == 0:
+        console.print(f"wall {run.wall_seconds:.1f} s · no judge or embedder calls: all of it was "
                       "ragmeter (reading data, computing metrics, loading their libraries)", highlight=False)
         return
-    console.print(f"wall {manifest['wall_seconds']:.1f} s · in judge {manifest['judge_seconds']:.1f} s · "
-                  f"embeddings {manifest['embed_seconds']:.1f} s · model load {manifest['judge_load_seconds']:.1f} s · "
-                  f"ragmeter overhead {manifest['overhead_seconds']:.2f} s "
-                  f"({100 * manifest['overhead_seconds'] / max(manifest['wall_seconds'], 1e-9):.1f}% of wall) · "
-                  f"process CPU {manifest.get('cpu_seconds', 0.0):.1f} s",
-                  highlight=False)
+    console.print(f"wall {run.wall_seconds:.1f} s · in judge {run.judge_seconds:.1f} s · "
+                  f"embeddings {run.embed_seconds:.1f} s · model load {run.judge_load_seconds:.1f} s · "
+                  f"ragmeter overhead {run.overhead_seconds:.2f} s "
+                  f"({100 * run.overhead_seconds / max(run.wall_seconds, 1e-9):.1f}% of wall) · "
+                  f"process CPU {run.cpu_seconds:.1f} s", highlight=False)

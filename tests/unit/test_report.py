@@ -49,3 +49,17 @@ def test_markup_and_escape_sequences_from_config_are_shown_as_text():
     text = render(result.manifest, 120)
     assert "[bold red]X[/]" in text
     assert "\x1b" not in text and "\\x1b[2J" in text and "[link=http://x]" in text
+
+
+def test_the_manifest_is_typed_and_its_format_cannot_drift():
+    import pydantic
+    import pytest
+
+    from ragmeter.manifest import Manifest
+
+    result = ragmeter.evaluate(ROWS, CORE, judge=scripted(), cache=False, progress=False)
+    typed = Manifest.model_validate(result.manifest)
+    assert typed.metrics["faithfulness"].judge_calls == result.manifest["metrics"]["faithfulness"]["judge_calls"]
+    assert typed.faults.processes == 1
+    with pytest.raises(pydantic.ValidationError, match="surprise"):
+        Manifest.model_validate({**result.manifest, "surprise": 1})
