@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
@@ -11,33 +11,40 @@ from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.judges.base import DecodingParams, Judge
 
 BACKENDS = ("llamacpp", "openai", "openai-compat", "hf", "scripted")
-_DECODING = {"backend", "model", "temperature", "seed", "max_tokens", "context_window"}
-_HTTP = _DECODING | {"base_url", "api_key_env", "api", "structured", "logprobs"}
-#: The settings each backend reads: any other one set by the user is an error, not ignored.
-BACKEND_KEYS = {"llamacpp": _DECODING | {"api", "n_threads"}, "openai": _HTTP, "openai-compat": _HTTP,
-                "hf": _DECODING, "scripted": _DECODING}
 
 
-class JudgeConfig(BaseModel):
-    """Everything that selects and tunes a judge; the YAML `judge:` mapping."""
+class _JudgeSettings(BaseModel):
+    """Settings every backend reads: the model and how it decodes (part of the cache key)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: str = "llamacpp"
     model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    api: str = "auto"                 # auto | chat | completions
-    structured: str = "json_schema"  # json_schema | json_object | none (HTTP backends)
-    logprobs: bool = True             # HTTP backends: ask for top_logprobs on label fields
     temperature: float = 0.0
     seed: int = 42
     max_tokens: int = 512
     context_window: int | None = None
-    n_threads: int | None = None
 
     def params(self) -> DecodingParams:
         return DecodingParams(self.temperature, self.seed, self.max_tokens)
+
+
+class LlamaCppConfig(_JudgeSettings):
+    """In-process llama.cpp: a bundled judge by name or a GGUF path."""
+
+    backend: Literal["llamacpp"] = "llamacpp"
+    api: Literal["auto", "chat", "completions"] = "auto"
+    n_threads: int | None = None
+
+
+class HTTPJudgeConfig(_JudgeSettings):
+    """An OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp's server)."""
+
+    backend: Literal["openai", "openai-compat"]
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api: Literal["auto", "chat", "completions"] = "auto"
+    structured: Literal["json_schema", "json_object", "none"] = "json_schema"
+    logprobs: bool = True  # ask for top_logprobs on label fields
 
     @field_validator("base_url")
     @classmethod
@@ -47,31 +54,53 @@ class JudgeConfig(BaseModel):
         return url if url is None else safe_url(url)
 
 
+class HFConfig(_JudgeSettings):
+    """A local Hugging Face transformers folder."""
+
+    backend: Literal["hf"]
+
+
+class ScriptedConfig(_JudgeSettings):
+    backend: Literal["scripted"]
+
+
+#: One typed config per backend, chosen by `backend`; the YAML `judge:` mapping.
+JudgeConfig = LlamaCppConfig | HTTPJudgeConfig | HFConfig | ScriptedConfig
+_CONFIGS: dict[str, type[_JudgeSettings]] = {"llamacpp": LlamaCppConfig, "openai": HTTPJudgeConfig,
+                                             "openai-compat": HTTPJudgeConfig, "hf": HFConfig,
+                                             "scripted": ScriptedConfig}
+
+
 def judge_config(origin: str = "judge", **settings: Any) -> JudgeConfig:
-    """A JudgeConfig, or one ConfigError line that names the bad key and never echoes a value
-    (a value may be a key pasted in the wrong place)."""
+    """The backend's typed config, or one ConfigError line that names the bad key and never
+    echoes a value (a value may be a key pasted in the wrong place)."""
     if "api_key" in settings:
         raise ConfigError(f"{origin}: api_key is not a setting (a key in a config is stored and shared with "
                           "it): put the key in an environment variable and name it with api_key_env")
+    backend = settings.setdefault("backend", "llamacpp")
+    model = _CONFIGS.get(backend) if isinstance(backend, str) else None
+    if model is None:
+        raise ConfigError(f"{origin}: unknown judge backend '{backend}'; valid: {list(BACKENDS)}")
+    known = set(model.model_fields)
+    unused = sorted(set(settings) - known)
+    every = {f for config in _CONFIGS.values() for f in config.model_fields}
+    if unused and set(unused) <= every:
+        raise ConfigError(f"{origin}: the {backend} judge does not use {', '.join(unused)}; "
+                          f"its settings: {', '.join(sorted(known - {'backend'}))}")
     try:
-        cfg = JudgeConfig(**settings)
+        return model(**settings)  # type: ignore[return-value]
     except ValidationError as exc:
-        raise ConfigError(f"{origin}: {explain_validation(exc, list(JudgeConfig.model_fields))}") from None
-    unused = sorted(set(settings) - BACKEND_KEYS.get(cfg.backend, set(JudgeConfig.model_fields)))
-    if unused:
-        raise ConfigError(f"{origin}: the {cfg.backend} judge does not use {', '.join(unused)}; "
-                          f"its settings: {', '.join(sorted(BACKEND_KEYS[cfg.backend] - {'backend'}))}")
-    return cfg
+        raise ConfigError(f"{origin}: {explain_validation(exc, sorted(known))}") from None
 
 
 def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeConfig:
     """`llamacpp` (the default bundled judge), `llamacpp:qwen-coder-1.5b` or `llamacpp:gemma-270m`
     (a bundled judge by name), `llamacpp:/m.gguf`, `openai:gpt-4o-mini`, `openai-compat:URL#model`,
     `hf:/dir`."""
-    if isinstance(spec, JudgeConfig):
+    if isinstance(spec, _JudgeSettings):
         return spec
     if spec is None:
-        return JudgeConfig()
+        return LlamaCppConfig()
     if isinstance(spec, dict):
         if "spec" in spec:
             base = parse_judge_spec(spec["spec"])
@@ -87,14 +116,14 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
     if backend == "openai":
         if not rest:
             raise ConfigError(f"judge '{spec}': expected openai:MODEL, e.g. openai:gpt-4o-mini")
-        return JudgeConfig(backend=backend, model=rest, base_url=OPENAI_URL, api_key_env=OPENAI_KEY_ENV)
+        return judge_config(backend=backend, model=rest, base_url=OPENAI_URL, api_key_env=OPENAI_KEY_ENV)
     if backend == "hf" and not rest:
         raise ConfigError(f"judge '{spec}': expected hf:/path/to/model")
     if backend == "llamacpp" and not rest:
         from ragmeter.judges.bundled import DEFAULT_BUNDLED
 
         rest = DEFAULT_BUNDLED
-    return JudgeConfig(backend=backend, model=rest or None)
+    return judge_config(backend=backend, model=rest or None)
 
 
 def make_judge(spec: str | dict[str, Any] | JudgeConfig | None) -> Judge:
