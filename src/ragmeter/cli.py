@@ -142,36 +142,24 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
 
 
 @app.command("metrics")
-def list_metrics() -> None:
+def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
+                 ) -> None:
     """List every metric: the fields it needs, what it uses, its settings with their defaults,
     and what it measures."""
     from rich.table import Column, Table
 
-    from ragmeter.metrics import REGISTRY, get_metric
+    from ragmeter.metrics import catalog
 
+    if markdown:
+        print(catalog.markdown())
+        return
     table = Table("needs", "uses", "settings (default)", "what it measures", show_lines=False)
     table.columns.insert(0, Column("metric", no_wrap=True))
-    for name in REGISTRY:
-        m = get_metric(name)
-        table.add_row(name, m.needs_text(), metric_uses(m), metric_settings(m), m.description)
+    for row in catalog.rows():
+        table.add_row(*row)
     console(wide=True).print(table)
     print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
           "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.")
-
-
-def metric_uses(metric: Any) -> str:
-    """What a metric calls with its default settings: judge, embeddings, both, or neither."""
-    parts = [p for p, used in (("judge", metric.uses_judge), ("embeddings", metric.uses_embeddings)) if used]
-    return "+".join(parts) or "none"
-
-
-def metric_settings(metric: Any) -> str:
-    fields = metric.Options.model_fields
-    return ", ".join(f"{k}={_default(f.default)}" for k, f in fields.items()) or "-"
-
-
-def _default(value: Any) -> str:
-    return "required" if repr(value) == "PydanticUndefined" else str(list(value) if isinstance(value, tuple) else value)
 
 
 def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:

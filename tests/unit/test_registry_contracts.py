@@ -121,10 +121,27 @@ def test_ranking_metrics_say_they_need_reference_ids_or_grades():
 
 
 def test_the_metrics_command_shows_uses_and_settings():
-    from ragmeter.cli import metric_settings, metric_uses
+    from ragmeter.metrics.catalog import settings as metric_settings
+    from ragmeter.metrics.catalog import uses as metric_uses
 
     assert metric_uses(get_metric("semantic_similarity")) == "embeddings"
     assert metric_uses(get_metric("answer_correctness")) == "judge+embeddings"
     assert metric_uses(get_metric("bleu")) == "none"
     assert "judgment=probability" in metric_settings(get_metric("faithfulness"))
     assert metric_settings(get_metric("ndcg@k")) == "k=None"
+
+
+def test_the_readme_metric_table_is_the_generated_one():
+    import re
+
+    from ragmeter.metrics import catalog
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = readme.index(catalog.START), readme.index(catalog.END) + len(catalog.END)
+    assert readme[start:end] == catalog.markdown(), "regenerate: ragmeter metrics --markdown"
+    # every metric the README names in a table exists, under the name the registry gives it
+    named = set(re.findall(r"^\|[^\n]*?`([a-z_]+(?:@k)?)`", readme[:start], flags=re.M))
+    named |= set(re.findall(r"`([a-z_]+@k|[a-z_]+)`(?= \(|,| \|)", readme[readme.index("### The other families"):start]))
+    metric_like = {n for n in named if n in REGISTRY or n.split("@")[0] in {k.split("@")[0] for k in REGISTRY}}
+    assert metric_like <= set(REGISTRY), sorted(metric_like - set(REGISTRY))

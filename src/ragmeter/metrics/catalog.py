@@ -1,0 +1,44 @@
+"""The metric reference table, generated from the registry: `ragmeter metrics --markdown`
+prints it and the README holds it between markers (a test fails when the two drift)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragmeter.metrics import REGISTRY, get_metric
+
+START, END = "<!-- metric-table:start (generated: ragmeter metrics --markdown) -->", "<!-- metric-table:end -->"
+
+
+def uses(metric: Any) -> str:
+    """What a metric calls with its default settings: judge, embeddings, both, or neither."""
+    parts = [p for p, used in (("judge", metric.uses_judge), ("embeddings", metric.uses_embeddings)) if used]
+    return "+".join(parts) or "none"
+
+
+def settings(metric: Any) -> str:
+    """Each setting with its default."""
+    fields = metric.Options.model_fields
+    return ", ".join(f"{k}={_default(f.default)}" for k, f in fields.items()) or "-"
+
+
+def _default(value: Any) -> str:
+    return "required" if repr(value) == "PydanticUndefined" else str(list(value) if isinstance(value, tuple) else value)
+
+
+def rows() -> list[tuple[str, str, str, str, str]]:
+    out = []
+    for name in REGISTRY:
+        m = get_metric(name)
+        out.append((name, m.needs_text(), uses(m), settings(m), m.description))
+    return out
+
+
+def markdown() -> str:
+    """The table as Markdown, between the README's markers."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = [START, "| metric | needs | uses | settings (default) | what it measures |", "|---|---|---|---|---|"]
+    lines += [f"| `{n}` | {cell(needs)} | {u} | {cell(s)} | {cell(d)} |" for n, needs, u, s, d in rows()]
+    return "\n".join([*lines, END])
