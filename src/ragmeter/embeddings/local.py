@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,8 @@ class SentenceTransformerEmbedder(Embedder):
                 raise ConfigError(f"embeddings need sentence-transformers: {HINT}") from None
             path = self.model_dir or _bundled_dir()
             # a local folder, never a hub: no environment variable is set for the user's process
-            self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
+            with _no_progress_bars():
+                self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
         return self._model
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
@@ -60,3 +63,20 @@ def _bundled_dir() -> Path:
     except ImportError:
         raise ConfigError(f"the bundled embeddings need the package {BUNDLED}: {HINT}") from None
     return Path(get_model_path())
+
+
+@contextmanager
+def _no_progress_bars() -> Iterator[None]:
+    """transformers draws a bar while loading weights: off for our load only, then as it was."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()

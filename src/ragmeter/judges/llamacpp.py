@@ -94,7 +94,7 @@ class LlamaCppJudge(Judge):
 
             start = time.perf_counter()
             path = self.model_path or model_path(self.bundled)  # type: ignore[arg-type]
-            with _quiet_llama_logs():
+            with _quiet_llama_logs():  # nested in a call's: it restores the default only at the outer exit
                 self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                   seed=self.params.seed, verbose=False)
             self.load_seconds = time.perf_counter() - start
@@ -147,7 +147,11 @@ class LlamaCppJudge(Judge):
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         async with self._lock:
-            return await asyncio.to_thread(self._complete_sync, request)
+            return await asyncio.to_thread(self._complete_quietly, request)
+
+    def _complete_quietly(self, request: JudgeRequest) -> JudgeReply:
+        with _quiet_llama_logs():  # restoring a saved prompt prefix logs a line per call
+            return self._complete_sync(request)
 
     def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
         llm = self._load()
@@ -205,6 +209,7 @@ def _grammar(schema_json: str) -> Any:
 
 
 _NO_LOG: Any = None  # the ctypes callback must outlive its registration
+_QUIET_DEPTH = 0
 
 
 @contextmanager
@@ -216,11 +221,14 @@ def _quiet_llama_logs() -> Iterator[None]:
 
     import llama_cpp
 
-    global _NO_LOG
+    global _NO_LOG, _QUIET_DEPTH
     if _NO_LOG is None:
         _NO_LOG = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
+    _QUIET_DEPTH += 1
     llama_cpp.llama_log_set(_NO_LOG, ctypes.c_void_p(0))
     try:
         yield
     finally:
-        llama_cpp.llama_log_set(llama_cpp.llama_log_callback(), ctypes.c_void_p(0))  # NULL: the default, stderr
+        _QUIET_DEPTH -= 1
+        if _QUIET_DEPTH == 0:
+            llama_cpp.llama_log_set(llama_cpp.llama_log_callback(), ctypes.c_void_p(0))  # NULL: the default
