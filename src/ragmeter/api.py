@@ -143,13 +143,15 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
-    fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256)
-    if write:  # before any judge call: a folder that cannot take the results fails now
-        prepare_output(Path(cfg.output), fingerprint, cfg.overwrite)
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)
     embedder = embedder or (make_embedder(cfg.embeddings) if needs_embed else None)
+    fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
+                                  [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
+                                  judge.identity() if judge else None, embedder.identity() if embedder else None)
+    if write:  # before any judge call: a folder that cannot take the results fails now
+        prepare_output(Path(cfg.output), fingerprint, cfg.overwrite)
     cache = open_cache(cfg.cache)
     try:
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,

@@ -77,3 +77,15 @@ def test_an_output_folder_that_cannot_take_results_fails_before_any_call(kind, t
     with pytest.raises(ConfigError, match=message):
         run(out, judge=scripted)
     assert scripted.requests == []
+
+
+def test_the_same_run_spelled_differently_is_still_the_same_run(tmp_path: Path):
+    rows = [{"id": "a", "response": "Paris.", "reference": "Paris."}]
+    ragmeter.evaluate(rows, ["exact_match", "rouge"], cache=False, progress=False, out=tmp_path / "out")
+    # the same metrics with their default settings written out, and another concurrency
+    again = ragmeter.evaluate(rows, ["exact_match", {"rouge": {"rouge_type": "rougeL"}}], cache=False,
+                              progress=False, out=tmp_path / "out", concurrency=4)
+    assert again.rows[0]["exact_match"] == 1.0
+    with pytest.raises(ConfigError, match="another run's results"):
+        ragmeter.evaluate(rows, ["exact_match", {"rouge": {"rouge_type": "rouge1"}}], cache=False, progress=False,
+                          out=tmp_path / "out")

@@ -19,8 +19,9 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.io.writers import FORMATS
 
-#: Config keys that do not make a different run (how fast, how loud, where).
-NOT_THE_RUN = ("output", "progress", "concurrency", "timeout", "retries", "cache", "overwrite", "format")
+#: The config keys that make a different run (metrics, judge and embeddings are compared
+#: as resolved: `llamacpp` and `llamacpp:qwen-coder-1.5b` are one judge).
+THE_RUN = ("limit", "columns", "language", "prompts_dir")
 
 
 def expand(output: str, now: dt.datetime | None = None) -> str:
@@ -31,9 +32,13 @@ def expand(output: str, now: dt.datetime | None = None) -> str:
     return output.replace("{timestamp}", stamp)
 
 
-def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None) -> dict[str, Any]:
-    """What makes two runs the same run."""
-    return {"config": {k: v for k, v in config.items() if k not in NOT_THE_RUN}, "dataset_sha256": dataset_sha256}
+def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None, metrics: list[Any],
+                    judge: dict[str, Any] | None, embeddings: dict[str, Any] | None) -> dict[str, Any]:
+    """What makes two runs the same run: the data, the resolved metrics with their settings,
+    the judge's and the embedder's identities, and the config keys that change results."""
+    fingerprint = {"config": {k: config.get(k) for k in THE_RUN}, "dataset_sha256": dataset_sha256,
+                   "metrics": metrics, "judge": judge, "embeddings": embeddings}
+    return json.loads(json.dumps(fingerprint))  # as it reads back from a manifest
 
 
 def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool) -> None:
@@ -66,6 +71,8 @@ def remove_other_results(out_dir: Path, kept: Path) -> None:
 def _fingerprint_of(manifest: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
-        return run_fingerprint(data["config"], data["dataset"]["sha256"])
+        judge = {k: v for k, v in data["judge"].items() if k not in ("name", "api_key_env")} if data["judge"] else None
+        metrics = [[label, m["metric"], m["settings"]] for label, m in data["metrics"].items()]
+        return run_fingerprint(data["config"], data["dataset"]["sha256"], metrics, judge, data["embeddings"])
     except (OSError, ValueError, KeyError, TypeError):
         return None  # unreadable: not provably the same run
