@@ -87,9 +87,8 @@ async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str |
                     timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
                     limit=limit, progress=progress, language=language,
                     prompts_dir=str(prompts_dir) if prompts_dir else None, overwrite=overwrite)
-    dataset = load_dataset(data, columns=columns)
     objects = get_metrics(metrics) if metrics and any(isinstance(m, Metric) for m in metrics) else None
-    return await run_config(cfg, dataset=dataset, judge=None if isinstance(judge, (str, dict)) else judge,
+    return await run_config(cfg, data=data, judge=None if isinstance(judge, (str, dict)) else judge,
                             embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
                             write=out is not None, metrics=objects)
 
@@ -125,10 +124,11 @@ def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
     return list(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
 
 
-async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: Judge | None = None,
+async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
-    """Everything a run does, for the CLI and the API alike. `metrics`: Metric objects to run
-    instead of the names in the config (the API's user-defined metrics)."""
+    """Everything a run does, for the CLI and the API alike. `data`: an in-memory dataset or a
+    path (default: the config's); `metrics`: Metric objects to run instead of the names in
+    the config (the API's user-defined metrics)."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     if judge is None:
@@ -136,8 +136,7 @@ async def run_config(cfg: RunConfig, *, dataset: Dataset | None = None, judge: J
     chosen: Any = metrics if metrics is not None else _chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
-    if dataset is None:
-        dataset = load_dataset(cfg.dataset, columns=cfg.columns)
+    dataset = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns)
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(_metrics_for(dataset, cfg.metrics))
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)

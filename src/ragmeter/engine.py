@@ -88,15 +88,20 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     stats = {m.label: MetricStats() for m in metrics}
     scores: list[dict[str, Score]] = [{} for _ in dataset.samples]
 
-    async def score_row(index: int) -> None:
-        sample = dataset.samples[index]
-        results = await asyncio.gather(*(_score_one(m, sample, judge_session, embed_session, stats[m.label],
-                                                    prompts) for m in metrics))
-        scores[index] = {m.label: s for m, s in zip(metrics, results)}
-
     with row_progress(len(dataset), progress) as bar:
+
+        async def scored(metric: Metric, sample: Sample) -> Score:
+            score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts)
+            bar.advance(1 / len(metrics))  # a share of a row per metric: an ETA after the first judge replies
+            return score
+
+        async def score_row(index: int) -> None:
+            sample = dataset.samples[index]
+            results = await asyncio.gather(*(scored(m, sample) for m in metrics))
+            scores[index] = {m.label: s for m, s in zip(metrics, results)}
+
         try:
-            await _run_workers(score_row, len(dataset), max(1, concurrency), bar)
+            await _run_workers(score_row, len(dataset), max(1, concurrency))
         except JudgeUnavailable as exc:
             if isinstance(cache, NullCache):
                 raise
@@ -129,7 +134,7 @@ async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embed
         await embedder.check()
 
 
-async def _run_workers(score_row: Any, total: int, workers: int, bar: Any) -> None:
+async def _run_workers(score_row: Any, total: int, workers: int) -> None:
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(total):
         queue.put_nowait(index)
@@ -138,7 +143,6 @@ async def _run_workers(score_row: Any, total: int, workers: int, bar: Any) -> No
         while not queue.empty():
             index = queue.get_nowait()
             await score_row(index)
-            bar.advance()
 
     tasks = [asyncio.create_task(worker()) for _ in range(min(workers, total))]
     try:

@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 
 class _Silent:
-    def advance(self) -> None:
+    def advance(self, amount: float = 1.0) -> None:
         return None
 
 
@@ -23,20 +23,20 @@ class _Lines:
 
     def __init__(self, total: int, every: float, stream: TextIO) -> None:
         self.total, self.every, self.stream = total, every, stream
-        self.done = 0
+        self.done = 0.0
         self.start = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def advance(self) -> None:
-        self.done += 1
+    def advance(self, amount: float = 1.0) -> None:
+        self.done += amount  # shares of a row as its metrics finish
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.start
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = f"ETA {_duration((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown (no row done yet)"
-        return (f"ragmeter: {self.done}/{self.total} rows · {rate:.2f} rows/s · elapsed {_duration(elapsed)} · "
-                f"{eta}")
+        eta = f"ETA {_duration((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown (nothing done yet)"
+        return (f"ragmeter: {int(self.done + 1e-9)}/{self.total} rows · {rate:.2f} rows/s · "
+                f"elapsed {_duration(elapsed)} · {eta}")
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
@@ -83,9 +83,10 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None) -
         task = bar.add_task("rows", total=total, rate="")
 
         class _Bar:
-            def advance(self) -> None:
-                bar.advance(task)
+            def advance(self, amount: float = 1.0) -> None:
+                bar.advance(task, amount)
                 speed = bar.tasks[0].speed
                 bar.update(task, rate=f"{speed:.2f} rows/s" if speed else "")
 
         yield _Bar()
+        bar.update(task, completed=total)  # shares of rows add up to total up to float error

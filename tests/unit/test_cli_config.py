@@ -276,3 +276,13 @@ def test_the_python_api_shows_itself():
     rows = [{"id": f"r{i}", "response": "Paris.", "reference": "Paris."} for i in range(50)]
     text = repr(ragmeter.evaluate(rows, ["exact_match"], progress=False, cache=False))
     assert text == "<EvaluationResult 50 rows: exact_match=1.0000>"
+
+
+def test_the_api_checks_metric_names_and_prompt_folders_before_reading_the_data(tmp_path):
+    import ragmeter
+
+    missing = tmp_path / "not-there.jsonl"
+    with pytest.raises(ConfigError, match="unknown metric 'faithfulnes'; did you mean 'faithfulness'"):
+        ragmeter.evaluate(missing, ["faithfulnes"], progress=False, cache=False)
+    with pytest.raises(ConfigError, match="prompts folder not found"):
+        ragmeter.evaluate(missing, ["faithfulness"], prompts_dir=tmp_path / "nope", progress=False, cache=False)
