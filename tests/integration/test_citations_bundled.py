@@ -41,7 +41,7 @@ def test_judged_citation_metrics_on_the_bundled_model(tmp_path):
 def test_generate_with_the_bundled_model_writes_and_resumes(tmp_path):
     cache, out = tmp_path / "c.sqlite", tmp_path / "gen"
     cmd = ragmeter_cmd() + ["generate", "--input", str(SAMPLE), "--model", GEMMA, "--format", "special-tokens", "--rows", "2",
-                            "--max-tokens", "48", "--out", str(out)]
+                            "--max-tokens", "48", "--out", str(out), "--overwrite"]  # the sample has answers
     first = subprocess.run(cmd, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
     assert "2 rows: 2 generated" in first.stdout
