@@ -23,12 +23,11 @@ def printable(value: Any) -> str:
     escapes, markup escaped."""
     from rich.markup import escape
 
-    text = _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
-    return escape(text)
+    return escape(plain(value))
 
 
 def plain(value: Any) -> str:
-    """Like printable, for print() (no rich markup to escape)."""
+    """Control characters shown as escapes, for print() (no rich markup to escape)."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
 
 
