@@ -10,15 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["EvaluationResult", "__version__", "aevaluate", "evaluate"]
-_LAZY = ("evaluate", "aevaluate", "EvaluationResult")
+__all__ = ["Comparison", "EvaluationResult", "__version__", "aevaluate", "compare", "evaluate", "load_run"]
+#: public name -> the module that defines it
+_HOMES = {"evaluate": "api", "aevaluate": "api", "EvaluationResult": "api", "compare": "comparison",
+          "Comparison": "comparison", "load_run": "runs"}
+_LAZY = tuple(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from ragmeter import api
+    if name in _HOMES:
+        from importlib import import_module
 
-        return getattr(api, name)
+        return getattr(import_module(f"ragmeter.{_HOMES[name]}"), name)
     raise AttributeError(f"module 'ragmeter' has no attribute {name!r}")
 
 

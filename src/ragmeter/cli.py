@@ -12,7 +12,7 @@ import typer
 from ragmeter.cli_common import console, pairs
 from ragmeter.cli_prompts import prompts_app
 from ragmeter.errors import RagmeterError
-from ragmeter.report import plain
+from ragmeter.summary import plain
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done, "
@@ -141,6 +141,24 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
           f"{run.cached} from cache; wrote {parquet} and {samples}")
 
 
+@app.command("compare")
+def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to compare against (baseline)")],
+                 run_b: Annotated[Path, typer.Argument(help="the run folder to compare (candidate)")],
+                 metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every metric "
+                                                                     "both runs have")] = None,
+                 out: Annotated[Optional[Path], typer.Option(help="folder for compare.json")] = None,
+                 top: Annotated[int, typer.Option(help="rows that changed most, per metric")] = 5) -> None:
+    """Paired comparison of two runs: per metric the difference B - A with a 95% paired-bootstrap
+    interval, a sign-flip p-value (Holm-adjusted across metrics) and the rows that moved most."""
+    from ragmeter.comparison import compare, print_comparison, write_comparison
+
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    result = compare(run_a, run_b, names, top=top)
+    print_comparison(result, console(wide=True))
+    if out:
+        print(plain(f"wrote {write_comparison(result, out)}"))
+
+
 @app.command("metrics")
 def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
                  ) -> None:
@@ -181,7 +199,7 @@ def _execute(cfg: Any, verbose: bool = False) -> None:
 
     from ragmeter.api import run_config
     from ragmeter.judges.bundled import JudgeValidityWarning
-    from ragmeter.report import print_summary, printable
+    from ragmeter.summary import print_summary, printable
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeValidityWarning)

@@ -60,3 +60,54 @@ def _percentiles(draws: Any, level: float) -> tuple[float, float]:
     low, high = np.percentile(draws, [tail, 100 - tail])
     # not rounded: a rounded bound can fall on the wrong side of the unrounded mean
     return float(low), float(high)
+
+
+#: sign flips for the paired test; with n <= EXACT_FLIPS rows every one of the 2**n is used
+PERMUTATIONS = 10_000
+EXACT_FLIPS = 12
+
+
+def paired_bootstrap_ci(diffs: list[float], level: float = 0.95, resamples: int = RESAMPLES,
+                        seed: int = SEED) -> tuple[float, float] | None:
+    """Percentile interval of the mean paired difference: rows (pairs) are resampled, so what
+    the two runs share about a row cancels out. None without pairs."""
+    return bootstrap_mean_ci(diffs, level, resamples, seed)
+
+
+def sign_flip_p(diffs: list[float], permutations: int = PERMUTATIONS, seed: int = SEED) -> float:
+    """Two-sided p-value of a paired randomisation test: under "no difference" each row's
+    difference is as likely negative as positive, so its sign is flipped at random and the
+    mean difference compared with the observed one. Exact (all 2**n flips) for small n;
+    otherwise Monte Carlo with the observed assignment counted, (1 + hits) / (1 + draws), so
+    p is never 0. Identical runs give p = 1."""
+    import numpy as np
+
+    data = np.asarray(diffs, dtype=float)
+    if data.size == 0:
+        return 1.0
+    observed = abs(data.sum())
+    tolerance = 1e-9 * max(1.0, float(np.abs(data).sum()))  # float noise must not decide a tie
+    if data.size <= EXACT_FLIPS:
+        signs = 1 - 2 * ((np.arange(2 ** data.size)[:, None] >> np.arange(data.size)) & 1)
+        return float(np.mean(np.abs(signs @ data) >= observed - tolerance))
+    rng = np.random.default_rng(seed)
+    total, hits, per_batch = data.sum(), 0, max(1, BATCH_CELLS // data.size)
+    for start in range(0, permutations, per_batch):
+        count = min(per_batch, permutations - start)
+        raw = np.frombuffer(rng.bytes(count * ((data.size + 7) // 8)), dtype=np.uint8).reshape(count, -1)
+        kept = np.unpackbits(raw, axis=1)[:, : data.size]  # 1: sign kept, 0: flipped
+        sums = 2 * (kept.astype(float) @ data) - total
+        hits += int(np.sum(np.abs(sums) >= observed - tolerance))
+    return (1 + hits) / (1 + permutations)
+
+
+def holm(p_values: dict[str, float]) -> dict[str, float]:
+    """Holm's step-down adjustment: controls the chance of any false "significant" across
+    the metrics compared together, without assuming they are independent."""
+    order = sorted(p_values, key=p_values.__getitem__)
+    adjusted: dict[str, float] = {}
+    running = 0.0
+    for rank, name in enumerate(order):
+        running = max(running, min(1.0, (len(order) - rank) * p_values[name]))
+        adjusted[name] = running
+    return adjusted

@@ -7,7 +7,7 @@ import io
 
 import ragmeter
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.report import print_summary
+from ragmeter.summary import print_summary
 
 ROWS = [{"id": f"r{i}", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c"], "reference": "a."}
         for i in range(4)]

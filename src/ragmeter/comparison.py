@@ -1,0 +1,201 @@
+"""Did run B change anything against run A, or is it noise? Paired statistics per metric.
+
+Rows are paired by id; a row counts for a metric only when both runs scored it. Per metric:
+both means over the paired rows, the mean difference B - A with a paired-bootstrap 95%
+interval, a two-sided sign-flip p-value, and Holm's adjustment across the metrics compared
+together. `verdict` reads the difference in the metric's own direction (`higher_is_better`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ragmeter.errors import DataError
+from ragmeter.runs import Run, load_run
+
+ALPHA = 0.05
+TOP_ROWS = 5
+
+Verdict = Literal["better", "worse", "no significant difference", "no paired rows"]
+
+
+class RowChange(BaseModel):
+    """A row whose score moved most, with both runs' reason and evidence."""
+
+    id: str
+    a: float
+    b: float
+    difference: float
+    question: str | None
+    reason_a: str | None
+    reason_b: str | None
+    evidence_a: Any = None
+    evidence_b: Any = None
+
+
+class MetricComparison(BaseModel):
+    metric: str
+    higher_is_better: bool
+    n: int
+    excluded: int  # shared rows unscored in A or B (or both)
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None  # mean of B - A over the paired rows
+    ci95: tuple[float, float] | None
+    p_value: float | None
+    p_holm: float | None = None
+    verdict: Verdict = "no paired rows"
+    changed: list[RowChange] = []
+
+
+class Comparison(BaseModel):
+    """The result of `compare(a, b)`, written as compare.json."""
+
+    run_a: str
+    run_b: str
+    same_dataset: bool
+    dataset_a: str | None
+    dataset_b: str | None
+    shared_rows: int
+    only_in_a: int
+    only_in_b: int
+    alpha: float = ALPHA
+    metrics: dict[str, MetricComparison]
+
+    def worse(self) -> list[str]:
+        return [m for m, c in self.metrics.items() if c.verdict == "worse"]
+
+    def better(self) -> list[str]:
+        return [m for m, c in self.metrics.items() if c.verdict == "better"]
+
+
+def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None = None,
+            top: int = TOP_ROWS, alpha: float = ALPHA) -> Comparison:
+    """Compare run folders (or loaded runs) A and B on their shared metrics, or `metrics`."""
+    run_a = a if isinstance(a, Run) else load_run(a)
+    run_b = b if isinstance(b, Run) else load_run(b)
+    shared = [i for i in run_a.ids if i in set(run_b.ids)]
+    if not shared:
+        raise DataError(f"runs {run_a.source} and {run_b.source} share no row ids: they are not runs over "
+                        f"the same data (A has {len(run_a.ids)} rows, B {len(run_b.ids)})")
+    names = _metric_names(run_a, run_b, metrics)
+    results = {name: _compare_metric(run_a, run_b, shared, name, top) for name in names}
+    adjusted = _holm({n: r.p_value for n, r in results.items() if r.p_value is not None})
+    for name, result in results.items():
+        result.p_holm = adjusted.get(name)
+        result.verdict = _verdict(result, alpha)
+    return Comparison(run_a=run_a.source, run_b=run_b.source,
+                      same_dataset=run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256,
+                      dataset_a=run_a.manifest.dataset.sha256, dataset_b=run_b.manifest.dataset.sha256,
+                      shared_rows=len(shared), only_in_a=len(run_a.ids) - len(shared),
+                      only_in_b=len(run_b.ids) - len(shared), alpha=alpha, metrics=results)
+
+
+def _metric_names(run_a: Run, run_b: Run, wanted: list[str] | None) -> list[str]:
+    both = [m for m in run_a.metrics if m in run_b.metrics]
+    if wanted is None:
+        if not both:
+            raise DataError(f"runs {run_a.source} and {run_b.source} share no metric "
+                            f"(A: {', '.join(run_a.metrics)}; B: {', '.join(run_b.metrics)})")
+        return both
+    missing = [m for m in wanted if m not in both]
+    if missing:
+        raise DataError(f"metric(s) {', '.join(missing)} not in both runs (shared: {', '.join(both) or 'none'})")
+    return wanted
+
+
+def _compare_metric(run_a: Run, run_b: Run, shared: list[str], name: str, top: int) -> MetricComparison:
+    from ragmeter.stats import paired_bootstrap_ci, sign_flip_p
+
+    pairs = [(i, run_a.score(i, name), run_b.score(i, name)) for i in shared]
+    scored = [(i, x, y) for i, x, y in pairs if x is not None and y is not None]
+    result = MetricComparison(metric=name, higher_is_better=run_a.manifest.metrics[name].higher_is_better,
+                              n=len(scored), excluded=len(pairs) - len(scored), mean_a=None, mean_b=None,
+                              difference=None, ci95=None, p_value=None)
+    if not scored:
+        return result
+    diffs = [y - x for _, x, y in scored]
+    result.mean_a = sum(x for _, x, _ in scored) / len(scored)
+    result.mean_b = sum(y for _, _, y in scored) / len(scored)
+    result.difference = sum(diffs) / len(diffs)
+    result.ci95 = paired_bootstrap_ci(diffs)
+    result.p_value = sign_flip_p(diffs)
+    result.changed = _most_changed(run_a, run_b, scored, name, top)
+    return result
+
+
+def _most_changed(run_a: Run, run_b: Run, scored: list[tuple[str, float, float]], name: str,
+                  top: int) -> list[RowChange]:
+    import heapq
+
+    picked = heapq.nlargest(top, scored, key=lambda t: (abs(t[2] - t[1]), t[0]))
+    changes = []
+    for row_id, x, y in picked:
+        if x == y:
+            break
+        ra, rb = run_a.row(row_id), run_b.row(row_id)
+        question = rb.get("user_input", ra.get("user_input"))
+        changes.append(RowChange(id=row_id, a=x, b=y, difference=y - x,
+                                 question=question if isinstance(question, str) else None,
+                                 reason_a=ra.get(f"{name}_reason"), reason_b=rb.get(f"{name}_reason"),
+                                 evidence_a=ra.get(f"{name}_evidence"), evidence_b=rb.get(f"{name}_evidence")))
+    return changes
+
+
+def _holm(p_values: dict[str, float]) -> dict[str, float]:
+    from ragmeter.stats import holm
+
+    return holm(p_values) if p_values else {}
+
+
+def _verdict(result: MetricComparison, alpha: float) -> Verdict:
+    if result.difference is None or result.p_holm is None:
+        return "no paired rows"
+    if result.p_holm >= alpha or result.difference == 0:
+        return "no significant difference"
+    improved = result.difference > 0 if result.higher_is_better else result.difference < 0
+    return "better" if improved else "worse"
+
+
+def write_comparison(comparison: Comparison, out_dir: str | Path) -> Path:
+    from ragmeter.io.writers import write_json
+
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "compare.json"
+    write_json(path, comparison.model_dump(mode="json"))
+    return path
+
+
+def print_comparison(comparison: Comparison, console: Any) -> None:
+    """The rich table: one line per metric, then the rows that moved most."""
+    from rich.table import Table
+
+    from ragmeter.summary import printable
+
+    table = Table("metric", "A", "B", "B - A", "95% CI", "p (Holm)", "n", "excl.", "verdict",
+                  title=printable(f"{comparison.run_a} -> {comparison.run_b}"))
+    for name, c in comparison.metrics.items():
+        ci = "-" if not c.ci95 else f"{c.ci95[0]:+.3f} {c.ci95[1]:+.3f}"
+        diff = "-" if c.difference is None else f"{c.difference:+.4f}"
+        p = "-" if c.p_holm is None else f"{c.p_holm:.3g}"
+        color = {"better": "green", "worse": "red"}.get(c.verdict, "white")
+        table.add_row(printable(name), _number(c.mean_a), _number(c.mean_b), diff, ci, p, str(c.n), str(c.excluded),
+                      f"[{color}]{c.verdict}[/{color}]")
+    console.print(table)
+    if not comparison.same_dataset or comparison.only_in_a or comparison.only_in_b:
+        console.print(printable(f"datasets differ ({comparison.dataset_a} vs {comparison.dataset_b}): compared "
+                                f"the {comparison.shared_rows} shared ids; {comparison.only_in_a} only in A, "
+                                f"{comparison.only_in_b} only in B"), style="yellow")
+    for name, c in comparison.metrics.items():
+        for change in c.changed[:3]:
+            console.print(printable(f"{name} {change.id}: {change.a:.3f} -> {change.b:.3f}"
+                                    + (f"  ({change.reason_b[:60]})" if change.reason_b else "")),
+                          highlight=False)
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"

@@ -1,0 +1,125 @@
+"""Paired statistics against known cases, and `compare` over run folders."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from ragmeter import compare
+from ragmeter.errors import DataError
+from ragmeter.stats import holm, paired_bootstrap_ci, sign_flip_p
+from tests.run_factory import write_run
+
+
+def test_identical_runs_difference_zero_p_one(tmp_path):
+    scores = {"faithfulness": [0.1 * i for i in range(20)], "context_recall": [1.0, 0.0] * 10}
+    a, b = write_run(tmp_path / "a", scores), write_run(tmp_path / "b", scores)
+    result = compare(a, b)
+    for c in result.metrics.values():
+        assert c.difference == 0 and c.ci95 == (0.0, 0.0)
+        assert c.p_value == 1.0 and c.p_holm == 1.0
+        assert c.verdict == "no significant difference" and c.changed == []
+    assert result.same_dataset and result.shared_rows == 20
+
+
+def test_constant_shift_is_exact_and_significant(tmp_path):
+    base = [0.1 + 0.02 * i for i in range(30)]
+    a = write_run(tmp_path / "a", {"faithfulness": base})
+    b = write_run(tmp_path / "b", {"faithfulness": [x + 0.1 for x in base]})
+    c = compare(a, b).metrics["faithfulness"]
+    assert c.difference == pytest.approx(0.1, abs=1e-12)
+    assert c.ci95 == pytest.approx((0.1, 0.1), abs=1e-12)
+    assert c.p_value == pytest.approx(1 / 10_001)  # no sign flip reaches an all-positive shift
+    assert c.verdict == "better"
+
+
+def test_direction_follows_higher_is_better(tmp_path):
+    a = write_run(tmp_path / "a", {"noise_sensitivity": [0.2] * 20}, higher_is_better={"noise_sensitivity": False})
+    b = write_run(tmp_path / "b", {"noise_sensitivity": [0.5] * 20}, higher_is_better={"noise_sensitivity": False})
+    c = compare(a, b).metrics["noise_sensitivity"]
+    assert c.difference == pytest.approx(0.3) and c.verdict == "worse"
+    assert compare(b, a).metrics["noise_sensitivity"].verdict == "better"
+
+
+def test_exact_sign_flip_small_n():
+    # 3 positive differences of 1: 2 of the 8 sign patterns reach |sum| >= 3
+    assert sign_flip_p([1.0, 1.0, 1.0]) == pytest.approx(2 / 8)
+    assert sign_flip_p([1.0, -1.0]) == 1.0
+    assert sign_flip_p([]) == 1.0
+
+
+def test_monte_carlo_sign_flip_close_to_exact_binomial():
+    # 20 differences of +1 and 5 of -1: |sum| >= 15 when at most 5 (or at least 20) are negative
+    from math import comb
+
+    exact = 2 * sum(comb(25, k) for k in range(6)) / 2 ** 25
+    assert sign_flip_p([1.0] * 20 + [-1.0] * 5) == pytest.approx(exact, abs=0.002)
+
+
+def test_holm_adjustment():
+    adjusted = holm({"a": 0.01, "b": 0.04, "c": 0.03})
+    assert adjusted == pytest.approx({"a": 0.03, "c": 0.06, "b": 0.06})
+    assert holm({"a": 0.6, "b": 0.9}) == pytest.approx({"a": 1.0, "b": 1.0})
+
+
+def test_paired_interval_covers_about_95_percent():
+    """A small true effect (0.05) on noisy paired scores: over 200 simulated comparisons the
+    interval holds the true difference close to 95% of the time."""
+    rng = random.Random(1)
+    covered = 0
+    for seed in range(200):
+        diffs = [0.05 + rng.gauss(0, 0.2) for _ in range(60)]
+        low, high = paired_bootstrap_ci(diffs, resamples=1000, seed=seed)
+        covered += low <= 0.05 <= high
+    assert 0.90 <= covered / 200 <= 0.98
+
+
+def test_unscored_rows_excluded_and_counted(tmp_path):
+    a = write_run(tmp_path / "a", {"faithfulness": [1.0, None, 0.5, 0.0]})
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0, 1.0, None, 1.0]})
+    c = compare(a, b).metrics["faithfulness"]
+    assert (c.n, c.excluded) == (2, 2)
+    assert c.mean_a == 0.5 and c.mean_b == 1.0 and c.difference == 0.5
+    assert [ch.id for ch in c.changed] == ["q3"]
+    assert c.changed[0].reason_b == "faithfulness reason q3" and c.changed[0].question == "question q3?"
+
+
+def test_different_datasets_compare_shared_ids(tmp_path):
+    a = write_run(tmp_path / "a", {"faithfulness": [1.0, 0.0, 1.0]}, ids=["x", "y", "z"])
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0, 1.0]}, ids=["y", "w"], dataset_sha="e" * 64)
+    result = compare(a, b)
+    assert (result.same_dataset, result.shared_rows, result.only_in_a, result.only_in_b) == (False, 1, 2, 1)
+    assert result.metrics["faithfulness"].difference == 1.0
+
+
+def test_bad_input(tmp_path):
+    a = write_run(tmp_path / "a", {"faithfulness": [1.0]}, ids=["x"])
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0]}, ids=["y"])
+    with pytest.raises(DataError, match="share no row ids"):
+        compare(a, b)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="no manifest.json"):
+        compare(a, tmp_path / "empty")
+    with pytest.raises(DataError, match="not in both runs"):
+        compare(a, a, metrics=["context_recall"])
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.json").write_text("{", encoding="utf-8")
+    with pytest.raises(DataError, match="manifest.json: not valid JSON"):
+        compare(a, tmp_path / "bad")
+
+
+def test_cli_compare_writes_json(tmp_path, capsys):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    a = write_run(tmp_path / "a", {"faithfulness": [0.0] * 15})
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0] * 15})
+    out = CliRunner().invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path / "cmp")])
+    assert out.exit_code == 0, out.output
+    assert "better" in out.output
+    data = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert data["metrics"]["faithfulness"]["difference"] == 1.0
+    assert data["metrics"]["faithfulness"]["changed"][0]["evidence_b"]["verdicts"][0]["verdict"] == 1
