@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.cache import open_cache
+from ragmeter.comparison import Comparison
 from ragmeter.config import OutputFormat, RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
 from ragmeter.errors import ConfigError, DataError, RagmeterError
 from ragmeter.faults import FaultLog
+from ragmeter.gates import MIN_ROWS_FOR_INTERVAL, GateMode, GateReport, GateSettings, evaluate_gates
 from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.writers import result_rows, write_json, write_results
@@ -24,6 +26,7 @@ from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.runs import Run, load_run
 
 
 @dataclass
@@ -35,9 +38,22 @@ class EvaluationResult:
     run: RunResult
     results_path: Path | None = None
     manifest_path: Path | None = None
+    #: the config's gates (thresholds, max_unscored, baseline), None when it sets none
+    gates: GateReport | None = None
+    #: compare(baseline, this run) when the config names a baseline
+    comparison: Comparison | None = None
 
     def summary(self) -> dict[str, dict[str, Any]]:
         return self.manifest["metrics"]
+
+    def passes(self, gate: GateMode = "mean", min_rows: int = MIN_ROWS_FOR_INTERVAL,
+               **thresholds: float) -> GateReport:
+        """Gate these scores, e.g. `assert result.passes(faithfulness=0.8)`: falsy when a bar
+        is missed; its repr lists the failures and each failing metric's worst rows."""
+        settings = GateSettings(thresholds=thresholds, gate=gate, min_rows=min_rows)
+        settings.check_metrics(list(self.manifest["metrics"]))
+        report = evaluate_gates(settings, self.manifest["metrics"])
+        return report.with_worst_rows(self.rows, self.run.dataset.ids())
 
     def to_pandas(self) -> Any:
         import pandas as pd
@@ -142,6 +158,9 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    gates = cfg.gate_settings()
+    gates.check_metrics([m.label for m in metric_objs])
+    baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)
@@ -167,6 +186,8 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache)
     result = EvaluationResult(rows, manifest, run)
+    if gates.active:
+        _apply_gates(result, gates, baseline, cfg.output)
     if write:
         out_dir = Path(cfg.output)
         result.results_path = write_results(rows, out_dir, cfg.format)
@@ -174,5 +195,37 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         result.manifest_path = out_dir / "manifest.json"
         manifest["results_file"] = result.results_path.name
         write_json(result.manifest_path, manifest)
+        write_ci_files(cfg, result)
     return result
+
+
+def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:
+    """Gate outcomes (and the comparison with the baseline) into the result and its manifest."""
+    from ragmeter.comparison import compare
+    from ragmeter.manifest import Manifest
+
+    if baseline is not None:
+        this = Run(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), source)
+        result.comparison = compare(baseline, this, [m for m in this.metrics if m in baseline.metrics] or None)
+    result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
+    result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
+                                "results": [g.model_dump(mode="json") for g in result.gates.results]}
+
+
+def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
+    """The Markdown summary, JUnit XML and compare.json the config asks for."""
+    from ragmeter.ci_files import junit_xml, markdown_summary, write_text
+    from ragmeter.comparison import write_comparison
+
+    if cfg.summary_md:
+        write_text(cfg.summary_md, markdown_summary(result.manifest, result.gates, result.comparison))
+    if cfg.junit:
+        from ragmeter.gates import GateReport
+
+        higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
+        rows = result.rows if cfg.junit_rows else None
+        gates = result.gates if result.gates is not None else GateReport(results=[])  # a failed report is falsy
+        write_text(cfg.junit, junit_xml(gates, rows, result.run.dataset.ids(), cfg.thresholds, higher))
+    if result.comparison is not None:
+        write_comparison(result.comparison, cfg.output)
 

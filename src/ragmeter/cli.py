@@ -15,9 +15,41 @@ from ragmeter.errors import RagmeterError
 from ragmeter.summary import plain
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done, "
-                       "1 an error in the data, config or judge (one line on stderr), 2 a usage error, "
-                       "130 interrupted (finished judge replies are cached).")
+                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done "
+                       "(gates passed), 1 a gate failed, 2 a usage, config or data error, 3 a judge or "
+                       "infrastructure failure (errors are one line on stderr), 130 interrupted (finished "
+                       "judge replies are cached).")
+
+# CI gate options shared by `run` and `evaluate` (gates.py)
+FailUnder = Annotated[Optional[str], typer.Option(
+    "--fail-under", help="bars per metric, e.g. faithfulness=0.8,context_recall=0.7 (at most, for metrics "
+                         "where lower is better); exit 1 when one is missed")]
+GateOpt = Annotated[Optional[str], typer.Option("--gate", help="mean | lower: the mean, or the pessimistic end "
+                                                               "of its 95% interval, must clear the bar")]
+MaxUnscored = Annotated[Optional[float], typer.Option("--max-unscored", help="fail when a metric leaves more "
+                                                                             "than this share of rows unscored")]
+Baseline = Annotated[Optional[Path], typer.Option("--baseline", help="a run folder: fail when a metric is "
+                                                                     "significantly worse (paired test)")]
+MaxDrop = Annotated[Optional[float], typer.Option("--max-drop", help="with --baseline: a significant drop up to "
+                                                                     "this much still passes (default 0)")]
+SummaryMd = Annotated[Optional[Path], typer.Option("--summary-md", help="write a Markdown summary (e.g. for "
+                                                                        "$GITHUB_STEP_SUMMARY)")]
+Junit = Annotated[Optional[Path], typer.Option("--junit", help="write JUnit XML: one test case per gate")]
+JunitRows = Annotated[bool, typer.Option("--junit-rows", help="JUnit: also one test case per row and "
+                                                              "thresholded metric")]
+HtmlReport = Annotated[bool, typer.Option("--report", help="write report.html beside the results")]
+
+
+def _gate_overrides(fail_under: Optional[str], gate: Optional[str], max_unscored: Optional[float],
+                    baseline: Optional[Path], max_drop: Optional[float], summary_md: Optional[Path],
+                    junit: Optional[Path], junit_rows: bool, report: bool) -> dict[str, Any]:
+    """The gate flags as config keys; None where a flag was not given (the file's value stays)."""
+    from ragmeter.gates import parse_fail_under
+
+    return {"thresholds": parse_fail_under(fail_under) if fail_under else None, "gate": gate,
+            "max_unscored": max_unscored, "baseline": str(baseline) if baseline else None, "max_drop": max_drop,
+            "summary_md": str(summary_md) if summary_md else None, "junit": str(junit) if junit else None,
+            "junit_rows": junit_rows or None, "report": report or None}
 
 
 def _version(value: bool) -> None:
@@ -43,15 +75,21 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
                                                                    "output folder")] = False,
         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
-                                                                     "seconds per metric")] = False) -> None:
+                                                                     "seconds per metric")] = False,
+        fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
+        baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
+        junit_rows: JunitRows = False, report: HtmlReport = False) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
+    gates = _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop, summary_md, junit, junit_rows,
+                            report)
+    # paths given on the command line are relative to the working directory, not the config file
+    paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "cache": False if no_cache else None,
-                                 "overwrite": True if overwrite else None}
+                                 "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
-    if out:
-        cfg = cfg.model_copy(update={"output": out})
+    cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {})})
     _execute(cfg, verbose)
 
 
@@ -85,7 +123,10 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                                                         "language --prompts-dir provides")] = "english",
              prompts_dir: Annotated[Optional[Path], typer.Option(
                  "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "
-                                       "replace the built-in ones")] = None) -> None:
+                                       "replace the built-in ones")] = None,
+             fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
+             baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
+             junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
 
@@ -97,7 +138,10 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "metrics": _metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "language": language, "overwrite": overwrite,
-                        "prompts_dir": str(prompts_dir) if prompts_dir else None}, "command line")
+                        "prompts_dir": str(prompts_dir) if prompts_dir else None,
+                        **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
+                                                            summary_md, junit, junit_rows, report).items()
+                           if v is not None}}, "command line")
     _execute(cfg, verbose)
 
 
@@ -210,6 +254,12 @@ def _execute(cfg: Any, verbose: bool = False) -> None:
     for warning in caught:
         Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
     print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
+    if result.gates is not None:
+        for gate in result.gates.results:
+            mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
+            console().print(f"{mark} {printable(gate.message)}", highlight=False)
+        if not result.gates.passed:
+            raise typer.Exit(1)
 
 
 app.add_typer(prompts_app, name="prompts")
@@ -218,10 +268,14 @@ app.add_typer(prompts_app, name="prompts")
 def main() -> None:
     """Entry point: library errors become one line on stderr and a non-zero exit."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)  # click returns typer.Exit's code here instead of raising
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except RagmeterError as exc:
+        from ragmeter.errors import JudgeError
+
         print(f"ragmeter: error: {plain(exc)}", file=sys.stderr)
-        sys.exit(1)
+        sys.exit(3 if isinstance(exc, JudgeError) else 2)
     except KeyboardInterrupt:
         print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
         sys.exit(130)

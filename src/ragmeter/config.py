@@ -38,6 +38,31 @@ class RunConfig(BaseModel):
     prompts_dir: str | None = None
     #: replace another run's results in `output` (a re-run of the same run always may)
     overwrite: bool = False
+    # CI gates (gates.py): bars per metric, mean or interval, unscored share, a baseline run
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    gate: Literal["mean", "lower"] = "mean"
+    max_unscored: float | None = Field(default=None, ge=0, le=1)
+    baseline: str | None = None
+    max_drop: float = Field(default=0.0, ge=0, le=1)
+    # files beside the results: a Markdown summary, JUnit XML, the HTML report
+    summary_md: str | None = None
+    junit: str | None = None
+    junit_rows: bool = False
+    report: bool = False
+
+    @field_validator("thresholds")
+    @classmethod
+    def _bars(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, bar in value.items():
+            if not 0 <= bar <= 1:
+                raise ValueError(f"threshold {name}={bar} is outside [0, 1] (scores are in [0, 1])")
+        return value
+
+    def gate_settings(self) -> Any:
+        from ragmeter.gates import GateSettings
+
+        return GateSettings(thresholds=self.thresholds, gate=self.gate, max_unscored=self.max_unscored,
+                            baseline=self.baseline, max_drop=self.max_drop)
 
     @field_validator("language")
     @classmethod
@@ -87,8 +112,9 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
         return str(p if p.is_absolute() else (base / p))
 
     update: dict[str, Any] = {"dataset": rel(cfg.dataset), "output": rel(cfg.output)}
-    if cfg.prompts_dir:
-        update["prompts_dir"] = rel(cfg.prompts_dir)
+    for key in ("prompts_dir", "baseline", "summary_md", "junit"):
+        if getattr(cfg, key):
+            update[key] = rel(getattr(cfg, key))
     if isinstance(cfg.cache, str):
         update["cache"] = rel(cfg.cache)
     if isinstance(cfg.judge, str) and cfg.judge.startswith(("llamacpp:", "hf:")):

@@ -95,6 +95,8 @@ class Manifest(_Strict):
     overhead_seconds: float
     cpu_seconds: float
     results_file: str | None = None
+    #: gate outcomes when the run had gates (gates.py): {passed, mode, results: [...]}
+    gates: dict[str, Any] | None = None
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:

@@ -112,7 +112,7 @@ def test_invalid_config_unknown_key_lists_valid_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"unknown key 'metricz' \(did you mean 'metrics'\?\)"):
         load_config(cfg)
     proc = cli("run", str(cfg))
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("ragmeter: error: ") and "metricz" in lines[0]
 
@@ -142,7 +142,7 @@ def test_cli_errors_are_one_line_and_non_zero(tmp_path):
     ]
     for args, message in cases:
         proc = cli(*args)
-        assert proc.returncode == 1, args
+        assert proc.returncode == 2, args
         assert proc.stderr.strip().splitlines() == [f"ragmeter: error: {proc.stderr.strip()[17:]}"]
         assert message in proc.stderr, (args, proc.stderr)
 
@@ -153,7 +153,7 @@ def test_missing_api_key_from_the_cli(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(data), "--metrics",
                            "context_relevance", "--judge", "openai:gpt-4o-mini"], capture_output=True, text=True,
                           env=env, timeout=60)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "needs an API key: set the environment variable OPENAI_API_KEY" in proc.stderr
 
 
@@ -197,7 +197,7 @@ def test_bad_judge_settings_are_one_line_that_never_echoes_a_value(opt, message,
     # exact_match needs no judge: judge settings are checked all the same, before the data is read
     proc = cli("evaluate", str(data), "--metrics", "exact_match", "--judge", "openai:gpt-4o", "--judge-opt", opt,
                "--out", str(tmp_path / "out"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [proc.stderr.strip()] and message in proc.stderr
     assert "LITERAL-KEY" not in proc.stderr and "hot" not in proc.stderr
     assert not (tmp_path / "out").exists()
@@ -239,7 +239,7 @@ def test_an_escape_sequence_in_an_error_is_shown_not_obeyed(tmp_path):
     row = {"id": "\x1b[2J", "user_input": "q", "response": "a", "retrieved_contexts": ["c"]}
     path.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
     proc = cli("evaluate", str(path), "--metrics", "exact_match")
-    assert proc.returncode == 1 and "duplicate id" in proc.stderr
+    assert proc.returncode == 2 and "duplicate id" in proc.stderr
     assert "\x1b" not in proc.stderr and "\\x1b[2J" in proc.stderr
 
 

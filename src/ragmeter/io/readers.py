@@ -39,6 +39,9 @@ class Dataset:
     def __len__(self) -> int:
         return len(self.samples)
 
+    def ids(self) -> list[str]:
+        return [s.id for s in self.samples]
+
 
 def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None) -> Dataset:
     """Load a path (jsonl/json/csv/parquet), a list of dicts, a DataFrame or an HF Dataset."""

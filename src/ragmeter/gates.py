@@ -1,0 +1,182 @@
+"""CI gates: should this run fail the build?
+
+Three kinds, each one `GateResult`:
+- threshold: a metric's mean (`gate: mean`) or the pessimistic end of its 95% interval
+  (`gate: lower`) must clear its bar. The bar is read in the metric's direction: at least
+  the bar when higher is better, at most when lower is better (noise_sensitivity).
+  An interval gate with fewer than MIN_ROWS_FOR_INTERVAL scored rows fails and says so: a
+  bootstrap interval over a handful of rows is too narrow to trust, and would pass.
+- unscored: the share of unscored rows of any metric must not exceed `max_unscored`.
+- baseline: a metric fails when it is significantly worse than the baseline run (paired
+  sign-flip test, Holm-adjusted across metrics, at ALPHA) and its mean drop is larger than
+  `max_drop`; merely lower is not a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmeter.errors import ConfigError
+
+GateMode = Literal["mean", "lower"]
+#: an interval gate needs at least this many scored rows to decide
+MIN_ROWS_FOR_INTERVAL = 10
+
+
+class GateSettings(BaseModel):
+    """The gates of a run, from RunConfig (which validates the bars): `thresholds:` etc. in
+    the config, --fail-under etc. on the CLI."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    gate: GateMode = "mean"
+    max_unscored: float | None = Field(default=None, ge=0, le=1)
+    baseline: str | None = None
+    max_drop: float = Field(default=0.0, ge=0, le=1)
+    min_rows: int = Field(default=MIN_ROWS_FOR_INTERVAL, ge=2)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.thresholds or self.max_unscored is not None or self.baseline)
+
+    def check_metrics(self, labels: list[str]) -> None:
+        """Before any judge call: every threshold names a metric of the run."""
+        unknown = [m for m in self.thresholds if m not in labels]
+        if unknown:
+            raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}: this run's metrics are "
+                              f"{', '.join(labels)}")
+
+
+class GateResult(BaseModel):
+    kind: Literal["threshold", "unscored", "baseline"]
+    metric: str
+    passed: bool
+    message: str
+    value: float | None = None
+    bar: float | None = None
+    higher_is_better: bool = True
+
+
+class GateReport(BaseModel):
+    """Every gate's outcome; falsy when any failed, so `assert report` shows why."""
+
+    results: list[GateResult]
+    #: per failing metric, its worst rows ("id score: reason"), for failure messages
+    worst: dict[str, list[str]] = Field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    def failures(self) -> list[GateResult]:
+        return [r for r in self.results if not r.passed]
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        if self.passed:
+            return f"<gates passed: {'; '.join(g.message for g in self.results) or 'none set'}>"
+        lines = ["gates failed:"]
+        for gate in self.failures():
+            lines.append(f"  {gate.message}")
+            lines += [f"    worst: {row}" for row in self.worst.get(gate.metric, [])]
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+    def with_worst_rows(self, rows: list[dict[str, Any]], ids: list[str], count: int = 3) -> GateReport:
+        """A copy naming the `count` lowest-scored rows (highest, where lower is better) of each
+        failing threshold, with their reasons and evidence."""
+        import json
+
+        worst: dict[str, list[str]] = {}
+        for gate in self.failures():
+            if gate.kind != "threshold":
+                continue
+            scored = [(row[gate.metric], row_id, row) for row_id, row in zip(ids, rows)
+                      if row.get(gate.metric) is not None]
+            scored.sort(key=lambda t: (t[0] if gate.higher_is_better else -t[0], t[1]))
+            worst[gate.metric] = [
+                f"{row_id} {value:.3f}: {row.get(gate.metric + '_reason') or '-'} | evidence "
+                f"{json.dumps(row.get(gate.metric + '_evidence'), ensure_ascii=False)[:300]}"
+                for value, row_id, row in scored[:count]]
+        return self.model_copy(update={"worst": worst})
+
+
+def parse_fail_under(text: str | None) -> dict[str, float]:
+    """`faithfulness=0.8,context_recall=0.7` -> {name: bar}."""
+    bars: dict[str, float] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, value = item.partition("=")
+        try:
+            bars[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ConfigError(f"--fail-under expects METRIC=NUMBER[,METRIC=NUMBER...], got '{item.strip()}'")
+    return bars
+
+
+def evaluate_gates(settings: GateSettings, metrics: dict[str, Any], comparison: Any = None) -> GateReport:
+    """`metrics`: the manifest's per-metric records; `comparison`: compare(baseline, this run)."""
+    results = [_threshold(name, bar, metrics[name], settings) for name, bar in settings.thresholds.items()]
+    if settings.max_unscored is not None:
+        results += [_unscored(name, record, settings.max_unscored) for name, record in metrics.items()]
+    if comparison is not None:
+        results += [_baseline(c, settings.max_drop, comparison.alpha) for c in comparison.metrics.values()]
+    return GateReport(results=results)
+
+
+def _get(record: Any, key: str) -> Any:
+    return record[key] if isinstance(record, dict) else getattr(record, key)
+
+
+def _threshold(name: str, bar: float, record: Any, settings: GateSettings) -> GateResult:
+    higher = _get(record, "higher_is_better")
+    word = ">=" if higher else "<="
+    mean, ci, n = _get(record, "mean"), _get(record, "ci95"), _get(record, "n")
+    if mean is None:
+        return GateResult(kind="threshold", metric=name, passed=False, bar=bar, higher_is_better=higher,
+                          message=f"{name}: no scored rows, cannot check {word} {bar}")
+    if settings.gate == "mean":
+        value, what = mean, "mean"
+    elif n < settings.min_rows or not ci:
+        return GateResult(kind="threshold", metric=name, passed=False, bar=bar, value=mean, higher_is_better=higher,
+                          message=f"{name}: only {n} scored rows; an interval gate needs at least "
+                                  f"{settings.min_rows} (use more rows, or --gate mean)")
+    else:
+        value, what = (ci[0], "95% CI lower end") if higher else (ci[1], "95% CI upper end")
+    passed = value >= bar if higher else value <= bar
+    return GateResult(kind="threshold", metric=name, passed=passed, value=value, bar=bar, higher_is_better=higher,
+                      message=f"{name}: {what} {value:.4f} {'' if passed else 'not '}{word} {bar} (n={n})")
+
+
+def _unscored(name: str, record: Any, limit: float) -> GateResult:
+    unscored, n = _get(record, "unscored"), _get(record, "n")
+    share = unscored / (n + unscored) if n + unscored else 0.0
+    passed = share <= limit
+    return GateResult(kind="unscored", metric=name, passed=passed, value=share, bar=limit,
+                      message=f"{name}: {unscored} of {n + unscored} rows unscored ({share:.1%}), "
+                              f"{'within' if passed else 'over'} the limit {limit:.1%}")
+
+
+def _baseline(c: Any, max_drop: float, alpha: float) -> GateResult:
+    if c.difference is None:
+        return GateResult(kind="baseline", metric=c.metric, passed=True,
+                          message=f"{c.metric}: no rows scored in both runs; not compared")
+    drop = -c.difference if c.higher_is_better else c.difference
+    passed = not (c.verdict == "worse" and drop > max_drop)
+    detail = (f"{c.metric}: {c.mean_a:.4f} -> {c.mean_b:.4f} ({c.difference:+.4f}, 95% CI "
+              f"{c.ci95[0]:+.3f} {c.ci95[1]:+.3f}, p(Holm)={c.p_holm:.3g}, n={c.n})")
+    if passed:
+        why = "not significantly worse" if c.verdict != "worse" else f"worse by {drop:.4f} <= max drop {max_drop}"
+    else:
+        why = f"significantly worse than the baseline, by more than {max_drop}"
+    return GateResult(kind="baseline", metric=c.metric, passed=passed, value=c.difference, bar=max_drop,
+                      message=f"{detail}: {why}")

@@ -1,0 +1,152 @@
+"""CI gates: thresholds on the mean or the interval, unscored share, a baseline run; exit codes,
+Markdown summary and JUnit XML. Runs use exact_match (no judge) or synthetic run folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import ragmeter
+from ragmeter.comparison import compare
+from ragmeter.errors import ConfigError
+from ragmeter.gates import GateSettings, evaluate_gates, parse_fail_under
+from tests.run_factory import metric_record, write_run
+
+
+def rows(matches: int, total: int = 20) -> list[dict]:
+    return [{"id": f"r{i}", "user_input": f"q{i}?", "response": "yes" if i < matches else f"no {i}",
+             "reference": "yes"} for i in range(total)]
+
+
+def write_data(path: Path, matches: int, total: int = 20) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows(matches, total)))
+    return path
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ragmeter.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_mean_and_interval_gates():
+    record = metric_record([1.0] * 15 + [0.0] * 5)  # mean 0.75, interval about 0.55-0.95
+    mean_gate = evaluate_gates(GateSettings(thresholds={"m": 0.7}), {"m": record})
+    assert mean_gate.passed and mean_gate.results[0].value == 0.75
+    lower_gate = evaluate_gates(GateSettings(thresholds={"m": 0.7}, gate="lower"), {"m": record})
+    assert not lower_gate.passed and lower_gate.results[0].value == pytest.approx(record["ci95"][0])
+    assert "95% CI lower end" in lower_gate.results[0].message
+
+
+def test_interval_gate_refuses_too_few_rows():
+    record = metric_record([1.0, 1.0, 1.0])  # interval (1, 1): would pass any bar
+    report = evaluate_gates(GateSettings(thresholds={"m": 0.9}, gate="lower"), {"m": record})
+    assert not report.passed
+    assert "only 3 scored rows; an interval gate needs at least 10" in report.results[0].message
+
+
+def test_lower_is_better_metrics_gate_at_most():
+    record = metric_record([0.2] * 12, higher_is_better=False)
+    assert evaluate_gates(GateSettings(thresholds={"noise": 0.3}), {"noise": record}).passed
+    failed = evaluate_gates(GateSettings(thresholds={"noise": 0.1}), {"noise": record})
+    assert not failed.passed and "not <= 0.1" in failed.results[0].message
+
+
+def test_max_unscored():
+    report = evaluate_gates(GateSettings(max_unscored=0.05), {"a": metric_record([1.0] * 19 + [None]),
+                                                             "b": metric_record([1.0] * 9 + [None])})
+    assert [g.passed for g in report.results] == [True, False]
+    assert report.results[1].message == "b: 1 of 10 rows unscored (10.0%), over the limit 5.0%"
+
+
+def test_baseline_gate_fails_only_when_significantly_worse(tmp_path):
+    base = [0.9, 0.8, 0.7, 0.95, 0.85] * 6
+    baseline = write_run(tmp_path / "base", {"m": base, "n": base})
+    candidate = write_run(tmp_path / "cand", {"m": [x - 0.2 for x in base],  # all 30 rows lower
+                                              "n": [x - 0.01 if i % 2 else x + 0.01 for i, x in enumerate(base)]})
+    comparison = compare(baseline, candidate)
+    report = evaluate_gates(GateSettings(baseline=str(baseline), max_drop=0.02), {}, comparison)
+    by_metric = {g.metric: g for g in report.results}
+    assert not by_metric["m"].passed and "significantly worse" in by_metric["m"].message
+    assert by_metric["n"].passed and "not significantly worse" in by_metric["n"].message
+    tolerant = evaluate_gates(GateSettings(baseline=str(baseline), max_drop=0.25), {}, comparison)
+    assert tolerant.passed
+
+
+def test_parse_fail_under():
+    assert parse_fail_under("faithfulness=0.8, context_recall=0.7") == {"faithfulness": 0.8, "context_recall": 0.7}
+    with pytest.raises(ConfigError, match="expects METRIC=NUMBER"):
+        parse_fail_under("faithfulness:0.8")
+    with pytest.raises(ConfigError, match="expects METRIC=NUMBER"):
+        parse_fail_under("faithfulness=high")
+
+
+def test_cli_gate_fails_with_exit_1_and_writes_summary_and_junit(tmp_path):
+    data = write_data(tmp_path / "d.jsonl", matches=15)
+    md, junit = tmp_path / "summary.md", tmp_path / "junit.xml"
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+               "--fail-under", "exact_match=0.8", "--summary-md", str(md), "--junit", str(junit), "--junit-rows")
+    assert proc.returncode == 1, proc.stderr
+    assert "FAIL exact_match: mean 0.7500 not >= 0.8 (n=20)" in proc.stdout
+    text = md.read_text()
+    assert "**Gates FAILED (1 of 1 gates)**" in text and "| exact_match | 0.7500 |" in text
+    suites = ET.parse(junit).getroot()
+    gates, per_row = suites.findall("testsuite")
+    assert (gates.get("tests"), gates.get("failures")) == ("1", "1")
+    assert (per_row.get("tests"), per_row.get("failures")) == ("20", "5")
+    assert per_row.find("testcase[@name='r19']/failure") is not None
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["gates"]["passed"] is False and manifest["gates"]["mode"] == "mean"
+    # the same run passes a bar it clears
+    ok = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+             "--fail-under", "exact_match=0.7")
+    assert ok.returncode == 0, ok.stderr
+    assert "pass exact_match: mean 0.7500 >= 0.7 (n=20)" in ok.stdout
+
+
+def test_cli_baseline_gate(tmp_path):
+    good, bad = write_data(tmp_path / "good.jsonl", 20), write_data(tmp_path / "bad.jsonl", 8)
+    assert cli("evaluate", str(good), "--metrics", "exact_match", "--out", str(tmp_path / "base")).returncode == 0
+    proc = cli("evaluate", str(bad), "--metrics", "exact_match", "--out", str(tmp_path / "cand"),
+               "--baseline", str(tmp_path / "base"), "--max-drop", "0.05", "--summary-md", str(tmp_path / "s.md"))
+    assert proc.returncode == 1, proc.stderr
+    assert "significantly worse than the baseline" in proc.stdout
+    comparison = json.loads((tmp_path / "cand" / "compare.json").read_text())
+    assert comparison["metrics"]["exact_match"]["difference"] == pytest.approx(-0.6)
+    assert comparison["same_dataset"] is False and comparison["shared_rows"] == 20
+    assert "Against the baseline (20 paired rows)" in (tmp_path / "s.md").read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--fail-under", "faithfulness=0.8"], "threshold for unknown metric(s) faithfulness"),
+    (["--fail-under", "exact_match=1.5"], "outside [0, 1]"),
+    (["--baseline", "nowhere"], "nowhere: run folder not found"),
+    (["--max-unscored", "2"], "max_unscored: Input should be less than or equal to 1"),
+])
+def test_cli_bad_gate_settings_exit_2(tmp_path, args, message):
+    data = write_data(tmp_path / "d.jsonl", 5, 5)
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"), *args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and not (tmp_path / "run" / "manifest.json").exists()
+
+
+def test_judge_unreachable_exits_3(tmp_path):
+    data = write_data(tmp_path / "d.jsonl", 1, 1)
+    proc = cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge",
+               "openai-compat:http://127.0.0.1:9/v1#m", "--out", str(tmp_path / "run"))
+    assert proc.returncode == 3 and "cannot reach the judge server" in proc.stderr
+
+
+def test_api_passes_lists_worst_rows(tmp_path):
+    result = ragmeter.evaluate(rows(15), ["exact_match"], progress=False)
+    assert result.passes(exact_match=0.7)
+    report = result.passes(exact_match=0.8)
+    assert not report
+    text = repr(report)
+    assert "exact_match: mean 0.7500 not >= 0.8 (n=20)" in text
+    assert "worst: r15 0.000" in text and "r16 0.000" in text
+    with pytest.raises(ConfigError, match="unknown metric"):
+        result.passes(faithfulness=0.5)
