@@ -78,13 +78,14 @@ class GateReport(BaseModel):
         return self.passed
 
     def __repr__(self) -> str:
+        """One line (pytest shows a repr's newlines as \\n): each failure, then its worst rows."""
         if self.passed:
             return f"<gates passed: {'; '.join(g.message for g in self.results) or 'none set'}>"
-        lines = ["gates failed:"]
+        parts = []
         for gate in self.failures():
-            lines.append(f"  {gate.message}")
-            lines += [f"    worst: {row}" for row in self.worst.get(gate.metric, [])]
-        return "\n".join(lines)
+            worst = self.worst.get(gate.metric, [])
+            parts.append(gate.message + (f" -- worst rows: {' || '.join(worst)}" if worst else ""))
+        return "gates failed: " + " ;; ".join(parts)
 
     __str__ = __repr__
 
