@@ -216,6 +216,7 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
     """The Markdown summary, JUnit XML and compare.json the config asks for."""
     from ragmeter.ci_files import junit_xml, markdown_summary, write_text
     from ragmeter.comparison import write_comparison
+    from ragmeter.manifest import Manifest
 
     if cfg.summary_md:
         write_text(cfg.summary_md, markdown_summary(result.manifest, result.gates, result.comparison))
@@ -228,4 +229,9 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
         write_text(cfg.junit, junit_xml(gates, rows, result.run.dataset.ids(), cfg.thresholds, higher))
     if result.comparison is not None:
         write_comparison(result.comparison, cfg.output)
+    if cfg.report:
+        from ragmeter.report import write_report
+
+        this = Run(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), cfg.output)
+        write_report(this, out=Path(cfg.output) / "report.html")
 

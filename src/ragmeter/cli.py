@@ -203,6 +203,18 @@ def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to c
         print(plain(f"wrote {write_comparison(result, out)}"))
 
 
+@app.command("report")
+def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
+                run_b: Annotated[Optional[Path], typer.Argument(help="a second run folder, compared with the "
+                                                                     "first row by row")] = None,
+                out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html")) -> None:
+    """One self-contained HTML page: summary with intervals and distributions, paired
+    differences for two runs, and every row with its evidence (search, sort, filter)."""
+    from ragmeter.report import write_report
+
+    print(plain(f"wrote {write_report(run_a, run_b, out)}"))
+
+
 @app.command("metrics")
 def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
                  ) -> None:

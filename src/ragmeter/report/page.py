@@ -1,0 +1,158 @@
+"""The self-contained report page: summary tables and pictures rendered here (escaped), rows
+rendered by the page's script from embedded JSON, one page of rows at a time.
+
+Nothing from the data can run: every data string is HTML-escaped here or set as text by the
+script, the embedded JSON escapes `<`, `>`, `&` and the line separators, and the page's
+Content-Security-Policy allows only its own script and style (by hash) and no network.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from html import escape
+from importlib import resources
+from typing import Any
+
+from ragmeter.report.charts import differences_svg, histogram_svg
+
+
+def render(data: dict[str, Any], title: str) -> str:
+    script, style = _static("report.js"), _static("report.css")
+    csp = (f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; img-src data:; "
+           "base-uri 'none'; form-action 'none'")
+    return "".join([
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{style}</style></head><body>",
+        f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
+        _summary(data), _differences(data), _run_info(data), _rows_section(),
+        f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>',
+        f"<script>{script}</script></body></html>\n"])
+
+
+def embed_json(data: Any) -> str:
+    """JSON safe inside a <script> element: no `</script>`, no `<!--`, no line separators
+    that end a JavaScript string."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                       ("\u2029", "\\u2029")):
+        text = text.replace(char, code)
+    return text
+
+
+def _static(name: str) -> str:
+    return resources.files("ragmeter.report").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _hash(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def _legend(data: dict[str, Any]) -> str:
+    names = ("A", "B")
+    items = [f'<li><span class="swatch s{i}"></span><b>{names[i]}</b> {escape(run["source"])} '
+             f'({run["dataset"]["rows"]} rows, {escape(run["created_at"])})</li>' for i, run in enumerate(data["runs"])]
+    return f'<ul class="legend">{"".join(items)}</ul>'
+
+
+def _number(value: float | None, digits: int = 4) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(ci: Any, signed: bool = False) -> str:
+    if not ci:
+        return "-"
+    return f"{ci[0]:+.3f} to {ci[1]:+.3f}" if signed else f"{ci[0]:.3f}-{ci[1]:.3f}"
+
+
+def _summary(data: dict[str, Any]) -> str:
+    runs, comparison = data["runs"], data["comparison"]
+    two = len(runs) > 1
+    head = ["metric", "mean A", "95% CI", "n", "unscored"]
+    if two:
+        head += ["mean B", "95% CI", "B - A (paired)", "95% CI", "p (Holm)", "verdict"]
+    head.append("distribution")
+    rows = []
+    for name in data["metrics"]:
+        a = runs[0]["metrics"][name]
+        cells = [escape(name) + ("" if data["higher_is_better"][name] else ' <small>(lower is better)</small>'),
+                 _number(a["mean"]), _ci(a["ci95"]), str(a["n"]), str(a["unscored"])]
+        if two:
+            b = runs[1]["metrics"][name]
+            c = comparison["metrics"][name]
+            cells += [_number(b["mean"]), _ci(b["ci95"]),
+                      "-" if c["difference"] is None else f"{c['difference']:+.4f} (n={c['n']})",
+                      _ci(c["ci95"], signed=True), "-" if c["p_holm"] is None else f"{c['p_holm']:.3g}",
+                      f'<span class="verdict {c["verdict"].split()[0]}">{escape(c["verdict"])}</span>']
+        cells.append(histogram_svg([r["metrics"][name]["histogram"] for r in runs]))
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    index = "".join(_index(run, i) for i, run in enumerate(runs))
+    return (f'<section id="summary"><h2>Summary</h2><table class="summary"><thead><tr>'
+            f'{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f"{index}{_gates(runs)}</section>")
+
+
+def _index(run: dict[str, Any], position: int) -> str:
+    index = run.get("rag_index")
+    if not index or index.get("value") is None:
+        return ""
+    return (f'<p class="index">RAG Index ({"AB"[position]}) <b>{index["value"]:.4f}</b> (95% CI '
+            f'{_ci(index["ci95"])}) over {escape(", ".join(index["components"]))}</p>')
+
+
+def _gates(runs: list[dict[str, Any]]) -> str:
+    gates = runs[-1].get("gates")
+    if not gates:
+        return ""
+    items = "".join(f'<li class="{"pass" if g["passed"] else "fail"}">{"pass" if g["passed"] else "FAIL"}: '
+                    f'{escape(g["message"])}</li>' for g in gates["results"])
+    return f'<h3>Gates: {"passed" if gates["passed"] else "failed"}</h3><ul class="gates">{items}</ul>'
+
+
+def _differences(data: dict[str, Any]) -> str:
+    if not data["comparison"]:
+        return ""
+    c = data["comparison"]
+    note = ("" if c["same_dataset"] else f'<p class="warn">The runs are over different data: compared the '
+            f'{c["shared_rows"]} shared ids ({c["only_in_a"]} only in A, {c["only_in_b"]} only in B).</p>')
+    return (f'<section id="differences"><h2>Paired differences (B - A, 95% intervals)</h2>{note}'
+            f'{differences_svg(c["metrics"])}</section>')
+
+
+def _run_info(data: dict[str, Any]) -> str:
+    blocks = []
+    for position, run in enumerate(data["runs"]):
+        judge = run["judge"] or {}
+        cost = run["cost"]
+        prompts = "".join(f"<tr><td>{escape(metric)}</td><td>{escape(name)}</td><td><code>"
+                          f"{escape(str(p.get('version')))}</code></td><td>{escape(str(p.get('language')))}</td>"
+                          f"<td>{escape(str(p.get('source')))}</td><td>{escape(str(p.get('note') or ''))}</td></tr>"
+                          for metric, named in run["prompts"].items() for name, p in named.items())
+        notes = "".join(f"<li>{escape(n)}</li>" for n in run["prompt_notes"])
+        blocks.append(
+            f'<div class="run"><h3><span class="swatch s{position}"></span>Run {"AB"[position]}</h3><dl>'
+            f"<dt>judge</dt><dd>{escape(str(judge.get('name', '-')))}</dd>"
+            f"<dt>embeddings</dt><dd>{escape(str((run['embeddings'] or {}).get('name', '-')))}</dd>"
+            f"<dt>dataset</dt><dd>{escape(run['dataset']['source'])} · sha256 <code>"
+            f"{escape(str(run['dataset']['sha256']))}</code></dd>"
+            f"<dt>cost</dt><dd>{cost['judge_calls']} judge calls · {cost['prompt_tokens']} prompt tokens · "
+            f"{cost['completion_tokens']} completion tokens · {cost['cache_hits']} cache hits · judge "
+            f"{cost['judge_seconds']:.1f} s · wall {cost['wall_seconds']:.1f} s</dd>"
+            f"<dt>ragmeter</dt><dd>{escape(run['ragmeter_version'])} · language {escape(run['language'])}</dd>"
+            f"</dl><table class=\"prompts\"><thead><tr><th>metric</th><th>prompt</th><th>version</th>"
+            f"<th>language</th><th>source</th><th>note</th></tr></thead><tbody>{prompts}</tbody></table>"
+            f'{f"<ul>{notes}</ul>" if notes else ""}</div>')
+    return f'<section id="run-info"><h2>Runs</h2>{"".join(blocks)}</section>'
+
+
+def _rows_section() -> str:
+    return ('<section id="rows"><h2>Rows</h2><div class="controls">'
+            '<input id="search" type="search" placeholder="search id, question, answer" aria-label="search">'
+            '<input id="filter" type="text" placeholder="filter, e.g. faithfulness &lt; 0.5 and context_recall '
+            '&gt;= 0.8" aria-label="filter"><span id="count"></span><span id="filter-error"></span></div>'
+            '<table id="row-table"><thead></thead><tbody></tbody></table><div id="pager"></div>'
+            '<div id="detail" hidden></div></section>'
+            '<noscript><p>Rows need JavaScript; the summary above does not.</p></noscript>')

@@ -1,0 +1,140 @@
+"""The HTML report: content and escaping (here), and the page in a real headless Chromium."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragmeter.errors import DataError
+from ragmeter.report import write_report
+from ragmeter.report.data import histogram
+from ragmeter.report.page import embed_json
+from tests.run_factory import write_run
+
+HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
+RTL = "\u202eevil\u202c \u05e9\u05dc\u05d5\u05dd"
+FOLDER = "<img src=x onerror=window.__pwned=4>"
+
+
+def hostile_runs(tmp_path: Path) -> tuple[Path, Path]:
+    ids = [f"q{i}" for i in range(120)] + [HOSTILE]
+    rows = [{"id": i, "user_input": f"question {i}?", "response": f"answer {i}.",
+             "retrieved_contexts": [f"context {i}."], "reference": "ref"} for i in ids]
+    rows[3]["response"] = HOSTILE + " " + RTL
+    rows[4]["retrieved_contexts"] = ["x" * 50_000, "</script><script>window.__pwned = 3</script>"]
+    rows[5]["user_input"] = "\u2028line\u2029separators & <b>bold</b>"
+    a = [0.1 + (i % 9) / 10 for i in range(len(ids))]
+    b = [min(1.0, x + 0.05) for x in a]
+    run_a = write_run(tmp_path / "a", {"faithfulness": a, "context_recall": [None] + a[1:]}, ids=ids, rows=rows)
+    # a folder name is data too: it is shown in the page's header
+    run_b = write_run(tmp_path / FOLDER, {"faithfulness": b, "context_recall": a}, ids=ids, rows=rows)
+    return run_a, run_b
+
+
+def test_histogram_bins():
+    assert histogram([0.0, 0.05, 0.1, 0.99, 1.0, None], bins=10) == [2, 1, 0, 0, 0, 0, 0, 0, 0, 2]
+
+
+def test_embedded_json_cannot_close_the_script():
+    text = embed_json({"a": "</script><!-- \u2028 & >"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script><!-- \u2028 & >"}
+
+
+def test_report_is_self_contained_and_escaped(tmp_path):
+    run_a, run_b = hostile_runs(tmp_path)
+    page = write_report(run_a, run_b, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.count("<script") == 2  # the data island and the page's own script, nothing from data
+    assert not re.search(r"(src|href)=\"(https?:)?//", page)  # no network
+    assert "<b>bold</b>" not in page and HOSTILE not in page and "<img" not in page
+    assert html.escape(FOLDER) in page  # the run folder's name, escaped, in the header
+    csp = html.unescape(re.search(r'Content-Security-Policy" content="([^"]+)"', page)[1])
+    script = re.search(r"<script>(.*)</script></body>", page, re.S)[1]
+    digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in csp and "default-src 'none'" in csp
+    assert "B - A (paired)" in page and "Paired differences" in page
+    assert "+0.0500 (n=121)" in page  # faithfulness: every row 0.05 higher except those capped at 1
+
+
+def test_single_run_report_and_bad_input(tmp_path):
+    run_a, _ = hostile_runs(tmp_path)
+    page = write_report(run_a, out=tmp_path / "one.html").read_text(encoding="utf-8")
+    assert "mean A" in page and "B - A (paired)" not in page
+    (tmp_path / "no-manifest").mkdir()
+    with pytest.raises(DataError, match="no manifest.json"):
+        write_report(tmp_path / "no-manifest")
+    empty = write_run(tmp_path / "empty", {"faithfulness": [1.0]})
+    (empty / "results.jsonl").write_text("")
+    with pytest.raises(DataError, match="empty: no rows"):
+        write_report(empty)
+
+
+def test_cli_report_and_run_flag(tmp_path):
+    from typer.testing import CliRunner
+
+    from ragmeter.cli import app
+
+    run_a, run_b = hostile_runs(tmp_path)
+    out = CliRunner().invoke(app, ["report", str(run_a), str(run_b), "--out", str(tmp_path / "x.html")])
+    assert out.exit_code == 0 and (tmp_path / "x.html").stat().st_size > 10_000
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "1", "user_input": "q", "response": "a", "reference": "a"}) + "\n")
+    out = CliRunner().invoke(app, ["evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "r"),
+                                   "--report"])
+    assert out.exit_code == 0, out.output
+    assert "exact_match" in (tmp_path / "r" / "report.html").read_text()
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
+def test_report_in_headless_chromium(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    run_a, run_b = hostile_runs(tmp_path)
+    report = write_report(run_a, run_b, tmp_path / "report.html")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
+                else None)
+        page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+        page.on("request", lambda r: problems.append(f"request: {r.url}") if not r.url.startswith("file:")
+                else None)
+        page.goto(report.as_uri())
+        assert page.locator("#summary table.summary").is_visible()
+        assert page.locator("#count").inner_text() == "121 of 121 rows"
+        assert page.locator("#row-table tbody tr").count() == 50  # one page, not 121 DOM rows
+        page.fill("#filter", "faithfulness < 0.5")
+        page.press("#filter", "Enter")
+        assert page.locator("#count").inner_text() == "56 of 121 rows"
+        page.fill("#filter", "context_recall unscored")
+        page.press("#filter", "Enter")
+        assert page.locator("#count").inner_text() == "1 of 121 rows"
+        page.fill("#filter", "nonsense <")
+        page.press("#filter", "Enter")
+        assert "cannot read 'nonsense <'" in page.locator("#filter-error").inner_text()
+        page.fill("#filter", "")
+        page.press("#filter", "Enter")
+        page.fill("#search", "pwned")
+        assert page.locator("#count").inner_text() == "2 of 121 rows"  # the hostile id and answer
+        page.locator("#row-table tbody tr").first.click()
+        detail = page.locator("#detail")
+        assert detail.is_visible()
+        assert HOSTILE in detail.inner_text()  # shown as text
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("#detail img").count() == 0 and page.locator("script").count() == 2
+        browser.close()
+    assert problems == []
+    assert (tmp_path / "report.png").stat().st_size > 20_000
