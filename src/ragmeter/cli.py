@@ -215,6 +215,34 @@ def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
     print(plain(f"wrote {write_report(run_a, run_b, out)}"))
 
 
+@app.command("meta-eval")
+def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `label`: binary 0/1, ordinal "
+                                                           "(e.g. 1-5) or a pairwise preference")],
+              metric: Annotated[str, typer.Option(help="the metric whose agreement to measure")],
+              judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = "llamacpp",
+              judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
+              embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
+              out: Annotated[Optional[Path], typer.Option(help="folder for meta_eval.json and the scored "
+                                                               "rows")] = None,
+              limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+              label_column: Annotated[str, typer.Option("--label-column")] = "label",
+              language: Annotated[str, typer.Option(help="prompt language")] = "english",
+              concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
+              overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+    """How well does a metric on this judge agree with your human labels? ROC-AUC, balanced
+    accuracy, kappa, Spearman/Kendall or pairwise accuracy, with 95% intervals, beside a
+    no-model word-overlap floor on the same rows."""
+    from ragmeter.meta_eval import meta_evaluate, print_meta_eval
+
+    judge_cfg: Any = {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+    result = meta_evaluate(labels, metric, judge=judge_cfg, limit=limit, out=out, label_column=label_column,
+                           embeddings=embeddings, language=language, concurrency=concurrency,
+                           overwrite=overwrite)
+    print_meta_eval(result, console(wide=True))
+    if out:
+        print(plain(f"wrote {out / 'meta_eval.json'}"))
+
+
 @app.command("metrics")
 def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
                  ) -> None:

@@ -32,7 +32,7 @@ def _run_summary(run: Run, metrics: list[str]) -> dict[str, Any]:
     return {"source": run.source, "created_at": m.created_at, "ragmeter_version": m.ragmeter_version,
             "judge": m.judge, "embeddings": m.embeddings, "language": m.language,
             "dataset": m.dataset.model_dump(), "prompts": m.prompts, "prompt_notes": m.prompt_notes,
-            "rag_index": m.rag_index, "gates": m.gates,
+            "rag_index": m.rag_index, "gates": m.gates, "meta_eval": _meta_eval(run),
             "cost": {"judge_calls": sum(r.judge_calls for r in m.metrics.values()),
                      "prompt_tokens": sum(r.prompt_tokens for r in m.metrics.values()),
                      "completion_tokens": sum(r.completion_tokens for r in m.metrics.values()),
@@ -42,6 +42,20 @@ def _run_summary(run: Run, metrics: list[str]) -> dict[str, Any]:
                                                                       "unscored_reasons", "judge_calls"}),
                                "histogram": histogram([run.score(i, name) for i in run.ids])}
                         for name in metrics}}
+
+
+def _meta_eval(run: Run) -> dict[str, Any] | None:
+    """meta_eval.json beside the run (`ragmeter meta-eval --out`): the judge's agreement."""
+    import json
+    from pathlib import Path
+
+    path = Path(run.source) / "meta_eval.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def histogram(values: list[float | None], bins: int = BINS) -> list[int]:

@@ -28,7 +28,7 @@ def render(data: dict[str, Any], title: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
-        _summary(data), _differences(data), _run_info(data), _rows_section(),
+        _summary(data), _differences(data), _agreement(data), _run_info(data), _rows_section(),
         f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>',
         f"<script>{script}</script></body></html>\n"])
 
@@ -120,6 +120,25 @@ def _differences(data: dict[str, Any]) -> str:
             f'{c["shared_rows"]} shared ids ({c["only_in_a"]} only in A, {c["only_in_b"]} only in B).</p>')
     return (f'<section id="differences"><h2>Paired differences (B - A, 95% intervals)</h2>{note}'
             f'{differences_svg(c["metrics"])}</section>')
+
+
+def _agreement(data: dict[str, Any]) -> str:
+    """The judge's agreement with human labels, when the run came from `ragmeter meta-eval`."""
+    blocks = []
+    for run in data["runs"]:
+        meta = run.get("meta_eval")
+        if not meta:
+            continue
+        rows = []
+        for agreement in (meta.get("metric_agreement"), meta.get("floor")):
+            for name, m in ((agreement or {}).get("measures") or {}).items():
+                rows.append(f"<tr><td>{escape(str(agreement['scorer']))}</td><td>{escape(name)}</td>"
+                            f"<td>{m['value']:.3f}</td><td>{_ci(m.get('ci95'))}</td><td>{m['n']}</td></tr>")
+        blocks.append(f"<p>{escape(str(meta['metric']))} on judge {escape(str(meta['judge']))} against "
+                      f"{escape(str(meta['kind']))} human labels ({meta['scored']} of {meta['rows']} rows scored)</p>"
+                      '<table class="summary"><thead><tr><th>scorer</th><th>measure</th><th>value</th>'
+                      f'<th>95% CI</th><th>n</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    return f'<section id="agreement"><h2>Agreement with human labels</h2>{"".join(blocks)}</section>' if blocks else ""
 
 
 def _run_info(data: dict[str, Any]) -> str:

@@ -1,31 +1,16 @@
-"""Agreement of a metric with human labels: the measures and the no-model floor.
+"""Agreement measures between a metric's scores and human labels, and the no-model floor.
 
-Used by the validity benchmarks (and later by `ragmeter meta-eval`). Labelled files use the
-schema of shared/data/meta-eval: {id, question, contexts[], answer, reference, label, ...}.
-ROC-AUC is computed here from ranks (Mann-Whitney U, ties counted half) so the core
-package needs no scikit-learn; a unit test checks it against scikit-learn.
+ROC-AUC is computed from ranks (Mann-Whitney U, ties counted half), Kendall's tau-b and
+Cohen's kappa directly, so the core package needs neither scikit-learn nor scipy; unit
+tests check them against both.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def load_labelled(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
-    """Labelled rows as ragmeter rows (user_input, retrieved_contexts, response, reference, label)."""
-    rows = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            raw = json.loads(line)
-            rows.append({"id": raw["id"], "user_input": raw["question"], "retrieved_contexts": raw["contexts"],
-                         "response": raw.get("answer") or "", "reference": raw.get("reference") or "",
-                         "label": raw["label"]})
-    return rows[:limit] if limit else rows
 
 
 def roc_auc(scores: list[float], labels: list[int]) -> float:
@@ -43,6 +28,8 @@ def balanced_accuracy(scores: list[float], labels: list[int], threshold: float =
     """Mean of the true-positive and true-negative rates at `threshold` (score >= threshold is 1)."""
     pos = [s >= threshold for s, y in zip(scores, labels) if y]
     neg = [s < threshold for s, y in zip(scores, labels) if not y]
+    if not pos or not neg:
+        raise ValueError("balanced accuracy needs both positive and negative labels")
     return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
 
 
@@ -116,3 +103,45 @@ def bootstrap_ci(stat: Any, columns: list[list[float]], resamples: int = 1000, s
     values.sort()
     tail = (1 - level) / 2
     return values[int(tail * resamples)], values[min(resamples - 1, int((1 - tail) * resamples))]
+
+
+def kendall_tau_b(x: list[float], y: list[float]) -> float:
+    """Kendall's tau-b (ties in either variable adjusted), as scipy.stats.kendalltau."""
+    import numpy as np
+
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    sa, sb = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
+    concordance = float((sa * sb).sum()) / 2
+    pairs_a, pairs_b = float((sa != 0).sum()) / 2, float((sb != 0).sum()) / 2
+    return concordance / (pairs_a * pairs_b) ** 0.5 if pairs_a and pairs_b else 0.0
+
+
+def cohen_kappa(a: list[Any], b: list[Any], weights: str | None = None) -> float:
+    """Agreement beyond chance between two raters' categories; `weights="quadratic"` for
+    ordinal categories (numbers), where near misses count partly."""
+    categories = sorted(set(a) | set(b))
+    index = {c: i for i, c in enumerate(categories)}
+    k, n = len(categories), len(a)
+    if k < 2 or n == 0:
+        return 1.0
+    observed = [[0.0] * k for _ in range(k)]
+    for x, y in zip(a, b):
+        observed[index[x]][index[y]] += 1 / n
+    rows = [sum(r) for r in observed]
+    cols = [sum(observed[i][j] for i in range(k)) for j in range(k)]
+
+    def weight(i: int, j: int) -> float:
+        if weights == "quadratic":
+            return ((categories[i] - categories[j]) / (categories[-1] - categories[0])) ** 2
+        return 0.0 if i == j else 1.0
+
+    disagree = sum(weight(i, j) * observed[i][j] for i in range(k) for j in range(k))
+    chance = sum(weight(i, j) * rows[i] * cols[j] for i in range(k) for j in range(k))
+    return 1 - disagree / chance if chance else 1.0
+
+
+def best_threshold(scores: list[float], labels: list[int]) -> float:
+    """The cut (score >= cut is 1) with the highest balanced accuracy; ties go to the
+    cut nearest 0.5, so an uninformative half does not pick an extreme."""
+    candidates = sorted(set(scores)) + [float("inf")]
+    return max(candidates, key=lambda t: (balanced_accuracy(scores, labels, t), -abs(t - 0.5)))
