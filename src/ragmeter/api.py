@@ -205,7 +205,7 @@ def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | 
     from ragmeter.manifest import Manifest
 
     if baseline is not None:
-        this = Run(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), source)
+        this = Run.from_rows(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), source)
         result.comparison = compare(baseline, this, [m for m in this.metrics if m in baseline.metrics] or None)
     result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
     result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
@@ -232,6 +232,7 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
     if cfg.report:
         from ragmeter.report import write_report
 
-        this = Run(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), cfg.output)
+        this = Run.from_rows(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(),
+                             cfg.output)
         write_report(this, out=Path(cfg.output) / "report.html")
 

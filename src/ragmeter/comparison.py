@@ -47,6 +47,8 @@ class MetricComparison(BaseModel):
     ci95: tuple[float, float] | None
     p_value: float | None
     p_holm: float | None = None
+    #: "bootstrap" (percentile, paired) or "normal" (its large-sample form, above 20,000 pairs)
+    interval_method: str | None = None
     verdict: Verdict = "no paired rows"
     changed: list[RowChange] = []
 
@@ -77,7 +79,8 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     """Compare run folders (or loaded runs) A and B on their shared metrics, or `metrics`."""
     run_a = a if isinstance(a, Run) else load_run(a)
     run_b = b if isinstance(b, Run) else load_run(b)
-    shared = [i for i in run_a.ids if i in set(run_b.ids)]
+    in_b = set(run_b.ids)
+    shared = [i for i in run_a.ids if i in in_b]
     if not shared:
         raise DataError(f"runs {run_a.source} and {run_b.source} share no row ids: they are not runs over "
                         f"the same data (A has {len(run_a.ids)} rows, B {len(run_b.ids)})")
@@ -108,7 +111,7 @@ def _metric_names(run_a: Run, run_b: Run, wanted: list[str] | None) -> list[str]
 
 
 def _compare_metric(run_a: Run, run_b: Run, shared: list[str], name: str, top: int) -> MetricComparison:
-    from ragmeter.stats import paired_bootstrap_ci, sign_flip_p
+    from ragmeter.stats import paired_ci, sign_flip_p
 
     pairs = [(i, run_a.score(i, name), run_b.score(i, name)) for i in shared]
     scored = [(i, x, y) for i, x, y in pairs if x is not None and y is not None]
@@ -121,7 +124,7 @@ def _compare_metric(run_a: Run, run_b: Run, shared: list[str], name: str, top: i
     result.mean_a = sum(x for _, x, _ in scored) / len(scored)
     result.mean_b = sum(y for _, _, y in scored) / len(scored)
     result.difference = sum(diffs) / len(diffs)
-    result.ci95 = paired_bootstrap_ci(diffs)
+    result.ci95, result.interval_method = paired_ci(diffs)
     result.p_value = sign_flip_p(diffs)
     result.changed = _most_changed(run_a, run_b, scored, name, top)
     return result

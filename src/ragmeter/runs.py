@@ -1,5 +1,11 @@
 """A finished run read back from its folder (manifest.json + results file), for `compare`,
-`report` and the CI gates. Rows are keyed by the dataset's id, as the run saw it."""
+`report` and the CI gates. Rows are keyed by the dataset's id, as the run saw it.
+
+Scores are read first and alone (a JSONL file's score columns through pyarrow's JSON
+reader, which skips the evidence): comparing two 100,000-row runs needs the scores of
+every row but the full rows (reasons, evidence) of only the few that changed most. Full
+rows are parsed when first asked for.
+"""
 
 from __future__ import annotations
 
@@ -14,27 +20,55 @@ from ragmeter.manifest import Manifest
 
 @dataclass
 class Run:
-    """One run: its manifest, its rows in file order, and each row's id."""
+    """One run: its manifest, each row's id and scores, and its rows (parsed on demand)."""
 
     manifest: Manifest
-    rows: list[dict[str, Any]]
     ids: list[str]
     source: str
-    _by_id: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    scores: dict[str, list[float | None]]
+    _rows: list[dict[str, Any]] | None = field(default=None, repr=False)
+    _lines: list[bytes] | None = field(default=None, repr=False)  # JSONL: one unparsed row per id
+    _results: str = ""
+    _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._by_id = dict(zip(self.ids, self.rows))
+        self._index = {row_id: n for n, row_id in enumerate(self.ids)}
+
+    @classmethod
+    def from_rows(cls, manifest: Manifest, rows: list[dict[str, Any]], ids: list[str], source: str) -> Run:
+        """A run held in memory (the API's result, a test's rows)."""
+        scores = {m: [_score(r.get(m), source, n, m) for n, r in enumerate(rows, start=1)] for m in manifest.metrics}
+        return cls(manifest, ids, source, scores, _rows=rows)
 
     @property
     def metrics(self) -> list[str]:
         return list(self.manifest.metrics)
 
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        if self._rows is None:
+            self._rows = [self._parse(n) for n in range(len(self.ids))]
+        return self._rows
+
+    def json_lines(self) -> list[bytes]:
+        """Each row as one line of JSON (a JSONL file's own lines, unparsed), for the report."""
+        if self._lines is not None:
+            return self._lines
+        try:
+            return [json.dumps(r, ensure_ascii=False, allow_nan=False).encode("utf-8") for r in self.rows]
+        except ValueError as exc:
+            raise DataError(f"a row holds a value JSON cannot (NaN or infinity): {exc}", source=self.source) from None
+
     def row(self, row_id: str) -> dict[str, Any]:
-        return self._by_id[row_id]
+        index = self._index[row_id]
+        return self._rows[index] if self._rows is not None else self._parse(index)
 
     def score(self, row_id: str, metric: str) -> float | None:
-        value = self._by_id[row_id].get(metric)
-        return None if value is None else float(value)
+        return self.scores[metric][self._index[row_id]]
+
+    def _parse(self, index: int) -> dict[str, Any]:
+        assert self._lines is not None
+        return _parse_line(self._lines[index], self.manifest, self._results, index + 1)
 
 
 def load_run(path: str | Path) -> Run:
@@ -53,13 +87,60 @@ def load_run(path: str | Path) -> Run:
         raise DataError("the manifest names no results file (a run from the Python API without `out`?)",
                         source=str(manifest_path))
     results = folder / manifest.results_file
+    id_column = manifest.config.get("columns", {}).get("id", "id")
+    if results.suffix == ".jsonl" and results.is_file():
+        return _load_jsonl(manifest, results, id_column, str(folder))
     from ragmeter.io.readers import read_records
 
     records, _ = read_records(results)
     rows = [_typed(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
-    id_column = manifest.config.get("columns", {}).get("id", "id")
-    ids = [str(r.get(id_column, f"row-{n}")) for n, r in enumerate(rows, start=1)]
-    return Run(manifest, rows, ids, str(folder))
+    return Run.from_rows(manifest, rows, _ids(rows, id_column), str(folder))
+
+
+def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) -> Run:
+    raw = results.read_bytes()
+    lines = [line for line in raw.split(b"\n") if line.strip()]
+    if not lines:
+        raise DataError("file is empty: no rows", source=str(results))
+    columns = _score_columns(results, manifest, id_column)
+    if columns is None:  # a file pyarrow cannot read by schema: parse every row
+        rows = [_parse_line(line, manifest, str(results), n) for n, line in enumerate(lines, start=1)]
+        return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
+    ids, scores = columns
+    if len(ids) != len(lines):
+        raise DataError(f"{len(lines)} lines but {len(ids)} rows read", source=str(results))
+    return Run(manifest, ids, folder, scores, _lines=lines, _results=str(results))
+
+
+def _score_columns(results: Path, manifest: Manifest,
+                   id_column: str) -> tuple[list[str], dict[str, list[float | None]]] | None:
+    """The id and score columns through pyarrow's JSON reader; None when the file does not
+    fit that schema (e.g. numeric ids), so the caller parses it row by row."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    fields = [(id_column, pa.string())] + [(m, pa.float64()) for m in manifest.metrics if m != id_column]
+    options = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
+    try:
+        table = pj.read_json(results, parse_options=options)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    ids = table.column(id_column).to_pylist()
+    if any(i is None for i in ids):
+        return None  # no id column: row-N ids, as the run gave them
+    return ids, {m: table.column(m).to_pylist() for m in manifest.metrics}
+
+
+def _parse_line(line: bytes, manifest: Manifest, source: str, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except ValueError as exc:
+        raise DataError(f"not valid JSON: {exc}", source=source, row=number, unit="line") from None
+    return _typed(record, manifest, source, number)
+
+
+def _ids(rows: list[dict[str, Any]], id_column: str) -> list[str]:
+    return [str(r.get(id_column, f"row-{n}")) for n, r in enumerate(rows, start=1)]
 
 
 def _read_manifest(path: Path) -> Manifest:
@@ -75,16 +156,20 @@ def _read_manifest(path: Path) -> Manifest:
         raise DataError(f"not a ragmeter manifest: {explain_validation(exc)}", source=str(path)) from None
 
 
+def _score(value: Any, source: str, number: int, metric: str) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"score is not a number: {str(value)[:40]!r}", source=source, row=number,
+                        field=metric) from None
+
+
 def _typed(record: dict[str, Any], manifest: Manifest, source: str, number: int) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k != "__line__"}
     for metric in manifest.metrics:
-        value = row.get(metric)
-        if isinstance(value, str):  # CSV
-            try:
-                row[metric] = float(value) if value.strip() else None
-            except ValueError:
-                raise DataError(f"score is not a number: {value[:40]!r}", source=source, row=number,
-                                field=metric) from None
+        row[metric] = _score(row.get(metric), source, number, metric)
         evidence = row.get(f"{metric}_evidence")
         if isinstance(evidence, str) and evidence.strip().startswith(("{", "[")):
             try:

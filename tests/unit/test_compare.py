@@ -9,7 +9,7 @@ import pytest
 
 from ragmeter import compare
 from ragmeter.errors import DataError
-from ragmeter.stats import holm, paired_bootstrap_ci, sign_flip_p
+from ragmeter.stats import LARGE_SAMPLE, bootstrap_mean_ci, holm, paired_ci, sign_flip_p
 from tests.run_factory import write_run
 
 
@@ -58,6 +58,28 @@ def test_monte_carlo_sign_flip_close_to_exact_binomial():
     assert sign_flip_p([1.0] * 20 + [-1.0] * 5) == pytest.approx(exact, abs=0.002)
 
 
+def test_zero_differences_are_set_aside():
+    assert sign_flip_p([1.0, 1.0, 1.0] + [0.0] * 500) == pytest.approx(2 / 8)
+
+
+def test_large_samples_use_the_normal_limit_of_the_same_statistics(monkeypatch):
+    import ragmeter.stats as stats
+
+    rng = random.Random(2)
+    diffs = [rng.choice([-0.3, 0.0, 0.1, 0.2]) + rng.gauss(0, 0.05) for _ in range(LARGE_SAMPLE + 5000)]
+    (low, high), method = paired_ci(diffs)
+    assert method == "normal"
+    boot_low, boot_high = bootstrap_mean_ci(diffs, resamples=400)
+    assert low == pytest.approx(boot_low, abs=4e-4) and high == pytest.approx(boot_high, abs=4e-4)
+    # a mean difference near zero, so p is not tiny: the normal limit against 4,000 sign flips
+    shifted = [d - sum(diffs) / len(diffs) + 0.0015 for d in diffs]
+    normal_p = sign_flip_p(shifted)
+    monkeypatch.setattr(stats, "LARGE_SAMPLE", 10**9)
+    monte_carlo = sign_flip_p(shifted, permutations=4000)
+    assert 0.05 < normal_p < 0.5
+    assert monte_carlo == pytest.approx(normal_p, abs=0.03)
+
+
 def test_holm_adjustment():
     adjusted = holm({"a": 0.01, "b": 0.04, "c": 0.03})
     assert adjusted == pytest.approx({"a": 0.03, "c": 0.06, "b": 0.06})
@@ -71,7 +93,8 @@ def test_paired_interval_covers_about_95_percent():
     covered = 0
     for seed in range(200):
         diffs = [0.05 + rng.gauss(0, 0.2) for _ in range(60)]
-        low, high = paired_bootstrap_ci(diffs, resamples=1000, seed=seed)
+        (low, high), method = paired_ci(diffs, resamples=1000, seed=seed)
+        assert method == "bootstrap"
         covered += low <= 0.05 <= high
     assert 0.90 <= covered / 200 <= 0.98
 

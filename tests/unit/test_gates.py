@@ -147,6 +147,6 @@ def test_api_passes_lists_worst_rows(tmp_path):
     assert not report
     text = repr(report)
     assert "exact_match: mean 0.7500 not >= 0.8 (n=20)" in text
-    assert "worst: r15 0.000" in text and "r16 0.000" in text
+    assert "worst rows: r15 0.000: different | evidence {} || r16 0.000" in text
     with pytest.raises(ConfigError, match="unknown metric"):
         result.passes(faithfulness=0.5)

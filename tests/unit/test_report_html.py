@@ -51,7 +51,7 @@ def test_embedded_json_cannot_close_the_script():
 def test_report_is_self_contained_and_escaped(tmp_path):
     run_a, run_b = hostile_runs(tmp_path)
     page = write_report(run_a, run_b, tmp_path / "r.html").read_text(encoding="utf-8")
-    assert page.count("<script") == 2  # the data island and the page's own script, nothing from data
+    assert page.count("<script") == 4  # the summary, two runs of rows and the page's script: none from data
     assert not re.search(r"(src|href)=\"(https?:)?//", page)  # no network
     assert "<b>bold</b>" not in page and HOSTILE not in page and "<img" not in page
     assert html.escape(FOLDER) in page  # the run folder's name, escaped, in the header
@@ -134,7 +134,7 @@ def test_report_in_headless_chromium(tmp_path):
         assert HOSTILE in detail.inner_text()  # shown as text
         page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         assert page.evaluate("window.__pwned") is None
-        assert page.locator("#detail img").count() == 0 and page.locator("script").count() == 2
+        assert page.locator("#detail img").count() == 0 and page.locator("script").count() == 4
         browser.close()
     assert problems == []
     assert (tmp_path / "report.png").stat().st_size > 20_000

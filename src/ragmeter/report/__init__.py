@@ -16,12 +16,12 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
                  out: str | Path = "report.html", title: str | None = None) -> Path:
     """Write the report for one run, or for two runs compared row by row (B against A)."""
     from ragmeter.io.writers import atomic_write_bytes
-    from ragmeter.report.data import payload
+    from ragmeter.report.data import rows_json, summary
     from ragmeter.report.page import render
 
     runs = [r if isinstance(r, Run) else load_run(r) for r in (run, run_b) if r is not None]
     for one in runs:
-        if not one.rows:
+        if not one.ids:
             raise DataError("the run has no rows to report", source=one.source)
     comparison = None
     if len(runs) == 2:
@@ -30,7 +30,7 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
         comparison = compare(runs[0], runs[1])
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    page = render(payload(runs, comparison), title or ("ragmeter report" if len(runs) == 1 else
-                                                       "ragmeter comparison"))
-    atomic_write_bytes(target, page.encode("utf-8"))
+    page = render(summary(runs, comparison), [rows_json(r) for r in runs],
+                  title or ("ragmeter report" if len(runs) == 1 else "ragmeter comparison"))
+    atomic_write_bytes(target, page)
     return target

@@ -18,29 +18,42 @@ from typing import Any
 from ragmeter.report.charts import differences_svg, histogram_svg
 
 
-def render(data: dict[str, Any], title: str) -> str:
+def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
+    """The page as bytes; `rows`: each run's rows as a JSON array (data.rows_json)."""
     script, style = _static("report.js"), _static("report.css")
     csp = (f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; img-src data:; "
            "base-uri 'none'; form-action 'none'")
-    return "".join([
+    head = "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
         _summary(data), _differences(data), _agreement(data), _run_info(data), _rows_section(),
-        f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>',
-        f"<script>{script}</script></body></html>\n"])
+        f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>'])
+    islands = [b'<script type="application/json" id="ragmeter-rows-%d">' % n + embed_bytes(blob) + b"</script>"
+               for n, blob in enumerate(rows)]
+    return b"".join([head.encode("utf-8"), *islands, f"<script>{script}</script></body></html>\n".encode()])
+
+
+#: characters that could end a <script> element or a JavaScript string, as JSON escapes (valid
+#: inside JSON strings, and never outside them in JSON)
+_UNSAFE = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
 def embed_json(data: Any) -> str:
-    """JSON safe inside a <script> element: no `</script>`, no `<!--`, no line separators
-    that end a JavaScript string."""
+    """JSON safe inside a <script> element: no `</script>`, no `<!--`, no line separators."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
-                       ("\u2029", "\\u2029")):
+    for char, code in _UNSAFE:
         text = text.replace(char, code)
     return text
+
+
+def embed_bytes(blob: bytes) -> bytes:
+    """embed_json for JSON that is already text (UTF-8 bytes)."""
+    for char, code in _UNSAFE:
+        blob = blob.replace(char.encode("utf-8"), code.encode("ascii"))
+    return blob
 
 
 def _static(name: str) -> str:

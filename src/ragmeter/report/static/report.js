@@ -3,10 +3,56 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
+  var raw = data.runs.map(function (run, n) {
+    return JSON.parse(document.getElementById("ragmeter-rows-" + n).textContent);
+  });
   var metrics = data.metrics;
   var two = data.runs.length > 1;
   var PAGE = 50;
   var LONG = 4000;
+
+  function pick(row, names) {
+    for (var i = 0; i < names.length; i++) {
+      var v = row[names[i]];
+      if (v !== null && v !== undefined) return v;
+    }
+    return null;
+  }
+
+  function asText(v) { return v === null || v === undefined ? null : typeof v === "string" ? v : JSON.stringify(v); }
+
+  function num(v) { return typeof v === "number" ? v : null; }
+
+  // one run's view of a row: question, answer, contexts, reference, scores, [reason, evidence]
+  function view(run, index) {
+    var row = raw[run][index], fields = data.runs[run].fields;
+    var contexts = pick(row, fields.retrieved_contexts);
+    return { q: asText(pick(row, fields.user_input)), a: asText(pick(row, fields.response)),
+             c: Array.isArray(contexts) ? contexts.map(asText) : [], r: asText(pick(row, fields.reference)),
+             s: metrics.map(function (m) { return num(row[m]); }),
+             e: metrics.map(function (m) { return [row[m + "_reason"], row[m + "_evidence"]]; }) };
+  }
+
+  // the table's rows: ids (paired by id for two runs), question and answer for search, scores
+  function tableRows() {
+    var idsA = data.runs[0].ids, inB = {};
+    if (two) data.runs[1].ids.forEach(function (id, n) { inB[id] = n; });
+    var rows = [];
+    idsA.forEach(function (id, n) {
+      if (two && !Object.prototype.hasOwnProperty.call(inB, id)) return;
+      var a = view(0, n), row = { i: id, ia: n, q: a.q, a: a.a, s: a.s };
+      if (two) {
+        var b = view(1, inB[id]);
+        row.ib = inB[id];
+        row.a2 = b.a;
+        row.s2 = b.s;
+      }
+      rows.push(row);
+    });
+    return rows;
+  }
+
+  data.rows = tableRows();
   var state = { search: "", filters: [], sortKey: null, sortDir: 1, page: 0, rows: data.rows };
 
   function el(tag, text, cls) {
@@ -247,23 +293,27 @@
     return el("span", v === null || v === undefined ? "-" : typeof v === "number" ? String(Math.round(v * 1e4) / 1e4) : String(v));
   }
 
-  function side(row, suffix, label) {
+  function side(v, label) {
     var box = el("div", null, "side");
     var marks = [];
-    (row["e" + suffix] || []).forEach(function (pair) { unsupported(pair[1], marks); });
+    v.e.forEach(function (pair) { unsupported(pair[1], marks); });
     box.appendChild(el("h4", label));
     box.appendChild(el("h5", "Answer"));
-    box.appendChild(textBlock(row["a" + suffix], "answer", marks));
+    box.appendChild(textBlock(v.a, "answer", marks));
     box.appendChild(el("h5", "Contexts"));
     var ol = el("ol", null, "contexts");
-    (row["c" + suffix] || []).forEach(function (c) { var li = el("li"); li.appendChild(textBlock(c)); ol.appendChild(li); });
+    v.c.forEach(function (c) { var li = el("li"); li.appendChild(textBlock(c)); ol.appendChild(li); });
     box.appendChild(ol);
     metrics.forEach(function (m, k) {
-      var pair = (row["e" + suffix] || [])[k] || [null, null];
+      var pair = v.e[k];
       var section = el("div", null, "metric");
-      section.appendChild(el("h5", m + ": " + fmt(row["s" + suffix][k])));
+      section.appendChild(el("h5", m + ": " + fmt(v.s[k])));
       if (pair[0]) section.appendChild(el("p", pair[0], "reason"));
-      if (pair[1] && Object.keys(pair[1]).length) section.appendChild(renderValue(pair[1], 0));
+      if (pair[1] && typeof pair[1] === "object" && Object.keys(pair[1]).length) {
+        section.appendChild(renderValue(pair[1], 0));
+      } else if (typeof pair[1] === "string" && pair[1]) {
+        section.appendChild(textBlock(pair[1], "small", [], 600));
+      }
       box.appendChild(section);
     });
     return box;
@@ -275,16 +325,17 @@
     var close = el("button", "close", "close");
     close.addEventListener("click", function () { detail.hidden = true; });
     detail.appendChild(close);
+    var a = view(0, row.ia);
     detail.appendChild(el("h3", row.i));
     detail.appendChild(el("h5", "Question"));
-    detail.appendChild(textBlock(row.q, "question"));
-    if (row.r) {
+    detail.appendChild(textBlock(a.q, "question"));
+    if (a.r) {
       detail.appendChild(el("h5", "Reference"));
-      detail.appendChild(textBlock(row.r, "reference"));
+      detail.appendChild(textBlock(a.r, "reference"));
     }
     var sides = el("div", null, two ? "sides two" : "sides");
-    sides.appendChild(side(row, "", two ? "Run A" : "Scores and evidence"));
-    if (two) sides.appendChild(side(row, "2", "Run B"));
+    sides.appendChild(side(a, two ? "Run A" : "Scores and evidence"));
+    if (two) sides.appendChild(side(view(1, row.ib), "Run B"));
     detail.appendChild(sides);
     detail.hidden = false;
     detail.scrollIntoView({ block: "start" });
