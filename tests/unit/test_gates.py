@@ -150,3 +150,23 @@ def test_api_passes_lists_worst_rows(tmp_path):
     assert "worst rows: r15 0.000: different | evidence {} || r16 0.000" in text
     with pytest.raises(ConfigError, match="unknown metric"):
         result.passes(faithfulness=0.5)
+
+
+def test_config_file_gates_and_paths_relative_to_it(tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    write_data(project / "d.jsonl", matches=18)
+    (project / "eval.yaml").write_text("dataset: d.jsonl\noutput: out\nmetrics: [exact_match]\n"
+                                       "thresholds: {exact_match: 0.8}\ngate: lower\nmax_unscored: 0.0\n"
+                                       "summary_md: summary.md\njunit: junit.xml\nreport: true\n")
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "run", "eval.yaml"], capture_output=True,
+                          text=True, timeout=120, cwd=project)
+    # mean 0.9 clears 0.8, but the interval's lower end (about 0.75) does not
+    assert proc.returncode == 1, proc.stderr
+    assert "FAIL exact_match: 95% CI lower end 0.7" in proc.stdout and "pass exact_match: 0 of 20 rows" in proc.stdout
+    assert (project / "summary.md").is_file() and (project / "junit.xml").is_file()
+    assert (project / "out" / "report.html").is_file()
+    # the command line overrides the file: the mean gate passes
+    again = subprocess.run([sys.executable, "-m", "ragmeter.cli", "run", "eval.yaml", "--gate", "mean"],
+                           capture_output=True, text=True, timeout=120, cwd=project)
+    assert again.returncode == 0, again.stdout + again.stderr
