@@ -161,6 +161,8 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs])
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
+    if baseline is not None:
+        gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
     needs_judge = any(m.uses_judge for m in metric_objs)
     needs_embed = any(m.uses_embeddings for m in metric_objs)
     judge = judge or (make_judge(cfg.judge) if needs_judge else None)

@@ -50,6 +50,17 @@ class GateSettings(BaseModel):
                               f"{', '.join(labels)}")
 
 
+    def check_baseline(self, baseline: Any, labels: list[str], ids: list[str]) -> None:
+        """Before any judge call: the baseline run can be compared with this one."""
+        if not any(m in baseline.metrics for m in labels):
+            raise ConfigError(f"baseline {baseline.source} has none of this run's metrics ({', '.join(labels)}; "
+                              f"it has {', '.join(baseline.metrics)})")
+        known = set(baseline.ids)
+        if not any(i in known for i in ids):
+            raise ConfigError(f"baseline {baseline.source} shares no row ids with this run's data: it is not a run "
+                              "over the same test set")
+
+
 class GateResult(BaseModel):
     kind: Literal["threshold", "unscored", "baseline"]
     metric: str

@@ -133,6 +133,18 @@ def test_cli_bad_gate_settings_exit_2(tmp_path, args, message):
     assert message in proc.stderr and not (tmp_path / "run" / "manifest.json").exists()
 
 
+def test_baseline_that_cannot_be_compared_fails_before_the_run(tmp_path):
+    base = write_run(tmp_path / "base", {"faithfulness": [1.0] * 3}, ids=["r0", "r1", "r2"])
+    other = write_run(tmp_path / "other", {"exact_match": [1.0] * 2}, ids=["x", "y"])
+    data = write_data(tmp_path / "d.jsonl", 3, 3)
+    for folder, message in ((base, "has none of this run's metrics (exact_match; it has faithfulness)"),
+                            (other, "shares no row ids with this run's data")):
+        proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+                   "--baseline", str(folder))
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+        assert not (tmp_path / "run" / "manifest.json").exists()
+
+
 def test_judge_unreachable_exits_3(tmp_path):
     data = write_data(tmp_path / "d.jsonl", 1, 1)
     proc = cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge",
