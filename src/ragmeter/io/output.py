@@ -41,9 +41,11 @@ def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None, metrics:
     return json.loads(json.dumps(fingerprint))  # as it reads back from a manifest
 
 
-def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool) -> None:
+def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool,
+                   fingerprint_of: Any = None) -> None:
     """Fail now, before any judge call, if results could not be written there or would
-    replace another run's."""
+    replace another run's. `fingerprint_of(manifest_path)`: how to read a folder's
+    fingerprint back (default: an evaluation run's)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"output folder {out_dir} is a file, not a folder")
     try:
@@ -55,7 +57,7 @@ def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool) 
     manifest = out_dir / "manifest.json"
     if overwrite or not manifest.is_file():
         return
-    if _fingerprint_of(manifest) != fingerprint:
+    if (fingerprint_of or _fingerprint_of)(manifest) != json.loads(json.dumps(fingerprint)):
         raise ConfigError(f"output folder {out_dir} holds another run's results ({manifest.name}); "
                           "pass --overwrite to replace them, or write elsewhere, e.g. --out 'runs/{timestamp}'")
 

@@ -1,0 +1,157 @@
+"""The user's documents: a folder (recursively: .txt, .md, .html, .pdf), a JSONL/Parquet/CSV
+file or a datasets.Dataset with a `text` column (and optional `source`, `id`), as in the
+seed's m-ric/huggingface_doc. A PDF that cannot be read is skipped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import DataError
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
+HTML_SUFFIXES = (".html", ".htm")
+TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+
+
+@dataclass
+class Document:
+    source: str
+    text: str
+
+
+@dataclass
+class Corpus:
+    documents: list[Document]
+    skipped: list[str] = field(default_factory=list)  # "path: why"
+
+
+def load_documents(docs: Any) -> Corpus:
+    if not isinstance(docs, (str, Path)):
+        return Corpus(_from_records(_records_of(docs), "<in-memory>"))
+    path = Path(docs)
+    if path.is_dir():
+        return _from_folder(path)
+    if path.suffix.lower() in TABLE_SUFFIXES:
+        from ragmeter.io.readers import read_records
+
+        records, _ = read_records(path)
+        return Corpus(_from_records(records, str(path)))
+    if path.is_file():
+        return _from_files([path], path.parent)
+    raise DataError("documents not found (a folder, or a .jsonl/.parquet/.csv with a `text` column)",
+                    source=str(path))
+
+
+def _records_of(data: Any) -> list[dict[str, Any]]:
+    if hasattr(data, "to_list"):  # datasets.Dataset
+        return list(data.to_list())
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas.DataFrame
+        return list(data.to_dict("records"))
+    if isinstance(data, list):
+        return data
+    raise DataError(f"cannot read documents from a {type(data).__name__}: pass a folder, a file, a list of "
+                    "{text, source} dicts or a datasets.Dataset")
+
+
+def _from_records(records: list[dict[str, Any]], source: str) -> list[Document]:
+    documents = []
+    for number, record in enumerate(records, start=1):
+        text = record.get("text")
+        if not isinstance(text, str):
+            raise DataError("no text (a `text` column of strings is required)", source=source,
+                            row=record.get("__line__", number), field="text")
+        name = record.get("source") or record.get("id") or f"{source}#{number}"
+        documents.append(Document(str(name), text))
+    if not documents:
+        raise DataError("no documents", source=source)
+    return documents
+
+
+def _from_folder(folder: Path) -> Corpus:
+    supported = TEXT_SUFFIXES + HTML_SUFFIXES + (".pdf",)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in supported)
+    if not files:
+        raise DataError("no supported files (.txt, .md, .html, .pdf) in the folder", source=str(folder))
+    return _from_files(files, folder)
+
+
+def _from_files(files: list[Path], root: Path) -> Corpus:
+    corpus = Corpus([])
+    for path in files:
+        name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+        try:
+            text = _read(path)
+        except _Unreadable as exc:
+            corpus.skipped.append(f"{path}: {exc}")
+            continue
+        if text.strip():
+            corpus.documents.append(Document(name, text))
+        else:
+            corpus.skipped.append(f"{path}: no text")
+    if not corpus.documents:
+        raise DataError(f"no readable text in {len(files)} file(s): {'; '.join(corpus.skipped[:3])}",
+                        source=str(root))
+    return corpus
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        return _pdf_text(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _Unreadable("not UTF-8 text") from None
+    return html_text(raw) if suffix in HTML_SUFFIXES else raw
+
+
+def _pdf_text(path: Path) -> str:
+    try:
+        from pypdf import PdfReader
+    except ImportError:
+        raise _Unreadable("reading PDFs needs pypdf: pip install 'ragmeter[testset]'") from None
+    try:
+        reader = PdfReader(path)
+        return "\n\n".join(page.extract_text() or "" for page in reader.pages)
+    except Exception as exc:  # pypdf raises many types for damaged files
+        raise _Unreadable(f"cannot parse this PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def html_text(markup: str) -> str:
+    """Visible text of an HTML page, paragraphs kept apart (script and style dropped)."""
+    from html.parser import HTMLParser
+
+    blocks = {"p", "div", "section", "article", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "tr", "br"}
+
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.parts: list[str] = []
+            self.skip = 0
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            if tag in ("script", "style", "noscript"):
+                self.skip += 1
+            elif tag in blocks:
+                self.parts.append("\n\n")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("script", "style", "noscript"):
+                self.skip = max(0, self.skip - 1)
+
+        def handle_data(self, data: str) -> None:
+            if not self.skip:
+                self.parts.append(data)
+
+    parser = Text()
+    parser.feed(markup)
+    text = "".join(parser.parts)
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)

@@ -1,0 +1,83 @@
+"""The judge's two jobs in a test set: write a question (and its answer) from chunks, and
+critique it (groundedness, relevance, standalone: rationale first, then a 1-5 rating, as
+the seed). Replies are bounded JSON, like the metrics' judges."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmeter.accounting import MetricStats
+
+TEXT_MAX = 300
+RATING_SCALE = {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.0, 5: 5.0}
+CRITERIA = ("groundedness", "relevance", "standalone")
+#: the reference answer of an `unanswerable` row, per language
+REFUSAL = {"english": "The documents do not answer this question.",
+           "spanish": "Los documentos no responden a esta pregunta."}
+
+
+class QA(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=5, max_length=TEXT_MAX)
+    answer: str = Field(min_length=1, max_length=TEXT_MAX)
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=5, max_length=TEXT_MAX)
+
+
+class Critique(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    evaluation: str = Field(max_length=TEXT_MAX)
+    rating: Literal[1, 2, 3, 4, 5]
+
+
+class Judging:
+    """The judge session, the prompts in the chosen language, and per-stage accounting."""
+
+    def __init__(self, session: Any, language: str, stats: dict[str, MetricStats]) -> None:
+        self.session, self.language, self.stats = session, language, stats
+
+    def prompt(self, name: str) -> Any:
+        from ragmeter.prompts.template import builtin_prompt
+
+        return builtin_prompt("testset", name, self.language)
+
+    async def ask(self, stage: str, name: str, inputs: dict[str, Any], output: type[BaseModel],
+                  max_tokens: int) -> Any:
+        stats = self.stats.setdefault(stage, MetricStats())
+        return await self.session.ask(self.prompt(name), inputs, output, stats, max_tokens)
+
+
+async def write_question(judging: Judging, kind: str, contexts: list[str]) -> tuple[str, str | None]:
+    """(question, answer) for a factoid or multi-hop row; (question, None) for unanswerable."""
+    if kind == "multi_hop":
+        reply = await judging.ask("generate", kind, {"context1": contexts[0], "context2": contexts[1]}, QA, 256)
+        return reply.parsed.question.strip(), reply.parsed.answer.strip()
+    if kind == "unanswerable":
+        reply = await judging.ask("generate", kind, {"context": contexts[0]}, Question, 128)
+        return reply.parsed.question.strip(), None
+    reply = await judging.ask("generate", "factoid", {"context": contexts[0]}, QA, 256)
+    return reply.parsed.question.strip(), reply.parsed.answer.strip()
+
+
+async def critique(judging: Judging, criterion: str, question: str, context: str, audience: str) -> dict[str, Any]:
+    """One criterion's rating (1-5), its expected value under the judge's label
+    probabilities where it gives them, and the rationale."""
+    from ragmeter.metrics.judgment import PROBABILITY, weigh
+
+    inputs: dict[str, Any] = {"question": question}
+    if criterion == "groundedness":
+        inputs["context"] = context
+    elif criterion == "relevance":
+        inputs["audience"] = audience
+    reply = await judging.ask(f"critique.{criterion}", criterion, inputs, Critique, 200)
+    weighed = weigh(reply, "rating", reply.parsed.rating, RATING_SCALE, PROBABILITY)
+    return {"score": reply.parsed.rating, "expected": round(weighed.value, 4),
+            "rationale": reply.parsed.evaluation.strip()}

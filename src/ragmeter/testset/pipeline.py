@@ -1,0 +1,186 @@
+"""The generate -> critique -> filter -> deduplicate loop, over-generating until `size`
+questions survive or the attempt budget (size x max_attempts) or the chunks run out.
+
+Attempts are numbered in a seeded order and judged in batches; filtering and
+deduplication go through each batch in attempt order, so the same seed and judge give the
+same test set at any concurrency, and a killed run resumes from the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.errors import UnparseableReply
+from ragmeter.testset.chunking import Chunk
+from ragmeter.testset.generation import CRITERIA, REFUSAL, Judging, critique, write_question
+from ragmeter.testset.sampling import chunk_order
+
+TYPES = ("factoid", "multi_hop", "unanswerable")
+#: chunks offered as a multi-hop partner (the most similar by embedding is used)
+PARTNER_POOL = 8
+#: critiques run cheapest first and stop at the first failed criterion
+ORDER = ("standalone", "relevance", "groundedness")
+
+
+@dataclass
+class Settings:
+    size: int = 50
+    types: dict[str, float] = field(default_factory=lambda: {"factoid": 1.0})
+    language: str = "english"
+    audience: str = "developers building applications with the documented software"
+    seed: int = 0
+    min_score: int = 4
+    max_attempts: int = 4
+    dedup_threshold: float = 0.92
+
+
+@dataclass
+class Outcome:
+    kept: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+    stop_reason: str = ""
+
+
+def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
+    """Question types in a seeded order that follows the mix (largest-remainder rounding per
+    block of 20, so small test sets get the mix too)."""
+    rng = random.Random(seed + 1)
+    block = 20
+    counts = {t: int(w * block) for t, w in types.items()}
+    for t in sorted(types, key=lambda t: -(types[t] * block - counts[t]))[: block - sum(counts.values())]:
+        counts[t] += 1
+    while True:
+        plan = [t for t, n in counts.items() for _ in range(n)]
+        rng.shuffle(plan)
+        yield from plan
+
+
+async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, bar: Any = None) -> Outcome:
+    outcome = Outcome()
+    order = chunk_order(chunks, settings.seed)
+    partners = itertools.cycle(list(chunk_order(chunks, settings.seed + 7)) or [None])
+    plan = type_plan(settings.types, settings.seed)
+    budget = settings.size * settings.max_attempts
+    kept_vectors: list[tuple[str, list[float]]] = []
+    while len(outcome.kept) < settings.size:
+        if outcome.attempts >= budget:
+            outcome.stop_reason = f"attempt budget spent ({budget} = size x max_attempts)"
+            break
+        batch = []
+        for _ in range(min(budget - outcome.attempts, settings.size - len(outcome.kept))):
+            chunk = next(order, None)
+            if chunk is None:
+                break
+            kind = next(plan)
+            pool = [next(partners) for _ in range(PARTNER_POOL)] if kind == "multi_hop" else []
+            batch.append((outcome.attempts, kind, chunk, pool))
+            outcome.attempts += 1
+        if not batch:
+            outcome.stop_reason = "every usable chunk has been asked about"
+            break
+        rows = await asyncio.gather(*(_attempt(n, kind, chunk, pool, chunks, settings, judging, embed)
+                                      for n, kind, chunk, pool in batch))
+        for row in rows:
+            await _admit(row, outcome, kept_vectors, settings, embed)
+            if bar is not None and "rejected_by" not in row:
+                bar.advance(1)
+    return outcome
+
+
+async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None], chunks: list[Chunk],
+                   settings: Settings, judging: Judging, embed: Any) -> dict[str, Any]:
+    """One question: written, then critiqued until a criterion fails."""
+    sources = [chunk]
+    if kind == "multi_hop":
+        partner = await _partner(chunk, [c for c in pool if c is not None and c.id != chunk.id], embed)
+        if partner is None:
+            kind = "factoid"
+        else:
+            sources.append(partner)
+    row: dict[str, Any] = {"id": f"q{number + 1:04d}", "question_type": kind, "source": chunk.source}
+    try:
+        question, answer = await write_question(judging, kind, [c.text for c in sources])
+    except UnparseableReply as exc:
+        return {**row, "rejected_by": "parse failure", "detail": f"generate: {exc}"}
+    row.update({"user_input": question,
+                "reference": answer if answer is not None else REFUSAL.get(settings.language, REFUSAL["english"]),
+                "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
+                "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
+                "seed_chunk_id": chunk.id})
+    context = "\n\n".join(c.text for c in sources)
+    if kind == "unanswerable":  # does the corpus answer it? ask against the chunks nearest in words
+        context = "\n\n".join(c.text for c in nearest_in_words(question, chunks, 3))
+    for criterion in ORDER:
+        try:
+            result = await critique(judging, criterion, question, context, settings.audience)
+        except UnparseableReply as exc:
+            return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
+        row[f"{criterion}_score"] = result["score"]
+        row[f"{criterion}_expected"] = result["expected"]
+        row[f"{criterion}_rationale"] = result["rationale"]
+        if not passes(kind, criterion, result["score"], settings.min_score):
+            return {**row, "rejected_by": criterion,
+                    "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
+    return row
+
+
+def passes(kind: str, criterion: str, score: int, min_score: int) -> bool:
+    """At least `min_score`; for an unanswerable question groundedness is inverted: the
+    corpus must NOT answer it (at most 6 - min_score)."""
+    if kind == "unanswerable" and criterion == "groundedness":
+        return score <= 6 - min_score
+    return score >= min_score
+
+
+async def _partner(chunk: Chunk, pool: list[Chunk], embed: Any) -> Chunk | None:
+    """The pool's chunk most related to `chunk` (cosine of the bundled embeddings), from
+    another place in the corpus; None when nothing is related at all."""
+    if not pool:
+        return None
+    vectors = await embed([chunk.text] + [c.text for c in pool])
+    scored = sorted(((cosine(vectors[0], v), c) for v, c in zip(vectors[1:], pool)
+                     if c.text != chunk.text), key=lambda t: (-t[0], t[1].id))
+    return scored[0][1] if scored and scored[0][0] > 0.2 else None
+
+
+async def _admit(row: dict[str, Any], outcome: Outcome, kept_vectors: list[tuple[str, list[float]]],
+                 settings: Settings, embed: Any) -> None:
+    if "rejected_by" in row:
+        outcome.rejected.append(row)
+        return
+    if len(outcome.kept) >= settings.size:
+        outcome.rejected.append({**row, "rejected_by": "surplus", "detail": "the test set was already full"})
+        return
+    vector = (await embed([row["user_input"]]))[0]
+    for other_id, other in kept_vectors:
+        similarity = cosine(vector, other)
+        if similarity > settings.dedup_threshold:
+            outcome.rejected.append({**row, "rejected_by": "duplicate", "duplicate_of": other_id,
+                                     "detail": f"cosine {similarity:.3f} with {other_id}"})
+            return
+    kept_vectors.append((row["id"], vector))
+    outcome.kept.append(row)
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
+    return dot / norm if norm else 0.0
+
+
+def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
+    """The k chunks sharing most words with the question (no model: cheap over a corpus)."""
+    from ragmeter.meta_eval.measures import words
+
+    asked = words(question)
+    ranked = sorted(chunks, key=lambda c: (-len(asked & words(c.text)), c.id))
+    return ranked[:k]
+
+
+__all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]

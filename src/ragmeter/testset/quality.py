@@ -1,0 +1,95 @@
+"""How good is the test set? Counts and checks no peer reports: survival per criterion,
+the question-type mix, source and chunk coverage, duplicates, lengths, whether factoid
+answers are in their chunk (a no-model groundedness check), language fidelity, and the
+judge's cost per kept question."""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import median
+from typing import Any
+
+from ragmeter.testset.chunking import Chunk
+
+#: frequent short words, to tell English from Spanish without a model
+STOPWORDS = {
+    "english": {"the", "of", "and", "to", "in", "is", "what", "which", "how", "does", "for", "with", "are", "when"},
+    "spanish": {"el", "la", "de", "que", "en", "los", "las", "es", "qué", "cuál", "cómo", "del", "por", "para", "con",
+                "una", "se", "cuándo"},
+}
+
+
+def language_mismatch(text: str, language: str) -> bool:
+    """True when another known language's stop words outnumber the asked language's."""
+    if language not in STOPWORDS:
+        return False
+    tokens = [t.strip("¿?¡!.,;:()\"'").lower() for t in text.split()]
+    own = sum(t in STOPWORDS[language] for t in tokens)
+    return any(sum(t in words for t in tokens) > own for lang, words in STOPWORDS.items() if lang != language)
+
+
+def answer_in_chunk(answer: str, contexts: list[str]) -> bool:
+    """Most (>= 60%) of the answer's content words appear in its chunk(s)."""
+    from ragmeter.meta_eval.measures import words
+
+    wanted = words(answer)
+    return not wanted or len(wanted & words(" ".join(contexts))) / len(wanted) >= 0.6
+
+
+def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], chunks: list[Chunk],
+                   language: str, stats: dict[str, Any], stop_reason: str, size: int) -> dict[str, Any]:
+    generated = len(kept) + len(rejected)
+    sources = {c.source for c in chunks}
+    factoids = [r for r in kept if r["question_type"] == "factoid"]
+    calls = sum(s.judge_calls for s in stats.values())
+    tokens = sum(s.prompt_tokens + s.completion_tokens for s in stats.values())
+    seconds = sum(s.judge_seconds + s.embed_seconds for s in stats.values())
+    per_kept = max(1, len(kept))
+    return {
+        "asked_for": size, "generated": generated, "kept": len(kept), "rejected": len(rejected),
+        "survival_rate": round(len(kept) / generated, 4) if generated else None,
+        "stopped_short": len(kept) < size, "stop_reason": stop_reason if len(kept) < size else "",
+        "rejected_by": dict(Counter(r["rejected_by"] for r in rejected).most_common()),
+        "question_types": dict(Counter(r["question_type"] for r in kept).most_common()),
+        "source_coverage": round(len({r["source"] for r in kept}) / len(sources), 4) if sources else 0.0,
+        "chunk_coverage": round(len({c for r in kept for c in r.get("reference_context_ids", [])})
+                                / len(chunks), 4) if chunks else 0.0,
+        "sources": len(sources), "chunks": len(chunks),
+        "duplicate_rate": round(sum(r["rejected_by"] == "duplicate" for r in rejected) / generated, 4)
+        if generated else 0.0,
+        "question_chars": _lengths([r["user_input"] for r in kept]),
+        "answer_chars": _lengths([r["reference"] for r in kept if r["question_type"] != "unanswerable"]),
+        "answer_in_chunk_rate": round(sum(answer_in_chunk(r["reference"], r["reference_contexts"]) for r in factoids)
+                                      / len(factoids), 4) if factoids else None,
+        "language_mismatches": sum(language_mismatch(r["user_input"], language) for r in kept),
+        "judge_calls": calls, "tokens": tokens, "seconds": round(seconds, 2),
+        "judge_calls_per_kept": round(calls / per_kept, 2), "tokens_per_kept": round(tokens / per_kept, 1),
+        "seconds_per_kept": round(seconds / per_kept, 2),
+        "per_stage": {stage: s.as_dict() for stage, s in stats.items()},
+    }
+
+
+def _lengths(texts: list[str]) -> dict[str, float] | None:
+    if not texts:
+        return None
+    sizes = sorted(len(t) for t in texts)
+    return {"min": sizes[0], "median": median(sizes), "max": sizes[-1]}
+
+
+def print_quality(report: dict[str, Any], console: Any) -> None:
+    from ragmeter.summary import printable
+
+    lines = [
+        f"{report['kept']} kept of {report['generated']} generated (survival {report['survival_rate']}); asked for "
+        f"{report['asked_for']}" + (f"; stopped short: {report['stop_reason']}" if report["stopped_short"] else ""),
+        f"rejected by: {', '.join(f'{k} {v}' for k, v in report['rejected_by'].items()) or 'none'}",
+        f"types: {', '.join(f'{k} {v}' for k, v in report['question_types'].items()) or 'none'}",
+        f"coverage: sources {report['source_coverage']:.0%} of {report['sources']}, chunks "
+        f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
+        f"answer in its chunk (factoid): {report['answer_in_chunk_rate']}; language mismatches: "
+        f"{report['language_mismatches']}",
+        f"judge: {report['judge_calls']} calls, {report['tokens']} tokens, {report['seconds']} s; per kept question "
+        f"{report['judge_calls_per_kept']} calls, {report['tokens_per_kept']} tokens, {report['seconds_per_kept']} s",
+    ]
+    for line in lines:
+        console.print(printable(line), highlight=False)

@@ -1,0 +1,222 @@
+"""Test-set generation with a scripted judge: chunking parity with the seed's splitter,
+sampling, every stage, filtering, deduplication, over-generation, outputs and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragmeter.errors import ConfigError, DataError
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.testset import generate_testset, parse_types
+from ragmeter.testset.chunking import MIN_CHUNK_CHARS, split
+from ragmeter.testset.documents import Document, html_text, load_documents
+from ragmeter.testset.pipeline import passes, type_plan
+from ragmeter.testset.quality import answer_in_chunk, language_mismatch
+from ragmeter.testset.sampling import chunk_order
+from tests.conftest import TableEmbedder
+
+DETAILS = [
+    "It stands thirty metres tall on the northern cape and its lamp can be seen from forty kilometres away on a "
+    "clear night. Its keeper lived in the stone house beside it until the light was automated in 1960.",
+    "Granite blocks shipped from Aberdeen form its base; a spiral staircase of 212 steps climbs to a lantern room "
+    "glazed with Fresnel lenses that were polished every morning by two assistant keepers.",
+    "Storms destroyed the first wooden tower, so engineers chose cast iron plates bolted together on the reef, "
+    "painted red and white, with a foghorn powered by compressed air that sounded every ninety seconds.",
+]
+
+
+def write_docs(folder: Path, count: int = 3) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        text = f"The lighthouse of Cape{i} was built in {1850 + i}. {DETAILS[i]} "
+        (folder / f"doc{i}.md").write_text(text * 2)
+    return folder
+
+
+def reply(request):
+    """A judge that writes one question per chunk (numbered by the lighthouse's name) and
+    rates by a rule: questions naming Cape1 are irrelevant, everything else passes."""
+    tag = request.tag
+    text = request.messages[-1]["content"]
+    if tag.startswith("testset.factoid") or tag.startswith("testset.multi_hop"):
+        name = text.split("lighthouse of ")[1].split(" ")[0]
+        return {"question": f"When was the lighthouse of {name} built?", "answer": "In the year it was built."}
+    if tag == "testset.unanswerable":
+        return {"question": "Who painted the lighthouse keeper's portrait?"}
+    if tag == "testset.relevance":
+        return {"evaluation": "useful", "rating": 2 if "Cape1" in text else 5}
+    if tag == "testset.groundedness":
+        return {"evaluation": "answerable" if "built" in text.split("context:")[0] else "no", "rating":
+                5 if "built" in text.split("context:")[0] else 1}
+    return {"evaluation": "clear", "rating": 5}
+
+
+def embedder() -> TableEmbedder:
+    return TableEmbedder({})  # every text the same vector: any two questions are duplicates
+
+
+def test_chunks_match_the_seed_splitter():
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    text = ("First paragraph. " * 80 + "\n\n" + "Second one, longer. " * 150 + "\nA line.\n" + "x" * 2500)
+    ours = split([Document("a.md", text)], 2000, 200)
+    seed = RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200, add_start_index=True,
+                                          separators=["\n\n", "\n", ".", " ", ""]).create_documents([text])
+    assert [(c.text, c.start) for c in ours] == [(d.page_content, d.metadata["start_index"]) for d in seed]
+    assert len({c.id for c in ours}) == len(ours) and ours == split([Document("a.md", text)], 2000, 200)
+
+
+def test_sampling_spreads_over_sources_and_skips_near_duplicates():
+    docs = [Document(f"s{i}", (DETAILS[i] + " ") * 8) for i in range(3)]
+    docs.append(Document("s0-copy", docs[0].text))  # the same text under another name
+    chunks = split(docs, 500, 50)
+    order = list(chunk_order(chunks, seed=0))
+    first = {c.source for c in order[:3]}
+    assert first in ({"s0", "s1", "s2"}, {"s0-copy", "s1", "s2"})  # one of each before any second
+    texts = [" ".join(c.text.split()) for c in order]
+    assert len(texts) == len(set(texts))  # the copy's chunks are skipped
+    assert list(chunk_order(chunks, seed=0)) == order and list(chunk_order(chunks, seed=1)) != order
+
+
+def test_type_plan_follows_the_mix():
+    plan = type_plan({"factoid": 0.6, "multi_hop": 0.2, "unanswerable": 0.2}, 0)
+    first = [next(plan) for _ in range(20)]
+    assert (first.count("factoid"), first.count("multi_hop"), first.count("unanswerable")) == (12, 4, 4)
+
+
+def test_parse_types_and_bad_mixes():
+    assert parse_types("factoid:0.5,unanswerable:0.5") == {"factoid": 0.5, "unanswerable": 0.5}
+    with pytest.raises(ConfigError, match="sum to 1"):
+        parse_types("factoid:0.5,multi_hop:0.2")
+    with pytest.raises(ConfigError, match="unknown question type.*essay"):
+        parse_types("factoid:0.5,essay:0.5")
+    with pytest.raises(ConfigError, match="not TYPE:WEIGHT"):
+        parse_types("factoid:lots")
+
+
+def test_inverted_groundedness_for_unanswerable():
+    assert passes("factoid", "groundedness", 4, 4) and not passes("factoid", "groundedness", 3, 4)
+    assert passes("unanswerable", "groundedness", 2, 4) and not passes("unanswerable", "groundedness", 3, 4)
+
+
+def test_pipeline_filters_and_writes_exact_rows(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    judge = ScriptedJudge(reply)
+    emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 2), 0.0]
+                         for i in range(3)})
+    result = generate_testset(docs, 3, out=tmp_path / "out", judge=judge, embeddings=emb, progress=False)
+    rows = [json.loads(line) for line in (tmp_path / "out" / "testset.jsonl").read_text().splitlines()]
+    assert [r["user_input"] for r in rows] == [r["user_input"] for r in result.rows]
+    assert sorted(r["user_input"] for r in rows) == ["When was the lighthouse of Cape0 built?",
+                                                     "When was the lighthouse of Cape2 built?"]
+    row = rows[0]
+    assert set(row) >= {"id", "user_input", "reference", "reference_contexts", "reference_context_ids", "source",
+                        "question_type", "groundedness_score", "groundedness_rationale", "relevance_score",
+                        "standalone_score"}
+    assert row["reference_context_ids"][0].startswith("c-") and row["source"].startswith("doc")
+    rejected = [json.loads(line) for line in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    assert [(r["rejected_by"], r["user_input"]) for r in rejected] == [
+        ("relevance", "When was the lighthouse of Cape1 built?")]
+    quality = json.loads((tmp_path / "out" / "manifest.json").read_text())["quality"]
+    assert (quality["generated"], quality["kept"], quality["rejected"]) == (3, 2, 1)
+    assert quality["rejected_by"] == {"relevance": 1} and quality["answer_in_chunk_rate"] == 1.0
+    assert quality["stopped_short"] and quality["stop_reason"] == "every usable chunk has been asked about"
+    assert quality["source_coverage"] == 0.6667 and quality["question_types"] == {"factoid": 2}
+    # the relevance critique stopped Cape1's row: no groundedness call for it
+    assert judge.calls("testset.groundedness") == 2 and judge.calls("testset.relevance") == 3
+
+
+def test_duplicates_are_rejected_with_the_pair(tmp_path):
+    docs = write_docs(tmp_path / "docs", 3)
+    result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False,
+                              max_attempts=1)
+    assert len(result.rows) == 1
+    duplicates = [r for r in result.rejected if r["rejected_by"] == "duplicate"]
+    assert duplicates and duplicates[0]["duplicate_of"] == result.rows[0]["id"]
+    assert result.quality["stopped_short"] and "attempt budget" in result.quality["stop_reason"]
+
+
+def test_unanswerable_rows_get_a_refusal_and_no_contexts(tmp_path):
+    docs = write_docs(tmp_path / "docs", 2)
+    emb = TableEmbedder({"Who painted the lighthouse keeper's portrait?": [1.0, 0.0, 0.0]})
+    result = generate_testset(docs, 1, judge=ScriptedJudge(reply), embeddings=emb, types="unanswerable:1",
+                              progress=False, language="spanish")
+    row = result.rows[0]
+    assert row["question_type"] == "unanswerable" and row["reference"] == "Los documentos no responden a esta pregunta."
+    assert row["reference_contexts"] == [] and row["groundedness_score"] == 1
+
+
+def test_same_seed_same_testset_and_cache_resume(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    first = generate_testset(docs, 2, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+    judge = ScriptedJudge(reply)
+    again = generate_testset(docs, 2, judge=judge, embeddings=embedder(), progress=False)
+    assert again.rows == first.rows and judge.requests == []  # everything from the cache
+
+
+def test_parse_failures_are_rejected_with_the_stage(tmp_path):
+    docs = write_docs(tmp_path / "docs", 1)
+
+    def broken(request):
+        return "not json" if request.tag == "testset.factoid" else reply(request)
+
+    result = generate_testset(docs, 1, judge=ScriptedJudge(broken), embeddings=embedder(), progress=False,
+                              max_attempts=2)
+    assert result.rows == [] and {r["rejected_by"] for r in result.rejected} == {"parse failure"}
+    assert result.rejected[0]["detail"].startswith("generate:")
+
+
+def test_evaluate_reads_the_testset(tmp_path):
+    import ragmeter
+
+    docs = write_docs(tmp_path / "docs")
+    generate_testset(docs, 1, out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(),
+                     progress=False)
+    rows = [json.loads(line) for line in (tmp_path / "ts" / "testset.jsonl").read_text().splitlines()]
+    rows[0]["response"] = "It was built in 1850."
+    result = ragmeter.evaluate(rows, ["rouge"], progress=False)
+    assert result.summary()["rouge"]["n"] == 1
+
+
+def test_documents_html_and_tables(tmp_path):
+    assert html_text("<html><head><script>x=1</script><style>p{}</style></head><body><p>One &amp; two</p>"
+                     "<p>Three</p></body></html>") == "One & two\n\nThree"
+    table = tmp_path / "docs.jsonl"
+    table.write_text(json.dumps({"text": "hello", "source": "a"}) + "\n" + json.dumps({"source": "b"}) + "\n")
+    with pytest.raises(DataError, match="docs.jsonl, row 2, field 'text'"):
+        load_documents(table)
+
+
+def test_bad_input(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="no supported files"):
+        load_documents(tmp_path / "empty")
+    short = tmp_path / "short"
+    short.mkdir()
+    (short / "a.txt").write_text("Too short.")
+    (short / "broken.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    corpus = load_documents(short)
+    assert [d.source for d in corpus.documents] == ["a.txt"]
+    assert len(corpus.skipped) == 1 and "broken.pdf: cannot parse this PDF" in corpus.skipped[0]
+    with pytest.raises(DataError, match=f"shorter than the minimum chunk \\({MIN_CHUNK_CHARS} characters\\)"):
+        generate_testset(short, 1, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+    with pytest.raises(ConfigError, match="--size must be at least 1"):
+        generate_testset(short, 0, judge=ScriptedJudge(reply))
+
+
+def test_output_folder_holding_another_testset_is_refused(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    generate_testset(docs, 1, out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+    with pytest.raises(ConfigError, match="holds another run's results"):
+        generate_testset(docs, 1, out=tmp_path / "ts", seed=5, judge=ScriptedJudge(reply), embeddings=embedder(),
+                         progress=False)
+
+
+def test_quality_checks():
+    assert language_mismatch("What is the capital of the country?", "spanish")
+    assert not language_mismatch("¿Cuál es la capital del país?", "spanish")
+    assert answer_in_chunk("built in 1850", ["The lighthouse was built in 1850."])
+    assert not answer_in_chunk("painted by Monet", ["The lighthouse was built in 1850."])
