@@ -264,6 +264,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
             format: Annotated[Optional[str], typer.Option(help="jsonl | parquet")] = None,
             concurrency: Annotated[Optional[int], typer.Option(help="judge calls in flight")] = None,
             config: Annotated[Optional[Path], typer.Option(help="a YAML file with a `testset:` section")] = None,
+            dry_run: Annotated[bool, typer.Option("--dry-run", help="print the judge calls and prompt tokens the run "
+                                                                   "would need; call nothing")] = False,
             overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
     """Generate a test set from your documents: chunk, write questions, critique them
     (groundedness, relevance, standalone), filter, deduplicate, and report on its quality."""
@@ -276,6 +278,17 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
              "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "min_score": min_score,
              "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
     options = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
+    if dry_run:
+        from ragmeter.testset import plan_testset
+
+        keys = ("language", "types", "seed", "chunk_size", "chunk_overlap", "chunk_unit", "max_attempts", "audience")
+        plan = plan_testset(options["docs"], options["size"], **{k: options[k] for k in keys})
+        print(f"{plan['documents']} documents, {plan['chunks']} chunks; {plan['attempts']['at_least']} to "
+              f"{plan['attempts']['at_most']} attempts: {plan['judge_calls']['at_least']} to "
+              f"{plan['judge_calls']['at_most']} judge calls, {plan['prompt_tokens_estimate']['at_least']:,} to "
+              f"{plan['prompt_tokens_estimate']['at_most']:,} prompt tokens ({plan['token_count']}); "
+              "a rejected question stops at its first failed critique, so most runs cost less than the upper bound")
+        return
     result = generate_testset(options.pop("docs"), overwrite=overwrite, **options)
     print_quality(result.quality, console())
     print(plain(f"wrote {result.path}, {result.path.parent / 'rejected.jsonl'} and "

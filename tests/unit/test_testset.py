@@ -4,6 +4,8 @@ sampling, every stage, filtering, deduplication, over-generation, outputs and ba
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -220,3 +222,18 @@ def test_quality_checks():
     assert not language_mismatch("¿Cuál es la capital del país?", "spanish")
     assert answer_in_chunk("built in 1850", ["The lighthouse was built in 1850."])
     assert not answer_in_chunk("painted by Monet", ["The lighthouse was built in 1850."])
+
+
+def test_dry_run_plans_without_a_judge(tmp_path):
+    from ragmeter.testset import plan_testset
+
+    docs = write_docs(tmp_path / "docs")
+    plan = plan_testset(docs, 2, max_attempts=3)
+    assert plan["attempts"] == {"at_least": 2, "at_most": 6}
+    assert plan["judge_calls"] == {"at_least": 8, "at_most": 24}  # a question and three critiques per attempt
+    low, high = plan["prompt_tokens_estimate"]["at_least"], plan["prompt_tokens_estimate"]["at_most"]
+    assert 0 < low < high and plan["token_count"].startswith("estimate")
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "testset", str(docs), "--size", "2", "--dry-run",
+                           "--out", str(tmp_path / "never")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "8 to 32 judge calls" in proc.stdout
+    assert not (tmp_path / "never").exists()

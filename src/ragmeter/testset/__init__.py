@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -18,7 +19,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 
-__all__ = ["TestsetResult", "generate_testset", "parse_types"]
+__all__ = ["TestsetResult", "generate_testset", "parse_types", "plan_testset"]
 
 
 @dataclass
@@ -146,6 +147,50 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                                                                     "groundedness", "relevance", "standalone")},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
+
+
+def plan_testset(docs: Any, size: int = 50, *, language: str = "english", types: str | dict[str, float] | None = None,
+                 seed: int = 0, chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
+                 max_attempts: int = 4, audience: str | None = None) -> dict[str, Any]:
+    """What a run would spend, without a judge call: the prompts of the first `size` attempts
+    rendered and measured (4 characters per token, an estimate), as a lower bound (every
+    question kept) and an upper bound (the whole attempt budget, every critique asked)."""
+    from ragmeter.prompts.languages import normalize_language
+    from ragmeter.prompts.template import builtin_prompt
+    from ragmeter.testset.chunking import split
+    from ragmeter.testset.documents import load_documents
+    from ragmeter.testset.pipeline import ORDER, type_plan
+    from ragmeter.testset.sampling import chunk_order
+
+    language = normalize_language(language)
+    corpus = load_documents(docs)
+    chunks = split(corpus.documents, chunk_size, chunk_overlap, chunk_unit)
+    _check_chunks(chunks, {})
+    plan, order = type_plan(parse_types(types), seed), chunk_order(chunks, seed)
+    question = "What does this typical generated question of about twelve words ask about?"
+    per_attempt: list[int] = []
+    for chunk in itertools.islice(order, size):
+        kind, text = next(plan), chunk.text
+        contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
+        tokens = _tokens(builtin_prompt("testset", kind, language).messages(contexts))
+        for criterion in ORDER:
+            inputs = {"question": question, "context": text, "audience": audience or "developers"}
+            prompt = builtin_prompt("testset", criterion, language)
+            tokens += _tokens(prompt.messages({k: inputs[k] for k in prompt.input_fields}))
+        per_attempt.append(tokens)
+    attempts = len(per_attempt)
+    mean = sum(per_attempt) / attempts if attempts else 0
+    calls = 1 + len(ORDER)
+    return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
+            "attempts": {"at_least": attempts, "at_most": size * max_attempts},
+            "judge_calls": {"at_least": attempts * calls, "at_most": size * max_attempts * calls},
+            "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)),
+                                       "at_most": round(mean * size * max_attempts)},
+            "token_count": "estimate: 4 characters per token"}
+
+
+def _tokens(messages: list[dict[str, Any]]) -> int:
+    return sum(len(m["content"]) for m in messages) // 4
 
 
 def _check_chunks(chunks: list[Any], options: dict[str, Any]) -> None:

@@ -1,0 +1,34 @@
+"""`ragmeter testset` over examples/docs with the default bundled judge: it finishes, the test
+set loads as a ragmeter dataset, and the quality report's counts add up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.integration.conftest import ROOT
+
+pytestmark = pytest.mark.integration
+
+
+def test_testset_on_example_docs(tmp_path):
+    out = tmp_path / "ts"
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "testset", str(ROOT / "examples" / "docs"),
+                           "--size", "2", "--out", str(out), "--types", "factoid:0.5,unanswerable:0.5"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    kept = [json.loads(line) for line in (out / "testset.jsonl").read_text().splitlines()]
+    rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text().splitlines()]
+    quality = json.loads((out / "manifest.json").read_text())["quality"]
+    assert quality["generated"] == quality["kept"] + quality["rejected"] == len(kept) + len(rejected)
+    assert quality["kept"] == len(kept) and 1 <= len(kept) <= 2
+    assert sum(quality["rejected_by"].values()) == len(rejected)
+    assert "parse failure" not in quality["rejected_by"]  # bounded schemas: no unparseable replies
+    from ragmeter.io.readers import load_dataset
+
+    dataset = load_dataset(out / "testset.jsonl")
+    assert {"user_input", "reference"} <= dataset.fields_present and len(dataset) == len(kept)
+    assert "kept of" in proc.stdout and "per kept question" in proc.stdout
