@@ -237,3 +237,16 @@ def test_dry_run_plans_without_a_judge(tmp_path):
                            "--out", str(tmp_path / "never")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "8 to 32 judge calls" in proc.stdout
     assert not (tmp_path / "never").exists()
+
+
+def test_token_sized_chunks_use_the_bundled_tokenizer():
+    from transformers import AutoTokenizer
+
+    from ragmeter.embeddings.local import bundled_dir
+
+    tokenizer = AutoTokenizer.from_pretrained(str(bundled_dir()), local_files_only=True)
+    chunks = split([Document("a", " ".join(DETAILS) * 6)], 64, 8, unit="tokens")
+    assert len(chunks) > 3
+    assert max(len(tokenizer.encode(c.text, add_special_tokens=False)) for c in chunks) <= 64
+    with pytest.raises(ConfigError, match="characters or tokens"):
+        split([Document("a", "text")], 64, 8, unit="words")
