@@ -250,3 +250,16 @@ def test_token_sized_chunks_use_the_bundled_tokenizer():
     assert max(len(tokenizer.encode(c.text, add_special_tokens=False)) for c in chunks) <= 64
     with pytest.raises(ConfigError, match="characters or tokens"):
         split([Document("a", "text")], 64, 8, unit="words")
+
+
+def test_multi_hop_rows_cite_two_chunks(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    judge = ScriptedJudge(reply)
+    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), types="multi_hop:1", progress=False)
+    row = result.rows[0]
+    assert row["question_type"] == "multi_hop" and len(row["reference_context_ids"]) == 2
+    assert len(set(row["reference_context_ids"])) == 2 and len(row["reference_contexts"]) == 2
+    assert judge.calls("testset.multi_hop") == 1
+    context1, context2 = (line for line in judge.requests[0].messages[-1]["content"].splitlines()
+                          if line.startswith(("context1:", "context2:")))
+    assert context1 != context2.replace("context2:", "context1:")
