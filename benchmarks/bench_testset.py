@@ -30,7 +30,7 @@ def generation(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         result = generate_testset(ROOT / "examples" / "docs", args.size, out=Path(tmp) / "ts", judge=args.judge,
-                                  types=args.types, cache=args.cache, progress=False)
+                                  types=args.types, cache=args.cache, progress=False, groundedness=args.groundedness)
         seconds = time.perf_counter() - started
     q = result.quality
     unparseable = sum(1 for r in result.rejected if r["rejected_by"] == "parse failure")
@@ -63,7 +63,7 @@ def validity(args: argparse.Namespace) -> None:
             out = []
             for r in rows:
                 result = await critique(judging, "groundedness", r["user_input"], "\n\n".join(r["retrieved_contexts"]),
-                                        "")
+                                        "", args.groundedness)
                 out.append(result["expected"])
             return out
         finally:
@@ -74,7 +74,8 @@ def validity(args: argparse.Namespace) -> None:
     judged = asyncio.run(scores())
     seconds = time.perf_counter() - started
     floor = [word_overlap(r["user_input"], r["retrieved_contexts"]) for r in rows]
-    print(f"groundedness critique vs ClapNQ human labels, {len(rows)} rows ({sum(labels)} answerable), "
+    print(f"groundedness critique ({args.groundedness}) vs ClapNQ human labels, {len(rows)} rows "
+          f"({sum(labels)} answerable), "
           f"judge {args.judge}, {seconds / len(rows):.2f} s per row")
     for name, values in (("groundedness (expected 1-5)", judged), ("word-overlap floor", floor)):
         low, high = bootstrap_ci(roc_auc, [values, labels])
@@ -90,6 +91,7 @@ def main() -> None:
     parser.add_argument("--types", default="factoid:0.6,multi_hop:0.2,unanswerable:0.2")
     parser.add_argument("--validity-rows", type=int, default=60)
     parser.add_argument("--skip-generation", action="store_true")
+    parser.add_argument("--groundedness", default="rating", help="rating (default) | seed")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_testset.sqlite"))
     args = parser.parse_args()
     if not args.skip_generation:

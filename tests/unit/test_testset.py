@@ -50,7 +50,9 @@ def reply(request):
         return {"question": "Who painted the lighthouse keeper's portrait?"}
     if tag == "testset.relevance":
         return {"evaluation": "useful", "rating": 2 if "Cape1" in text else 5}
-    if tag == "testset.groundedness":
+    if tag == "context_relevance.rating1":  # groundedness, the default way (0/1/2, read as 1/3/5)
+        return {"rating": 2 if "built" in text.split("context:")[0] else 0}
+    if tag == "testset.groundedness":  # the seed's 1-5 prompt (groundedness="seed")
         return {"evaluation": "answerable" if "built" in text.split("context:")[0] else "no", "rating":
                 5 if "built" in text.split("context:")[0] else 1}
     return {"evaluation": "clear", "rating": 5}
@@ -128,7 +130,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     assert quality["stopped_short"] and quality["stop_reason"] == "every usable chunk has been asked about"
     assert quality["source_coverage"] == 0.6667 and quality["question_types"] == {"factoid": 2}
     # the relevance critique stopped Cape1's row: no groundedness call for it
-    assert judge.calls("testset.groundedness") == 2 and judge.calls("testset.relevance") == 3
+    assert judge.calls("context_relevance.rating1") == 2 and judge.calls("testset.relevance") == 3
 
 
 def test_duplicates_are_rejected_with_the_pair(tmp_path):
@@ -263,3 +265,11 @@ def test_multi_hop_rows_cite_two_chunks(tmp_path):
     context1, context2 = (line for line in judge.requests[0].messages[-1]["content"].splitlines()
                           if line.startswith(("context1:", "context2:")))
     assert context1 != context2.replace("context2:", "context1:")
+
+
+def test_the_seeds_groundedness_prompt_on_request(tmp_path):
+    docs = write_docs(tmp_path / "docs")
+    judge = ScriptedJudge(reply)
+    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), groundedness="seed", progress=False)
+    assert result.rows[0]["groundedness_score"] == 5 and result.rows[0]["groundedness_rationale"] == "answerable"
+    assert judge.calls("testset.groundedness") == 1 and judge.calls("context_relevance.rating1") == 0

@@ -62,8 +62,8 @@ def generate_testset(docs: Any, size: int = 50, *, out: str | Path | None = None
                      audience: str | None = None, types: str | dict[str, float] | None = None, seed: int = 0,
                      chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
                      min_score: int = 4, max_attempts: int = 4, dedup_threshold: float = 0.92,
-                     format: str = "jsonl", cache: bool | str | Path = True, concurrency: int = 1,
-                     progress: bool | None = None, overwrite: bool = False) -> TestsetResult:
+                     groundedness: str = "rating", format: str = "jsonl", cache: bool | str | Path = True,
+                     concurrency: int = 1, progress: bool | None = None, overwrite: bool = False) -> TestsetResult:
     """Chunk `docs`, generate and critique questions until `size` survive, and write
     testset.<jsonl|parquet>, rejected.jsonl and manifest.json to `out` (if given)."""
     from ragmeter.testset.pipeline import Settings
@@ -74,11 +74,13 @@ def generate_testset(docs: Any, size: int = 50, *, out: str | Path | None = None
         raise ConfigError("--min-score must be between 1 and 5")
     if format not in ("jsonl", "parquet"):
         raise ConfigError("--format must be jsonl or parquet")
+    if groundedness not in ("rating", "seed"):
+        raise ConfigError("groundedness must be rating or seed")
     from ragmeter.prompts.languages import normalize_language
 
     settings = Settings(size=size, types=parse_types(types), language=normalize_language(language),
                         audience=audience or Settings.audience, seed=seed, min_score=min_score,
-                        max_attempts=max_attempts, dedup_threshold=dedup_threshold)
+                        max_attempts=max_attempts, dedup_threshold=dedup_threshold, groundedness=groundedness)
     options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunk_unit": chunk_unit}
     if out is not None:
         _prepare(Path(out), settings, options, overwrite)
@@ -143,8 +145,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                 "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
                               "count": len(corpus.documents), "skipped": corpus.skipped},
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
-                "prompts": {n: judging.prompt(n).version for n in ("factoid", "multi_hop", "unanswerable",
-                                                                    "groundedness", "relevance", "standalone")},
+                "prompts": {**{n: judging.prompt(n).version for n in ("factoid", "multi_hop", "unanswerable",
+                                                                       "groundedness", "relevance", "standalone")},
+                            "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 

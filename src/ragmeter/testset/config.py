@@ -30,6 +30,7 @@ class TestsetConfig(BaseModel):
     min_score: int = Field(default=4, ge=1, le=5)
     max_attempts: int = Field(default=4, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
+    groundedness: str = "rating"
     format: str = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True

@@ -37,6 +37,8 @@ class Settings:
     min_score: int = 4
     max_attempts: int = 4
     dedup_threshold: float = 0.92
+    #: "rating" (the context_relevance 0/1/2 prompt, as 1/3/5) or "seed" (the seed's 1-5 prompt)
+    groundedness: str = "rating"
 
 
 @dataclass
@@ -118,19 +120,19 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
         context = "\n\n".join(c.text for c in nearest_in_words(question, chunks, 3))
     for criterion in ORDER:
         try:
-            result = await critique(judging, criterion, question, context, settings.audience)
+            result = await critique(judging, criterion, question, context, settings.audience, settings.groundedness)
         except UnparseableReply as exc:
             return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
         row[f"{criterion}_score"] = result["score"]
         row[f"{criterion}_expected"] = result["expected"]
         row[f"{criterion}_rationale"] = result["rationale"]
-        if not passes(kind, criterion, result["score"], settings.min_score):
+        if not passes(kind, criterion, result.get("filter_value", result["score"]), settings.min_score):
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
 
 
-def passes(kind: str, criterion: str, score: int, min_score: int) -> bool:
+def passes(kind: str, criterion: str, score: float, min_score: int) -> bool:
     """At least `min_score`; for an unanswerable question groundedness is inverted: the
     corpus must NOT answer it (at most 6 - min_score)."""
     if kind == "unanswerable" and criterion == "groundedness":
