@@ -126,13 +126,13 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
         row[f"{criterion}_score"] = result["score"]
         row[f"{criterion}_expected"] = result["expected"]
         row[f"{criterion}_rationale"] = result["rationale"]
-        if not passes(kind, criterion, result.get("filter_value", result["score"]), settings.min_score):
+        if not passes(kind, criterion, result["score"], settings.min_score):
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
 
 
-def passes(kind: str, criterion: str, score: float, min_score: int) -> bool:
+def passes(kind: str, criterion: str, score: int, min_score: int) -> bool:
     """At least `min_score`; for an unanswerable question groundedness is inverted: the
     corpus must NOT answer it (at most 6 - min_score)."""
     if kind == "unanswerable" and criterion == "groundedness":
