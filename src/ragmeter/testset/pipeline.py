@@ -9,6 +9,7 @@ same test set at any concurrency, and a killed run resumes from the cache.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import random
 from collections.abc import Iterator
@@ -181,8 +182,16 @@ def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
     from ragmeter.meta_eval.measures import words
 
     asked = words(question)
-    ranked = sorted(chunks, key=lambda c: (-len(asked & words(c.text)), c.id))
+    ranked = sorted(chunks, key=lambda c: (-len(asked & _chunk_words(c)), c.id))
     return ranked[:k]
+
+
+@functools.lru_cache(maxsize=200_000)
+def _chunk_words(chunk: Chunk) -> frozenset[str]:
+    """A chunk's words, computed once per chunk for every unanswerable question."""
+    from ragmeter.meta_eval.measures import words
+
+    return frozenset(words(chunk.text))
 
 
 __all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]
