@@ -273,3 +273,30 @@ def test_the_seeds_groundedness_prompt_on_request(tmp_path):
     result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), groundedness="seed", progress=False)
     assert result.rows[0]["groundedness_score"] == 5 and result.rows[0]["groundedness_rationale"] == "answerable"
     assert judge.calls("testset.groundedness") == 1 and judge.calls("context_relevance.rating1") == 0
+
+
+def conversation_reply(request):
+    if request.tag == "testset.conversational":
+        name = request.messages[-1]["content"].split("lighthouse of ")[1].split(" ")[0]
+        return {"first_question": f"When was the lighthouse of {name} built?", "first_answer": "In 1851.",
+                "follow_up": "And who kept it?", "answer": "A keeper who lived beside it."}
+    return reply(request)
+
+
+def test_conversational_rows_carry_the_turns_and_load_as_multi_turn(tmp_path):
+    from ragmeter.io.readers import load_dataset
+
+    docs = write_docs(tmp_path / "docs")
+    judge = ScriptedJudge(conversation_reply)
+    generate_testset(docs, 1, out=tmp_path / "out", judge=judge, embeddings=embedder(),
+                     types="conversational:1", progress=False)
+    row = json.loads((tmp_path / "out" / "testset.jsonl").read_text())
+    assert row["question_type"] == "conversational" and row["user_input"] == "And who kept it?"
+    assert [t["role"] for t in row["messages"]] == ["user", "assistant", "user"]
+    assert row["messages"][0]["content"].startswith("When was the lighthouse of Cape")
+    assert row["reference"] == "A keeper who lived beside it." and len(row["reference_context_ids"]) == 1
+    # the critiques read the whole conversation, not the follow-up alone
+    standalone = next(r for r in judge.requests if r.tag == "testset.standalone").messages[-1]["content"]
+    assert "User: When was the lighthouse" in standalone and "Assistant: In 1851." in standalone
+    sample = load_dataset(tmp_path / "out" / "testset.jsonl").samples[0]
+    assert sample.user_input == "And who kept it?" and [t.type for t in sample.messages] == ["human", "ai", "human"]

@@ -107,7 +107,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.testset.chunking import split
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.generation import Judging
-    from ragmeter.testset.pipeline import build
+    from ragmeter.testset.pipeline import CRITERIA, TYPES, build
     from ragmeter.testset.quality import quality_report
 
     started = time.perf_counter()
@@ -145,8 +145,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                 "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
                               "count": len(corpus.documents), "skipped": corpus.skipped},
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
-                "prompts": {**{n: judging.prompt(n).version for n in ("factoid", "multi_hop", "unanswerable",
-                                                                       "groundedness", "relevance", "standalone")},
+                "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
                             "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)

@@ -31,6 +31,17 @@ class Question(BaseModel):
     question: str = Field(min_length=5, max_length=TEXT_MAX)
 
 
+class Conversation(BaseModel):
+    """A first turn and a follow-up that depends on it (a `conversational` row)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    first_question: str = Field(min_length=5, max_length=TEXT_MAX)
+    first_answer: str = Field(min_length=1, max_length=TEXT_MAX)
+    follow_up: str = Field(min_length=3, max_length=TEXT_MAX)
+    answer: str = Field(min_length=1, max_length=TEXT_MAX)
+
+
 class Critique(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -65,6 +76,22 @@ async def write_question(judging: Judging, kind: str, contexts: list[str]) -> tu
         return reply.parsed.question.strip(), None
     reply = await judging.ask("generate", "factoid", {"context": contexts[0]}, QA, 256)
     return reply.parsed.question.strip(), reply.parsed.answer.strip()
+
+
+async def write_conversation(judging: Judging, context: str) -> tuple[list[dict[str, str]], str]:
+    """The turns of a conversational row (first question, its answer, the follow-up) and
+    the follow-up's answer (the reference)."""
+    reply = await judging.ask("generate", "conversational", {"context": context}, Conversation, 384)
+    turn = reply.parsed
+    turns = [{"role": "user", "content": turn.first_question.strip()},
+             {"role": "assistant", "content": turn.first_answer.strip()},
+             {"role": "user", "content": turn.follow_up.strip()}]
+    return turns, turn.answer.strip()
+
+
+def transcript(turns: list[dict[str, str]]) -> str:
+    """The conversation as the critiques read it: one 'User:'/'Assistant:' line per turn."""
+    return "\n".join(f"{'User' if t['role'] == 'user' else 'Assistant'}: {t['content']}" for t in turns)
 
 
 #: groundedness as the context_relevance metric's 0/1/2 rating (read as 1/3/5): on ClapNQ's

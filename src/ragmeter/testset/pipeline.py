@@ -18,10 +18,18 @@ from typing import Any
 
 from ragmeter.errors import UnparseableReply
 from ragmeter.testset.chunking import Chunk
-from ragmeter.testset.generation import CRITERIA, REFUSAL, Judging, critique, write_question
+from ragmeter.testset.generation import (
+    CRITERIA,
+    REFUSAL,
+    Judging,
+    critique,
+    transcript,
+    write_conversation,
+    write_question,
+)
 from ragmeter.testset.sampling import chunk_order
 
-TYPES = ("factoid", "multi_hop", "unanswerable")
+TYPES = ("factoid", "multi_hop", "unanswerable", "conversational")
 #: chunks offered as a multi-hop partner (the most similar by embedding is used)
 PARTNER_POOL = 8
 #: critiques run cheapest first and stop at the first failed criterion
@@ -107,10 +115,18 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
         else:
             sources.append(partner)
     row: dict[str, Any] = {"id": f"q{number + 1:04d}", "question_type": kind, "source": chunk.source}
+    turns: list[dict[str, str]] = []
+    answer: str | None
     try:
-        question, answer = await write_question(judging, kind, [c.text for c in sources])
+        if kind == "conversational":
+            turns, answer = await write_conversation(judging, chunk.text)
+            question = turns[-1]["content"]
+        else:
+            question, answer = await write_question(judging, kind, [c.text for c in sources])
     except UnparseableReply as exc:
         return {**row, "rejected_by": "parse failure", "detail": f"generate: {exc}"}
+    if turns:  # multi-turn: the follow-up is the question; the critiques read the whole conversation
+        row["messages"] = turns
     row.update({"user_input": question,
                 "reference": answer if answer is not None else REFUSAL.get(settings.language, REFUSAL["english"]),
                 "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
@@ -121,7 +137,8 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
         context = "\n\n".join(c.text for c in nearest_in_words(question, chunks, 3))
     for criterion in ORDER:
         try:
-            result = await critique(judging, criterion, question, context, settings.audience, settings.groundedness)
+            result = await critique(judging, criterion, transcript(turns) if turns else question, context,
+                                    settings.audience, settings.groundedness)
         except UnparseableReply as exc:
             return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
         row[f"{criterion}_score"] = result["score"]
