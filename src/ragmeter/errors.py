@@ -46,6 +46,11 @@ class JudgeUnavailable(JudgeError):
     """The judge could not be reached before any row was processed, or retries ran out."""
 
 
+class TransientRAGError(RagmeterError):
+    """Raise this from your RAG callable for a failure worth retrying (a timeout, a 503):
+    `ragmeter answer` retries it with backoff; any other exception is recorded on the row."""
+
+
 class UnparseableReply(RagmeterError):
     """The judge's reply did not validate against the output schema (after one re-ask)."""
 

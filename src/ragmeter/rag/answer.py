@@ -1,0 +1,185 @@
+"""`ragmeter answer TESTSET`: run the RAG under test over every row of a test set and write
+the rows back with `response`, `retrieved_contexts`, `retrieved_context_ids`,
+`retrieved_context_scores`, `answer_latency_seconds` and `answer_error`, ready for
+`ragmeter evaluate`.
+
+Answers are cached like judge replies (key: the RAG's identity and the query), so a killed
+run resumes and a re-run calls nothing. A `TransientRAGError` is retried with backoff; any
+other exception is recorded on its row (`answer_error`, no response: the evaluation marks
+the row unscored). Rows are never dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ragmeter.cache import make_key
+from ragmeter.errors import DataError, RagmeterError, TransientRAGError
+from ragmeter.rag.contract import Context, RAGAnswer, normalize
+
+ANSWER_KEY_VERSION = "answer1"
+OUTPUT_COLUMNS = ("response", "retrieved_contexts", "retrieved_context_ids", "retrieved_context_scores",
+                  "answer_latency_seconds", "answer_error")
+
+
+@dataclass
+class AnswerRun:
+    rows: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    path: Path | None = None
+
+
+def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
+    """Rows with a question (`user_input` text, or a conversation in `messages` / a list
+    `user_input`), checked before any call; errors name the file, row and field."""
+    from ragmeter.io.readers import read_records
+
+    if isinstance(data, (str, Path)):
+        path = Path(data)
+        if path.is_dir():
+            path = _testset_in(path)
+        records, _ = read_records(path)
+        source = str(path)
+    else:
+        records = list(data.to_dict("records") if hasattr(data, "to_dict") else data)
+        source = "<in-memory>"
+    if not records:
+        raise DataError("no rows to answer", source=source)
+    for number, row in enumerate(records, start=1):
+        if not isinstance(row, dict):
+            raise DataError("each row must be an object", source=source, row=number)
+        query = question_of(row)
+        if not query:
+            raise DataError("no question: expected `user_input` (text, or a list of turns) or `messages`",
+                            source=source, row=number, field="user_input")
+    return records, source
+
+
+def _testset_in(folder: Path) -> Path:
+    for name in ("testset.jsonl", "testset.parquet", "answers.jsonl"):
+        if (folder / name).is_file():
+            return folder / name
+    raise DataError("no testset.jsonl or testset.parquet in this folder", source=str(folder))
+
+
+def question_of(row: dict[str, Any]) -> str | list[dict[str, str]] | None:
+    """The query the RAG gets: the conversation when the row has one, else the question text."""
+    turns = row.get("messages") if row.get("messages") else row.get("user_input")
+    if isinstance(turns, list) and turns:
+        out = []
+        for turn in turns:
+            if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+                return None
+            role = turn.get("role") or {"human": "user", "ai": "assistant"}.get(turn.get("type", ""), "user")
+            out.append({"role": role, "content": turn["content"]})
+        return out if out[-1]["role"] == "user" and out[-1]["content"].strip() else None
+    text = row.get("user_input")
+    return text if isinstance(text, str) and text.strip() else None
+
+
+async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concurrency: int = 1,
+                      retries: int = 3, backoff: float = 1.0, progress: bool | None = None) -> dict[str, Any]:
+    """Answer every row in place (order kept); returns the run's accounting."""
+    from ragmeter.progress import row_progress
+
+    gate = asyncio.Semaphore(max(1, concurrency))
+    tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    identity = rag.identity()
+
+    async def one(row: dict[str, Any], number: int, bar: Any) -> None:
+        query = question_of(row)
+        key = make_key({"rag": identity, "query": query}, ANSWER_KEY_VERSION)
+        hit = cache.get(key, "replies")
+        if hit is None:
+            async with gate:
+                hit = await _ask(rag, query, str(row.get("id", number)), f"row {number}", retries, backoff, tally)
+            if hit["answer_error"] is None:  # errors are not cached: a re-run asks again
+                cache.put(key, hit, "replies")
+        else:
+            tally["cached"] += 1
+        row.update(hit)
+        bar.advance(1)
+
+    with row_progress(len(rows), progress) as bar:
+        await asyncio.gather(*(one(row, n, bar) for n, row in enumerate(rows, start=1)))
+    tally["errors"] = sum(r["answer_error"] is not None for r in rows)
+    return tally
+
+
+async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, backoff: float,
+               tally: dict[str, Any]) -> dict[str, Any]:
+    from ragmeter.rag.targets import HttpRAG
+
+    started = time.perf_counter()
+    for attempt in range(retries + 1):
+        try:
+            raw = await (rag(query, row_id=row_id) if isinstance(rag, HttpRAG) else rag(query))
+            break
+        except TransientRAGError as exc:
+            if attempt == retries:
+                return _failed(f"TransientRAGError after {attempt + 1} attempts: {exc}", started)
+            tally["retries"] += 1
+            await asyncio.sleep(backoff * 2 ** attempt)
+        except RagmeterError:
+            raise
+        except Exception as exc:  # the user's code failed on this row: recorded, not fatal
+            return _failed(f"{type(exc).__name__}: {exc}", started)
+    answer: RAGAnswer = normalize(raw, where)
+    tally["answered"] += 1
+    tally["prompt_tokens"] += answer.prompt_tokens
+    tally["completion_tokens"] += answer.completion_tokens
+    contexts = [c for c in answer.contexts if isinstance(c, Context)]  # all of them, after normalize
+    ids = [c.id for c in contexts]
+    scores = [c.score for c in contexts]
+    return {"response": answer.answer, "retrieved_contexts": [c.text for c in contexts],
+            "retrieved_context_ids": ids if all(i is not None for i in ids) and ids else None,
+            "retrieved_context_scores": scores if all(s is not None for s in scores) and scores else None,
+            "answer_latency_seconds": round(time.perf_counter() - started, 4), "answer_error": None,
+            "answer_tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens}}
+
+
+def _failed(message: str, started: float) -> dict[str, Any]:
+    return {"response": None, "retrieved_contexts": None, "retrieved_context_ids": None,
+            "retrieved_context_scores": None, "answer_latency_seconds": round(time.perf_counter() - started, 4),
+            "answer_error": message[:500], "answer_tokens": None}
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0-100); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return round(ordered[int(rank) - 1], 4)
+
+
+def answers_manifest(rows: list[dict[str, Any]], rag: Any, source: str, tally: dict[str, Any],
+                     seconds: float) -> dict[str, Any]:
+    from ragmeter import __version__
+
+    latencies = [r["answer_latency_seconds"] for r in rows if r.get("answer_latency_seconds") is not None]
+    return {"kind": "answers", "ragmeter_version": __version__,
+            "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "testset": source, "rag": {"name": rag.describe(), **rag.identity()}, "rows": len(rows),
+            **tally, "latency_seconds": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+                                         "note": "per row, as first answered (a cached row keeps its latency)"},
+            "wall_seconds": round(seconds, 2)}
+
+
+def write_answers(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str = "jsonl") -> Path:
+    from ragmeter.io.writers import atomic_write_bytes, parquet_bytes, write_json
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"answers.{fmt}"
+    if fmt == "parquet":
+        atomic_write_bytes(path, parquet_bytes(rows))
+    else:
+        atomic_write_bytes(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
+    write_json(out / "manifest.json", {**manifest, "answers_file": path.name})
+    return path

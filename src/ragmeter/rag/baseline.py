@@ -1,0 +1,68 @@
+"""ragmeter's baseline RAG, the seeds' pipeline: embed the question, take the top-k chunks
+from a FAISS index, write them numbered into the reader prompt, and generate with any
+judge backend (bundled, GGUF, OpenAI-compatible, hf). A reference system to compare yours
+against, and a bench for trying chunk sizes, embeddings, k and reader models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragmeter.judges.base import Judge, JudgeRequest
+from ragmeter.rag.contract import Context, RAGAnswer
+from ragmeter.rag.index import VectorIndex, load_index
+from ragmeter.rag.prompt import AnswerPrompt, Turn, load_answer_prompt
+
+
+class BaselineRAG:
+    """Top-k retrieval + one generation. Its identity (index content, embeddings, k, reader
+    model, prompt) keys the answer cache, so changing any of them re-answers."""
+
+    def __init__(self, index: str | Path | VectorIndex, generator: Judge, *, embedder: Any = None, k: int = 5,
+                 prompt: AnswerPrompt | None = None, max_tokens: int = 512) -> None:
+        from ragmeter.embeddings import make_embedder
+        from ragmeter.errors import ConfigError
+
+        if k < 1:
+            raise ConfigError("k must be at least 1")
+        self.index = index if isinstance(index, VectorIndex) else load_index(index)
+        self.embedder = embedder or make_embedder(self.index.manifest.get("embeddings_spec") or "bundled")
+        self.index.check_embedder(self.embedder.identity())
+        self.generator, self.k, self.max_tokens = generator, k, max_tokens
+        self.prompt = prompt or load_answer_prompt()
+
+    def identity(self) -> dict[str, Any]:
+        return {"rag": "ragmeter-baseline", "index": self.index.identity(), "k": self.k,
+                "generator": self.generator.identity(), "prompt": self.prompt.version, "max_tokens": self.max_tokens}
+
+    def describe(self) -> str:
+        return f"baseline RAG (k={self.k}, index {self.index.path}, generator {self.generator.describe()})"
+
+    async def check(self) -> None:
+        await self.embedder.check()
+        await self.generator.check()
+
+    async def retrieve(self, query: str) -> list[Context]:
+        vector = (await self.embedder.embed([query]))[0]
+        hits = self.index.search([vector], self.k)[0]
+        return [Context(h.text, h.id, round(h.score, 6)) for h in hits]
+
+    async def __call__(self, query: str | list[Turn]) -> RAGAnswer:
+        question, history = split_query(query)
+        # a follow-up ("and who kept it?") is searched with the user's earlier turns
+        search = " ".join([t["content"] for t in history if t["role"] == "user"] + [question])
+        contexts = await self.retrieve(search)
+        messages = self.prompt.messages(question, [c.text for c in contexts], history)
+        reply = await self.generator.complete(JudgeRequest(messages, None, self.max_tokens, "rag.answer"))
+        return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens)
+
+    async def aclose(self) -> None:
+        await self.embedder.aclose()
+        await self.generator.aclose()
+
+
+def split_query(query: str | list[Turn]) -> tuple[str, list[Turn]]:
+    """(the question, the turns before it)."""
+    if isinstance(query, str):
+        return query, []
+    return query[-1]["content"], [{"role": t["role"], "content": t["content"]} for t in query[:-1]]

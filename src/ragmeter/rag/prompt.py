@@ -1,0 +1,72 @@
+"""The baseline RAG's reader prompt: data, like the judges' prompts (`prompts/<lang>/rag.answer.json`;
+English and Spanish ship), or the user's own file with the same fields."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from ragmeter.errors import ConfigError
+
+Turn = dict[str, str]
+
+
+class AnswerPrompt(BaseModel):
+    """A system message, a user message with {context} and {question}, and how each
+    retrieved document is written into {context} ({number}, {text})."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    name: str = "rag.answer"
+    language: str = "english"
+    system: str
+    user: str
+    document: str = "Document {number}:::\n{text}\n"
+
+    @field_validator("user")
+    @classmethod
+    def _fields(cls, value: str) -> str:
+        for field in ("{context}", "{question}"):
+            if field not in value:
+                raise ValueError(f"the user message must contain {field}")
+        return value
+
+    @property
+    def version(self) -> str:
+        text = json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def messages(self, question: str, contexts: list[str], history: list[Turn] | None = None) -> list[Turn]:
+        """System, the earlier turns of a conversation (if any), then the documents and the question."""
+        context = "".join(self.document.replace("{number}", str(n)).replace("{text}", text)
+                          for n, text in enumerate(contexts, start=1))
+        user = self.user.replace("{context}", context).replace("{question}", question)
+        return [{"role": "system", "content": self.system}, *(history or []), {"role": "user", "content": user}]
+
+
+def load_answer_prompt(path: str | Path | None = None, language: str = "english") -> AnswerPrompt:
+    """The user's prompt file, or the built-in one for `language`."""
+    from ragmeter.prompts.languages import BUILTIN, normalize_language
+
+    if path is not None:
+        source = Path(path)
+        try:
+            data: Any = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"answer prompt {source}: {exc}") from None
+    else:
+        language = normalize_language(language)
+        code = BUILTIN.get(language)
+        if code is None:
+            raise ConfigError(f"no built-in answer prompt in {language}; pass --prompt FILE")
+        source = Path(f"prompts/{code}/rag.answer.json")
+        data = json.loads(resources.files("ragmeter").joinpath(str(source)).read_text(encoding="utf-8"))
+    try:
+        return AnswerPrompt(**data)
+    except (TypeError, ValidationError) as exc:
+        raise ConfigError(f"answer prompt {source}: {exc}") from None

@@ -1,0 +1,234 @@
+"""The RAG under test with a scripted generator and a tiny corpus: the FAISS index (order,
+ids, reuse), prompt assembly, the answer loop (cache, errors, retries, shapes), targets."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ragmeter.errors import ConfigError, DataError, TransientRAGError
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.rag import RAGAnswer, answer, build_index
+from ragmeter.rag.index import load_index
+from ragmeter.rag.prompt import load_answer_prompt
+from tests.conftest import TableEmbedder
+
+pytest.importorskip("faiss")
+
+TEXTS = {
+    "apples.md": "Apples grow on trees in orchards. " * 8,
+    "rivers.md": "Rivers carry water from mountains to the sea. " * 8,
+    "stars.md": "Stars are balls of hot gas far away in space. " * 8,
+}
+#: one axis per document; questions point at the document they are about
+AXES = {"apples.md": [1.0, 0.0, 0.0], "rivers.md": [0.0, 1.0, 0.0], "stars.md": [0.0, 0.0, 1.0]}
+
+
+def corpus(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in TEXTS.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+class AxisEmbedder(TableEmbedder):
+    """Chunks embed on their document's axis; questions by keyword, leaning on a second axis."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls += 1
+        self.texts = getattr(self, "texts", []) + texts
+        out = []
+        for t in texts:
+            if "apple" in t.lower():
+                out.append([0.9, 0.3, 0.0] if "?" in t else AXES["apples.md"])
+            elif "river" in t.lower():
+                out.append([0.0, 0.9, 0.3] if "?" in t else AXES["rivers.md"])
+            else:
+                out.append([0.2, 0.0, 0.9] if "?" in t else AXES["stars.md"])
+        return out
+
+
+def generator() -> ScriptedJudge:
+    def reply(request):
+        user = request.messages[-1]["content"]
+        first = re.findall(r"[A-Z][a-z]+", user.split("Document 1:::\n")[1])[0]
+        return f"From document 1 ({first})."
+    return ScriptedJudge(reply)
+
+
+def built(tmp_path: Path, embedder=None):
+    emb = embedder or AxisEmbedder()
+    info = build_index(corpus(tmp_path / "docs"), tmp_path / "index", chunk_size=200, chunk_overlap=20,
+                       embeddings=emb, progress=False)
+    return info, emb
+
+
+def test_index_retrieves_by_cosine_with_stable_ids(tmp_path):
+    info, emb = built(tmp_path)
+    index = load_index(tmp_path / "index")
+    assert info.chunks == len(index.ids) == index.faiss.ntotal and info.embedded == info.chunks
+    hits = index.search([[0.9, 0.3, 0.0]], 4)[0]
+    assert [h.source for h in hits][:2] == ["apples.md", "apples.md"]
+    assert hits[0].score == pytest.approx(0.9 / (0.9 ** 2 + 0.3 ** 2) ** 0.5, abs=1e-5)
+    assert all(h.id.startswith("c-") for h in hits) and len({h.id for h in hits}) == 4
+    # the same chunk ids as a test set made with the same chunk settings
+    from ragmeter.testset.chunking import split
+    from ragmeter.testset.documents import load_documents
+
+    assert sorted(index.ids) == sorted(c.id for c in split(load_documents(tmp_path / "docs").documents, 200, 20))
+
+
+def test_reindexing_unchanged_documents_embeds_nothing(tmp_path):
+    info, _ = built(tmp_path)
+    again = build_index(tmp_path / "docs", tmp_path / "index", chunk_size=200, chunk_overlap=20,
+                        embeddings=AxisEmbedder(), cache=False, progress=False)
+    assert (again.embedded, again.reused) == (0, info.chunks)
+    (tmp_path / "docs" / "moons.md").write_text("Moons orbit planets, as stars hold planets. " * 3)
+    grown = build_index(tmp_path / "docs", tmp_path / "index", chunk_size=200, chunk_overlap=20,
+                        embeddings=AxisEmbedder(), cache=False, progress=False)
+    assert grown.reused == info.chunks and grown.embedded == grown.chunks - info.chunks > 0
+
+
+def test_baseline_answers_with_numbered_chunks_and_records_what_it_retrieved(tmp_path):
+    built(tmp_path)
+    judge = generator()
+    rows = [{"id": "a", "user_input": "Where do apples grow?"}, {"id": "r", "user_input": "Where do rivers go?"}]
+    run = answer(rows, index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2,
+                 out=tmp_path / "ans", progress=False)
+    first = run.rows[0]
+    assert first["response"] == "From document 1 (Apples)." and first["answer_error"] is None
+    assert len(first["retrieved_contexts"]) == 2 and "Apples" in first["retrieved_contexts"][0]
+    assert len(first["retrieved_context_ids"]) == 2 and first["retrieved_context_scores"][0] > 0.9
+    assert run.rows[1]["response"] == "From document 1 (Rivers)."
+    messages = judge.requests[0].messages
+    assert messages[0]["role"] == "system" and "Document 2:::" in messages[1]["content"]
+    assert messages[1]["content"].endswith("Question: Where do apples grow?")
+    saved = [json.loads(line) for line in (tmp_path / "ans" / "answers.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in saved] == ["a", "r"]
+    manifest = json.loads((tmp_path / "ans" / "manifest.json").read_text())
+    assert manifest["answered"] == 2 and manifest["cached"] == 0 and manifest["rag"]["k"] == 2
+    # a re-run answers from the cache: no generation, no retrieval
+    judge2 = generator()
+    again = answer(rows, index=tmp_path / "index", generator=judge2, embeddings=AxisEmbedder(), k=2,
+                   out=tmp_path / "ans", progress=False)
+    assert judge2.calls() == 0 and again.manifest["cached"] == 2 and again.rows[0]["response"] == first["response"]
+    # a different k is a different RAG: answered again
+    judge3 = generator()
+    answer(rows, index=tmp_path / "index", generator=judge3, embeddings=AxisEmbedder(), k=1, progress=False)
+    assert judge3.calls() == 2
+
+
+def test_the_answers_evaluate(tmp_path):
+    import ragmeter
+
+    built(tmp_path)
+    rows = [{"id": "a", "user_input": "Where do apples grow?", "reference": "Apples grow on trees in orchards."}]
+    run = answer(rows, index=tmp_path / "index", generator=generator(), embeddings=AxisEmbedder(), k=2,
+                 out=tmp_path / "ans", progress=False)
+    result = ragmeter.evaluate(tmp_path / "ans" / "answers.jsonl", ["rouge"], progress=False)
+    assert result.summary()["rouge"]["n"] == 1 and run.rows[0]["response"]
+
+
+def test_follow_up_turns_search_with_the_conversation(tmp_path):
+    built(tmp_path)
+    emb, judge = AxisEmbedder(), generator()
+    turns = [{"role": "user", "content": "Tell me about apples?"}, {"role": "assistant", "content": "They grow."},
+             {"role": "user", "content": "Where?"}]
+    run = answer([{"id": "c", "messages": turns, "user_input": "Where?"}], index=tmp_path / "index",
+                 generator=judge, embeddings=emb, k=1, progress=False)
+    assert emb.texts[-1] == "Tell me about apples? Where?"
+    assert "Apples" in run.rows[0]["retrieved_contexts"][0]
+    sent = judge.requests[0].messages
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+
+
+def test_index_built_with_other_embeddings_is_refused(tmp_path):
+    built(tmp_path)
+
+    class Other(AxisEmbedder):
+        name = "other"
+
+    with pytest.raises(ConfigError, match="was built with embeddings table.*not other"):
+        answer([{"user_input": "q?"}], index=tmp_path / "index", generator=generator(), embeddings=Other(),
+               progress=False)
+
+
+def test_empty_or_missing_index_and_missing_question(tmp_path):
+    with pytest.raises(DataError, match="not an index folder"):
+        load_index(tmp_path / "nowhere")
+    built(tmp_path)
+    import faiss
+
+    (tmp_path / "index" / "index.faiss").write_bytes(faiss.serialize_index(faiss.IndexFlatIP(3)).tobytes())
+    with pytest.raises(DataError, match="empty"):
+        load_index(tmp_path / "index")
+    path = tmp_path / "ts.jsonl"
+    path.write_text(json.dumps({"id": "1", "user_input": "q?"}) + "\n" + json.dumps({"id": "2", "reference": "x"})
+                    + "\n")
+    with pytest.raises(DataError, match=r"ts.jsonl.*row 2.*user_input"):
+        answer(path, rag=lambda q: ("a", []), progress=False)
+
+
+def test_callable_shapes_errors_and_transient_retries(tmp_path):
+    calls = {"n": 0}
+
+    def flaky(query):
+        calls["n"] += 1
+        if query == "boom?":
+            raise ValueError("index offline")
+        if query == "flaky?" and calls["n"] < 4:
+            raise TransientRAGError("busy")
+        return {"answer": f"A to {query}", "contexts": ["plain text", {"text": "t", "id": "d1", "score": 0.5}]}
+
+    rows = [{"id": "1", "user_input": "fine?"}, {"id": "2", "user_input": "boom?"}, {"id": "3", "user_input": "flaky?"}]
+    run = answer(rows, rag=flaky, progress=False)
+    assert [r["response"] for r in run.rows] == ["A to fine?", None, "A to flaky?"]
+    assert run.rows[1]["answer_error"] == "ValueError: index offline" and len(run.rows) == 3
+    assert run.rows[0]["retrieved_contexts"] == ["plain text", "t"] and run.rows[0]["retrieved_context_ids"] is None
+    assert run.manifest["errors"] == 1 and run.manifest["retries"] == 1
+    # errors are not cached: a re-run asks that row again, and only that row
+    calls["n"] = 100
+    answer(rows, rag=flaky, progress=False)
+    assert calls["n"] == 101
+    with pytest.raises(DataError, match="row 1: the RAG returned list; expected a RAGAnswer"):
+        answer([{"user_input": "q?"}], rag=lambda q: ["just", "a", "list"], rag_id="bad", progress=False)
+    with pytest.raises(DataError, match="row 1: context 1 is int"):
+        answer([{"user_input": "q?"}], rag=lambda q: RAGAnswer("a", [3]), rag_id="bad2", progress=False)
+
+
+async def async_rag(query):
+    return RAGAnswer(f"async {query}", [{"text": "x", "id": "k1", "score": 1.0}])
+
+
+def test_async_callables_and_import_targets(tmp_path, monkeypatch):
+    run = answer([{"user_input": "q?"}], rag=async_rag, progress=False)
+    assert run.rows[0]["response"] == "async q?" and run.rows[0]["retrieved_context_ids"] == ["k1"]
+    (tmp_path / "myrag.py").write_text("def answer(q):\n    return ('imported ' + q, ['c'])\n")
+    monkeypatch.chdir(tmp_path)
+    run = answer([{"user_input": "q?"}], rag="myrag:answer", progress=False)
+    assert run.rows[0]["response"] == "imported q?" and "myrag:answer@" in run.manifest["rag"]["id"]
+    with pytest.raises(ConfigError, match="cannot import module 'nomodule'"):
+        answer([{"user_input": "q?"}], rag="nomodule:answer", progress=False)
+    with pytest.raises(ConfigError, match="module 'myrag' has no attribute 'missing'"):
+        answer([{"user_input": "q?"}], rag="myrag:missing", progress=False)
+
+
+def test_http_rag_down_fails_before_the_first_row():
+    with pytest.raises(ConfigError, match=r"RAG at http://127.0.0.1:9/rag is not reachable"):
+        answer([{"user_input": "q?"}], rag="http://127.0.0.1:9/rag", progress=False)
+
+
+def test_answer_prompts_ship_in_spanish(tmp_path):
+    es = load_answer_prompt(language="spanish")
+    messages = es.messages("¿Dónde?", ["uno", "dos"])
+    assert "Documento 2:::\ndos" in messages[1]["content"] and messages[1]["content"].endswith("Pregunta: ¿Dónde?")
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps({"system": "s", "user": "no fields"}))
+    with pytest.raises(ConfigError, match="must contain \\{context\\}"):
+        load_answer_prompt(bad)
