@@ -11,6 +11,7 @@ import typer
 
 from ragmeter.cli_common import console, pairs
 from ragmeter.cli_prompts import prompts_app
+from ragmeter.cli_rag import register as register_rag_commands
 from ragmeter.errors import RagmeterError
 from ragmeter.summary import plain
 
@@ -355,6 +356,7 @@ def _execute(cfg: Any, verbose: bool = False) -> None:
 
 
 app.add_typer(prompts_app, name="prompts")
+register_rag_commands(app)
 
 
 def main() -> None:

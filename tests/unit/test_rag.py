@@ -18,10 +18,13 @@ from tests.conftest import TableEmbedder
 
 pytest.importorskip("faiss")
 
+#: two paragraphs per document, each one chunk at chunk_size 200
 TEXTS = {
-    "apples.md": "Apples grow on trees in orchards. " * 8,
-    "rivers.md": "Rivers carry water from mountains to the sea. " * 8,
-    "stars.md": "Stars are balls of hot gas far away in space. " * 8,
+    "apples.md": "Apples grow on trees in orchards. " * 5 + "\n\n" + "Cold cellars keep each apple crisp. " * 5,
+    "rivers.md": "Rivers carry water from mountains to the sea. " * 4 + "\n\n"
+                 + "Salmon swim up a river to spawn in gravel. " * 4,
+    "stars.md": "Stars are balls of hot gas far away in space. " * 4 + "\n\n"
+                + "Astronomers chart their positions with telescopes. " * 3,
 }
 #: one axis per document; questions point at the document they are about
 AXES = {"apples.md": [1.0, 0.0, 0.0], "rivers.md": [0.0, 1.0, 0.0], "stars.md": [0.0, 0.0, 1.0]}
@@ -45,12 +48,15 @@ class AxisEmbedder(TableEmbedder):
         self.texts = getattr(self, "texts", []) + texts
         out = []
         for t in texts:
-            if "apple" in t.lower():
-                out.append([0.9, 0.3, 0.0] if "?" in t else AXES["apples.md"])
-            elif "river" in t.lower():
-                out.append([0.0, 0.9, 0.3] if "?" in t else AXES["rivers.md"])
-            else:
-                out.append([0.2, 0.0, 0.9] if "?" in t else AXES["stars.md"])
+            doc = "apples.md" if "apple" in t.lower() else "rivers.md" if "river" in t.lower() else "stars.md"
+            if "?" in t:
+                out.append({"apples.md": [0.9, 0.3, 0.0], "rivers.md": [0.0, 0.9, 0.3],
+                            "stars.md": [0.2, 0.0, 0.9]}[doc])
+                continue
+            vector = list(AXES[doc])
+            if not any(first in t for first in ("Apples grow", "Rivers carry", "Stars are")):
+                vector[(vector.index(1.0) + 1) % 3] = -0.1  # a second paragraph ranks just below the first
+            out.append(vector)
         return out
 
 
@@ -232,3 +238,146 @@ def test_answer_prompts_ship_in_spanish(tmp_path):
     bad.write_text(json.dumps({"system": "s", "user": "no fields"}))
     with pytest.raises(ConfigError, match="must contain \\{context\\}"):
         load_answer_prompt(bad)
+
+
+def test_langchain_adapter_with_a_real_runnable():
+    from langchain_core.documents import Document
+    from langchain_core.runnables import RunnableLambda
+
+    from ragmeter.rag.adapters import from_langchain
+
+    seen = []
+
+    def chain(inputs):
+        seen.append(inputs)
+        return {"answer": f"LC {inputs['input']}", "context": [
+            Document(page_content="doc one", metadata={"id": "d1", "score": 0.7}),
+            Document(page_content="doc two", metadata={"id": "d2", "score": 0.2})]}
+
+    rag = from_langchain(RunnableLambda(chain), rag_id="lc-v1")
+    turns = [{"role": "user", "content": "Hi?"}, {"role": "assistant", "content": "Hello."},
+             {"role": "user", "content": "More?"}]
+    run = answer([{"id": "1", "user_input": "What?"}, {"id": "2", "messages": turns}], rag=rag, progress=False)
+    assert run.rows[0]["response"] == "LC What?" and run.rows[0]["retrieved_context_ids"] == ["d1", "d2"]
+    assert run.rows[0]["retrieved_context_scores"] == [0.7, 0.2] and run.manifest["rag"]["id"] == "lc-v1"
+    assert seen[1] == {"input": "More?", "chat_history": [("human", "Hi?"), ("ai", "Hello.")]}
+
+
+def test_llamaindex_adapter_contract():
+    """The query-engine contract, with duck-typed objects shaped like llama_index.core's."""
+    from types import SimpleNamespace
+
+    from ragmeter.rag.adapters import from_llamaindex
+
+    class Node:
+        def __init__(self, text, node_id):
+            self.text, self.node_id = text, node_id
+
+        def get_content(self):
+            return self.text
+
+    class Engine:
+        async def aquery(self, question):
+            return SimpleNamespace(response=f"LI {question}", source_nodes=[
+                SimpleNamespace(node=Node("n one", "n1"), score=0.9)])
+
+    run = answer([{"user_input": "Why?"}], rag=from_llamaindex(Engine(), rag_id="li"), progress=False)
+    assert run.rows[0]["response"] == "LI Why?" and run.rows[0]["retrieved_contexts"] == ["n one"]
+    assert run.rows[0]["retrieved_context_ids"] == ["n1"] and run.rows[0]["retrieved_context_scores"] == [0.9]
+
+
+def test_http_rag_contract_on_127_0_0_1():
+    import http.server
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_OPTIONS(self):  # noqa: N802 - the http.server naming
+            self.send_response(204)
+            self.end_headers()
+
+        def do_POST(self):  # noqa: N802
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if body["question"] == "fail?":
+                self.send_response(400)
+                self.end_headers()
+                self.wfile.write(b"bad question")
+                return
+            reply = json.dumps({"answer": f"served {body['question']} ({body['id']})",
+                                "contexts": [{"text": "c", "id": "x1", "score": 0.3}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args):
+            return None
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/rag"
+        run = answer([{"id": "r1", "user_input": "ok?"}, {"id": "r2", "user_input": "fail?"}], rag=url,
+                     progress=False)
+    finally:
+        server.shutdown()
+    assert run.rows[0]["response"] == "served ok? (r1)" and run.rows[0]["retrieved_context_ids"] == ["x1"]
+    assert run.rows[1]["response"] is None and "HTTP 400: bad question" in run.rows[1]["answer_error"]
+
+
+def test_experiment_grid_table_best_and_paired_differences(tmp_path):
+    import asyncio
+
+    from ragmeter.rag.experiment import ExperimentConfig, print_experiment, run_experiment, variants
+
+    docs = corpus(tmp_path / "docs")
+    from ragmeter.testset.chunking import split
+    from ragmeter.testset.documents import load_documents
+
+    chunks = split(load_documents(docs).documents, 200, 20)
+    testset = tmp_path / "ts.jsonl"
+    # each question needs both chunks of its document: k=1 finds half, k=2 all
+    rows = [{"id": f"q{i}", "user_input": q, "reference": TEXTS[doc][:40],
+             "reference_contexts": [c.text for c in chunks if c.source == doc]}
+            for i, (q, doc) in enumerate([("Where do apples grow?", "apples.md"), ("Where do rivers go?", "rivers.md"),
+                                          ("What are stars?", "stars.md")])]
+    assert all(len(r["reference_contexts"]) == 2 for r in rows)
+    testset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    emb = AxisEmbedder()
+    cfg = ExperimentConfig(testset=str(testset), docs=str(docs), out=str(tmp_path / "exp"),
+                           metrics=["rouge", "non_llm_context_recall"], baseline={"k": 1, "chunk_overlap": 20},
+                           settings={"chunk_size": 200, "chunk_overlap": 20, "generator": generator(),
+                                     "embeddings": emb},
+                           grid={"k": [1, 2], "chunk_overlap": [20, 40]})
+    assert [v["name"] for v in variants(cfg)] == ["k=1,chunk_overlap=20", "k=1,chunk_overlap=40",
+                                                  "k=2,chunk_overlap=20", "k=2,chunk_overlap=40"]
+    summary = asyncio.run(run_experiment(cfg, progress=False))
+    assert summary["baseline"] == "k=1,chunk_overlap=20"
+    assert len(list((tmp_path / "exp" / "indexes").iterdir())) == 2  # one per chunking, shared across k
+    table = summary["table"]
+    assert set(table) == {v["name"] for v in variants(cfg)} and table["k=1,chunk_overlap=20"]["rouge"]["n"] == 3
+    diff = summary["compared_with_baseline"]["k=2,chunk_overlap=20"]
+    assert diff["rouge"]["difference"] == pytest.approx(0.0) and diff["rouge"]["verdict"] != "better"
+    assert table["k=1,chunk_overlap=20"]["non_llm_context_recall"]["mean"] == pytest.approx(0.5)
+    assert table["k=2,chunk_overlap=20"]["non_llm_context_recall"]["mean"] == pytest.approx(1.0)
+    recall = diff["non_llm_context_recall"]
+    assert recall["difference"] == pytest.approx(0.5) and recall["n"] == 3
+    assert recall["verdict"] == "no significant difference"  # 3 rows: the exact sign-flip p is 0.25
+    assert summary["best"] == {"rouge": "k=1,chunk_overlap=20", "non_llm_context_recall": "k=2,chunk_overlap=20"}
+    saved = json.loads((tmp_path / "exp" / "experiment.json").read_text())
+    assert saved["table"] == json.loads(json.dumps(table))
+    from rich.console import Console
+
+    shown = Console(record=True, width=200)
+    print_experiment(summary, shown)
+    assert "k=1,chunk_overlap=20 (baseline)" in shown.export_text()
+
+
+def test_experiment_refuses_unknown_settings_and_baselines(tmp_path):
+    from ragmeter.rag.experiment import ExperimentConfig, baseline_name, variants
+
+    with pytest.raises(ConfigError, match="unknown setting\\(s\\) top_k"):
+        variants(ExperimentConfig(testset="t", docs="d", grid={"top_k": [1]}))
+    cfg = ExperimentConfig(testset="t", docs="d", grid={"k": [1, 2]}, baseline="k=9")
+    with pytest.raises(ConfigError, match="baseline 'k=9' is not a variant; variants: k=1, k=2"):
+        baseline_name(cfg, variants(cfg))

@@ -1,0 +1,89 @@
+"""The RAG-under-test commands: `ragmeter index`, `ragmeter answer`, `ragmeter experiment`."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ragmeter.cli_common import console
+from ragmeter.summary import plain
+
+
+def register(app: typer.Typer) -> None:
+    app.command("index")(index)
+    app.command("answer")(answer)
+    app.command("experiment")(experiment)
+
+
+def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a .jsonl/.parquet/.csv "
+                                                    "with a `text` column")],
+          out: Annotated[Path, typer.Option(help="the index folder")],
+          chunk_size: Annotated[int, typer.Option("--chunk-size")] = 2000,
+          chunk_overlap: Annotated[int, typer.Option("--chunk-overlap")] = 200,
+          chunk_unit: Annotated[str, typer.Option("--chunk-unit", help="characters | tokens")] = "characters",
+          embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:/dir | "
+                                                       "openai-compat:URL#MODEL | openai:MODEL")] = "bundled",
+          no_cache: Annotated[bool, typer.Option("--no-cache")] = False) -> None:
+    """Chunk and embed documents into a FAISS index for the baseline RAG (unchanged chunks are
+    not embedded again)."""
+    from ragmeter.rag.index import build_index
+
+    info = build_index(docs, out, chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_unit=chunk_unit,
+                       embeddings=embeddings, cache=not no_cache)
+    rate = f"{info.embedded / info.embed_seconds:.1f} chunks/s embedding" if info.embed_seconds else "nothing to embed"
+    skipped = info.manifest["documents"]["skipped"]
+    print(plain(f"{info.chunks} chunks from {info.manifest['documents']['count']} documents: {info.embedded} "
+                f"embedded, {info.reused} reused ({rate}; {info.seconds:.1f} s in all)"
+                + (f"; skipped {len(skipped)}: {'; '.join(skipped)}" if skipped else "")))
+    print(plain(f"wrote {out}"))
+
+
+def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.parquet, or its folder) with "
+                                                        "`user_input`")],
+           out: Annotated[Path, typer.Option(help="output folder: answers.<format> and manifest.json")],
+           rag: Annotated[Optional[str], typer.Option(
+               help="your RAG: module:function or http://HOST:PORT/path")] = None,
+           index: Annotated[Optional[Path], typer.Option(help="or the baseline RAG over this index")] = None,
+           generator: Annotated[str, typer.Option(help="baseline: the reader model, any judge spec")] = "llamacpp",
+           embeddings: Annotated[Optional[str], typer.Option(help="baseline: query embeddings (default: the "
+                                                                  "index's)")] = None,
+           k: Annotated[int, typer.Option("--k", help="baseline: chunks retrieved")] = 5,
+           prompt: Annotated[Optional[Path], typer.Option(help="baseline: a reader prompt file")] = None,
+           language: Annotated[str, typer.Option(help="baseline: built-in prompt language")] = "english",
+           max_tokens: Annotated[int, typer.Option("--max-tokens", help="baseline: answer length limit")] = 512,
+           rag_id: Annotated[Optional[str], typer.Option("--rag-id", help="your RAG's version, for the answer "
+                                                                          "cache")] = None,
+           format: Annotated[str, typer.Option(help="jsonl | parquet")] = "jsonl",
+           concurrency: Annotated[int, typer.Option(help="questions in flight")] = 1,
+           no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+           overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+    """Answer a test set with your RAG (--rag) or ragmeter's baseline (--index), recording the
+    response, the retrieved chunks and the latency of every row, ready for `ragmeter evaluate`."""
+    from ragmeter.rag import answer as run_answer
+
+    result = run_answer(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k, prompt=prompt,
+                        language=language, max_tokens=max_tokens, rag_id=rag_id, out=out, format=format,
+                        concurrency=concurrency, cache=not no_cache, overwrite=overwrite)
+    m = result.manifest
+    latency = m["latency_seconds"]
+    print(plain(f"{m['rows']} rows: {m['answered']} answered, {m['cached']} from the cache, {m['errors']} errors; "
+                f"latency p50 {latency['p50']} s, p95 {latency['p95']} s"))
+    for row in [r for r in result.rows if r.get("answer_error")][:3]:
+        print(plain(f"  row {row.get('id', '?')}: {row['answer_error']}"))
+    print(plain(f"wrote {result.path}"))
+
+
+def experiment(config: Annotated[Path, typer.Argument(help="EXPERIMENT.yaml: testset, docs, grid, metrics, "
+                                                           "baseline")]) -> None:
+    """Compare baseline-RAG configurations (chunk size, embeddings, k, reader model) on one test
+    set: a variant x metric table with intervals and paired differences against a baseline."""
+    from ragmeter.rag.experiment import load_experiment, print_experiment, run_experiment
+
+    cfg = load_experiment(config)
+    shown: Any = console(wide=True)
+    summary = asyncio.run(run_experiment(cfg, console=shown))
+    print_experiment(summary, shown)
+    print(plain(f"wrote {Path(cfg.out) / 'experiment.json'}"))

@@ -1,0 +1,251 @@
+"""`ragmeter experiment EXPERIMENT.yaml`: a grid of baseline-RAG settings over one test set,
+the second half of seed 004. Each variant is indexed (once per chunking + embeddings, shared
+by the variants that use it), answered and evaluated on the same rows; the result is one
+table of variant x metric with 95% intervals, the best variant per metric, and paired
+differences against a baseline variant (paired bootstrap + sign-flip test, Holm-adjusted,
+from `ragmeter compare`).
+
+    OUT/indexes/<hash>/              one FAISS index per (chunking, embeddings)
+    OUT/variants/<name>/answers.jsonl, manifest.json
+    OUT/variants/<name>/results/     an ordinary run folder (compare, report, gates work on it)
+    OUT/experiment.json              the table, the best variants, the comparisons
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragmeter.errors import ConfigError, explain_validation
+
+#: settings a variant may vary, and their defaults (the seeds' pipeline)
+SETTINGS: dict[str, Any] = {"chunk_size": 2000, "chunk_overlap": 200, "chunk_unit": "characters",
+                            "embeddings": "bundled", "k": 5, "generator": "llamacpp", "max_tokens": 512,
+                            "prompt": None}
+INDEX_KEYS = ("chunk_size", "chunk_overlap", "chunk_unit", "embeddings")
+
+
+class ExperimentConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    testset: str
+    docs: str
+    out: str = "experiment"
+    metrics: list[Any] = Field(default_factory=lambda: ["faithfulness", "response_relevancy",
+                                                        "non_llm_context_recall"])
+    judge: str | dict[str, Any] = "llamacpp"
+    embeddings: str | dict[str, Any] = "bundled"  # the metrics' embeddings (response_relevancy)
+    language: str = "english"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    grid: dict[str, list[Any]] = Field(default_factory=dict)
+    baseline: str | dict[str, Any] | None = None
+    concurrency: int = Field(default=1, ge=1, le=256)
+    cache: bool | str = True
+    limit: int | None = Field(default=None, ge=1)
+
+
+def load_experiment(path: Path) -> ExperimentConfig:
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"experiment file not found: {path}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping (testset, docs, grid, metrics, ...)")
+    for key in ("testset", "docs", "out"):
+        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
+            data[key] = str(path.parent / data[key])
+    try:
+        return ExperimentConfig(**data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {explain_validation(exc, list(ExperimentConfig.model_fields))}") from None
+
+
+def variants(cfg: ExperimentConfig) -> list[dict[str, Any]]:
+    """Every combination of the grid's values over the fixed settings, named by what varies."""
+    for where, keys in (("settings", cfg.settings), ("grid", cfg.grid)):
+        unknown = sorted(set(keys) - set(SETTINGS))
+        if unknown:
+            raise ConfigError(f"experiment {where}: unknown setting(s) {', '.join(unknown)}; "
+                              f"settings: {', '.join(SETTINGS)}")
+    for key, values in cfg.grid.items():
+        if not isinstance(values, list) or not values:
+            raise ConfigError(f"experiment grid: {key} needs a non-empty list of values")
+    fixed = {**SETTINGS, **cfg.settings}
+    out = []
+    for combo in itertools.product(*cfg.grid.values()):
+        chosen = dict(zip(cfg.grid, combo))
+        name = ",".join(f"{k}={_label(v)}" for k, v in chosen.items()) or "baseline"
+        out.append({"name": name, "varies": chosen, "settings": {**fixed, **chosen}})
+    if len({v["name"] for v in out}) != len(out):
+        raise ConfigError("experiment grid: two variants get the same name (repeated values?)")
+    return out
+
+
+def baseline_name(cfg: ExperimentConfig, grid: list[dict[str, Any]]) -> str:
+    """The variant the others are compared with: named in `baseline` (a name or the varying
+    settings), else the first."""
+    wanted = cfg.baseline
+    if wanted is None:
+        return grid[0]["name"]
+    if isinstance(wanted, dict):
+        matches = [v["name"] for v in grid if all(v["settings"].get(k) == x for k, x in wanted.items())]
+        if len(matches) == 1:
+            return matches[0]
+        wanted = ",".join(f"{k}={_label(x)}" for k, x in wanted.items())
+        if matches:
+            raise ConfigError(f"experiment baseline '{wanted}' matches {len(matches)} variants "
+                              f"({', '.join(matches)}): name one")
+    for variant in grid:
+        if variant["name"] == wanted:
+            return variant["name"]
+    raise ConfigError(f"experiment baseline '{wanted}' is not a variant; variants: "
+                      f"{', '.join(v['name'] for v in grid)}")
+
+
+def _described(obj: Any) -> Any:
+    """A judge or embedder object given in Python, as JSON: its identity."""
+    return obj.identity() if hasattr(obj, "identity") else repr(obj)
+
+
+def _label(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=_described)
+
+
+def folder_name(name: str) -> str:
+    """A variant's name as a folder name (readable, and unique through a short hash)."""
+    slug = re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)[:80]
+    return f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
+
+
+def index_key(settings: dict[str, Any]) -> str:
+    text = json.dumps({k: settings[k] for k in INDEX_KEYS}, sort_keys=True, default=_described)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+async def run_experiment(cfg: ExperimentConfig, *, progress: bool | None = None, console: Any = None
+                         ) -> dict[str, Any]:
+    """Index, answer and evaluate every variant; compare each with the baseline."""
+    from ragmeter.rag import aanswer
+    from ragmeter.rag.index import abuild_index
+
+    grid = variants(cfg)
+    base = baseline_name(cfg, grid)
+    out = Path(cfg.out)
+    rows = _testset_rows(cfg)
+    built: dict[str, Path] = {}
+    results: dict[str, Path] = {}
+    for number, variant in enumerate(grid, start=1):
+        settings, name = variant["settings"], variant["name"]
+        _say(console, f"[{number}/{len(grid)}] {name}")
+        key = index_key(settings)
+        if key not in built:
+            built[key] = out / "indexes" / key
+            await abuild_index(cfg.docs, built[key], chunk_size=settings["chunk_size"],
+                               chunk_overlap=settings["chunk_overlap"], chunk_unit=settings["chunk_unit"],
+                               embeddings=settings["embeddings"], cache=cfg.cache, progress=progress)
+        folder = out / "variants" / folder_name(name)
+        answered = await aanswer(rows, index=built[key], generator=settings["generator"],
+                                 embeddings=settings["embeddings"], k=settings["k"], prompt=settings["prompt"],
+                                 language=cfg.language, max_tokens=settings["max_tokens"], out=folder,
+                                 concurrency=cfg.concurrency, cache=cfg.cache, progress=progress, overwrite=True)
+        results[name] = await _evaluate(cfg, answered.path, folder / "results", progress)
+    summary = summarize(grid, base, results)
+    from ragmeter.io.writers import write_json
+
+    config = json.loads(json.dumps(cfg.model_dump(), default=_described))
+    write_json(out / "experiment.json", {"config": config, **summary})
+    return summary
+
+
+def _testset_rows(cfg: ExperimentConfig) -> list[dict[str, Any]]:
+    from ragmeter.rag.answer import load_testset
+
+    rows, _ = load_testset(cfg.testset)
+    return rows[:cfg.limit] if cfg.limit else rows
+
+
+async def _evaluate(cfg: ExperimentConfig, answers: Path | None, out: Path, progress: bool | None) -> Path:
+    from ragmeter.api import aevaluate
+
+    assert answers is not None  # aanswer writes when given `out`
+    await aevaluate(answers, cfg.metrics, judge=cfg.judge, embeddings=cfg.embeddings, out=out,
+                    cache=cfg.cache, concurrency=cfg.concurrency, progress=progress, language=cfg.language,
+                    overwrite=True)
+    return out
+
+
+def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -> dict[str, Any]:
+    """The variant x metric table (mean, 95% interval, n), the best variant per metric, and
+    each variant's paired comparison with the baseline."""
+    from ragmeter.comparison import compare
+    from ragmeter.runs import load_run
+
+    runs = {name: load_run(path) for name, path in results.items()}
+    table: dict[str, dict[str, Any]] = {}
+    for name, run in runs.items():
+        table[name] = {m: {"mean": r.mean, "ci95": list(r.ci95) if r.ci95 else None, "n": r.n}
+                       for m, r in run.manifest.metrics.items()}
+    metrics = list(next(iter(table.values())))
+    best = {}
+    for metric in metrics:
+        higher = next(iter(runs.values())).manifest.metrics[metric].higher_is_better
+        scored = [(v[metric]["mean"], n) for n, v in table.items() if v[metric]["mean"] is not None]
+        if scored:  # ties go to the earliest variant in grid order (the baseline when it is first)
+            top = (max if higher else min)(mean for mean, _ in scored)
+            best[metric] = next(n for mean, n in scored if mean == top)
+    comparisons = {}
+    for name in runs:
+        if name != base:
+            result = compare(runs[base], runs[name])
+            comparisons[name] = {m: {"difference": c.difference, "ci95": list(c.ci95) if c.ci95 else None,
+                                     "p_holm": c.p_holm, "verdict": c.verdict, "n": c.n}
+                                 for m, c in result.metrics.items()}
+    return {"baseline": base, "variants": [{"name": v["name"], "varies": v["varies"],
+                                            "results": str(results[v["name"]])} for v in grid],
+            "table": table, "best": best, "compared_with_baseline": comparisons}
+
+
+def print_experiment(summary: dict[str, Any], console: Any) -> None:
+    from rich.table import Table
+
+    from ragmeter.summary import printable
+
+    table = Table(title=f"variants x metrics (mean [95% CI]); paired difference vs {summary['baseline']}")
+    metrics = list(next(iter(summary["table"].values())))
+    table.add_column("variant", overflow="fold")
+    for metric in metrics:
+        table.add_column(metric, overflow="fold")
+    for name, row in summary["table"].items():
+        cells = []
+        for metric in metrics:
+            cell = _cell(row[metric])
+            if summary["best"].get(metric) == name:
+                cell = f"[bold]{cell} *[/bold]"
+            change = summary["compared_with_baseline"].get(name, {}).get(metric)
+            if change and change["difference"] is not None:
+                mark = {"better": " [green]better[/green]", "worse": " [red]worse[/red]"}.get(change["verdict"], "")
+                cell += f"\n{change['difference']:+.3f}{mark}"
+            cells.append(cell)
+        table.add_row(printable(name) + (" (baseline)" if name == summary["baseline"] else ""), *cells)
+    console.print(table)
+    console.print("* best variant for the metric; differences are paired (same rows), Holm-adjusted across "
+                  "metrics; 'better'/'worse' only when significant at 0.05")
+
+
+def _cell(entry: dict[str, Any]) -> str:
+    if entry["mean"] is None:
+        return "-"
+    ci = entry["ci95"]
+    return f"{entry['mean']:.3f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{entry['mean']:.3f}"
+
+
+def _say(console: Any, text: str) -> None:
+    if console is not None:
+        console.print(text, highlight=False)
