@@ -26,13 +26,15 @@ def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html,
           chunk_unit: Annotated[str, typer.Option("--chunk-unit", help="characters | tokens")] = "characters",
           embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:/dir | "
                                                        "openai-compat:URL#MODEL | openai:MODEL")] = "bundled",
+          kind: Annotated[str, typer.Option(help="auto (exact up to 20,000 chunks, HNSW above) | flat | hnsw"
+                                         )] = "auto",
           no_cache: Annotated[bool, typer.Option("--no-cache")] = False) -> None:
     """Chunk and embed documents into a FAISS index for the baseline RAG (unchanged chunks are
     not embedded again)."""
     from ragmeter.rag.index import build_index
 
     info = build_index(docs, out, chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_unit=chunk_unit,
-                       embeddings=embeddings, cache=not no_cache)
+                       embeddings=embeddings, kind=kind, cache=not no_cache)
     rate = f"{info.embedded / info.embed_seconds:.1f} chunks/s embedding" if info.embed_seconds else "nothing to embed"
     skipped = info.manifest["documents"]["skipped"]
     print(plain(f"{info.chunks} chunks from {info.manifest['documents']['count']} documents: {info.embedded} "
@@ -80,10 +82,20 @@ def experiment(config: Annotated[Path, typer.Argument(help="EXPERIMENT.yaml: tes
                                                            "baseline")]) -> None:
     """Compare baseline-RAG configurations (chunk size, embeddings, k, reader model) on one test
     set: a variant x metric table with intervals and paired differences against a baseline."""
+    import warnings
+
+    from rich.console import Console
+
+    from ragmeter.judges.bundled import JudgeValidityWarning
     from ragmeter.rag.experiment import load_experiment, print_experiment, run_experiment
+    from ragmeter.summary import printable
 
     cfg = load_experiment(config)
     shown: Any = console(wide=True)
-    summary = asyncio.run(run_experiment(cfg, console=shown))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JudgeValidityWarning)
+        summary = asyncio.run(run_experiment(cfg, console=shown))
     print_experiment(summary, shown)
+    for message in dict.fromkeys(str(w.message) for w in caught):  # once, not once per variant
+        Console(stderr=True).print(f"[yellow]{printable(message)}[/yellow]", highlight=False)
     print(plain(f"wrote {Path(cfg.out) / 'experiment.json'}"))

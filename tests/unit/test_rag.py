@@ -381,3 +381,18 @@ def test_experiment_refuses_unknown_settings_and_baselines(tmp_path):
     cfg = ExperimentConfig(testset="t", docs="d", grid={"k": [1, 2]}, baseline="k=9")
     with pytest.raises(ConfigError, match="baseline 'k=9' is not a variant; variants: k=1, k=2"):
         baseline_name(cfg, variants(cfg))
+
+
+def test_hnsw_index_finds_what_the_exact_one_finds(tmp_path):
+    corpus(tmp_path / "docs")
+    flat = build_index(tmp_path / "docs", tmp_path / "flat", chunk_size=200, chunk_overlap=20,
+                       embeddings=AxisEmbedder(), progress=False)
+    hnsw = build_index(tmp_path / "docs", tmp_path / "hnsw", chunk_size=200, chunk_overlap=20,
+                       embeddings=AxisEmbedder(), kind="hnsw", progress=False)
+    assert (flat.manifest["search"], hnsw.manifest["search"]) == ("flat", "hnsw")
+    query = [[0.0, 0.9, 0.3]]
+    exact, graph = load_index(tmp_path / "flat"), load_index(tmp_path / "hnsw")
+    assert [h.id for h in graph.search(query, 2)[0]] == [h.id for h in exact.search(query, 2)[0]]
+    assert graph.identity() != exact.identity()  # answers from the two are cached apart
+    with pytest.raises(ConfigError, match="index kind must be one of auto, flat, hnsw"):
+        build_index(tmp_path / "docs", tmp_path / "x", embeddings=AxisEmbedder(), kind="ivf", progress=False)
