@@ -56,6 +56,10 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
            prompt: Annotated[Optional[Path], typer.Option(help="baseline: a reader prompt file")] = None,
            language: Annotated[str, typer.Option(help="baseline: built-in prompt language")] = "english",
            max_tokens: Annotated[int, typer.Option("--max-tokens", help="baseline: answer length limit")] = 512,
+           rerank: Annotated[Optional[str], typer.Option(
+               help="baseline: judge | judge:SPEC | cross-encoder:/dir (rerank candidates to k)")] = None,
+           rerank_candidates: Annotated[Optional[int], typer.Option(
+               "--rerank-candidates", help="baseline: chunks retrieved for the reranker (default 3k)")] = None,
            rag_id: Annotated[Optional[str], typer.Option("--rag-id", help="your RAG's version, for the answer "
                                                                           "cache")] = None,
            format: Annotated[str, typer.Option(help="jsonl | parquet")] = "jsonl",
@@ -67,7 +71,8 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
     from ragmeter.rag import answer as run_answer
 
     result = run_answer(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k, prompt=prompt,
-                        language=language, max_tokens=max_tokens, rag_id=rag_id, out=out, format=format,
+                        language=language, max_tokens=max_tokens, rerank=rerank, rerank_candidates=rerank_candidates,
+                        rag_id=rag_id, out=out, format=format,
                         concurrency=concurrency, cache=not no_cache, overwrite=overwrite)
     m = result.manifest
     latency = m["latency_seconds"]

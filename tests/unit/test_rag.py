@@ -396,3 +396,46 @@ def test_hnsw_index_finds_what_the_exact_one_finds(tmp_path):
     assert graph.identity() != exact.identity()  # answers from the two are cached apart
     with pytest.raises(ConfigError, match="index kind must be one of auto, flat, hnsw"):
         build_index(tmp_path / "docs", tmp_path / "x", embeddings=AxisEmbedder(), kind="ivf", progress=False)
+
+
+def test_judge_reranker_keeps_the_best_k_of_the_candidates(tmp_path):
+    built(tmp_path)
+
+    def reply(request):
+        if request.tag == "context_relevance.rating1":  # the second paragraph is the relevant one
+            return {"rating": 2 if "Cold cellars" in request.messages[-1]["content"] else 0}
+        return "Answer."
+    judge = ScriptedJudge(reply)
+    run = answer([{"id": "a", "user_input": "Where do apples keep?"}], index=tmp_path / "index", generator=judge,
+                 embeddings=AxisEmbedder(), k=1, rerank="judge", rerank_candidates=3, progress=False)
+    row = run.rows[0]
+    assert judge.calls("context_relevance.rating1") == 3 and judge.calls("rag.answer") == 1
+    assert "Cold cellars" in row["retrieved_contexts"][0] and row["retrieved_context_scores"] == [1.0]
+    assert run.manifest["rag"]["candidates"] == 3 and run.manifest["rag"]["reranker"]["rerank"] == "judge"
+    with pytest.raises(ConfigError, match="--rerank 'colbert'"):
+        answer([{"user_input": "q?"}], index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(),
+               rerank="colbert", progress=False)
+
+
+def test_cross_encoder_reranker_through_sentence_transformers(tmp_path, monkeypatch):
+    """The CrossEncoder contract (predict over (question, text) pairs), with a stand-in model."""
+    import sentence_transformers
+
+    class FakeCrossEncoder:
+        def __init__(self, path, **kwargs):
+            self.path = path
+
+        def predict(self, pairs, **kwargs):
+            return [len(text) for _, text in pairs]  # longest first
+
+    monkeypatch.setattr(sentence_transformers, "CrossEncoder", FakeCrossEncoder)
+    built(tmp_path)
+    (tmp_path / "ce").mkdir()
+    run = answer([{"user_input": "Where do apples grow?"}], index=tmp_path / "index", generator=generator(),
+                 embeddings=AxisEmbedder(), k=2, rerank=f"cross-encoder:{tmp_path / 'ce'}", progress=False)
+    scores = run.rows[0]["retrieved_context_scores"]
+    assert scores == sorted(scores, reverse=True) and scores[0] == max(len(c) for c in run.rows[0]
+                                                                       ["retrieved_contexts"])
+    with pytest.raises(ConfigError, match="cross-encoder folder not found"):
+        answer([{"user_input": "q?"}], index=tmp_path / "index", generator=generator(), embeddings=AxisEmbedder(),
+               rerank=f"cross-encoder:{tmp_path / 'none'}", progress=False)

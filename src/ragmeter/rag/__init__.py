@@ -36,6 +36,7 @@ def answer(testset: Any, rag: Any = None, **options: Any) -> AnswerRun:
 async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = None,
                   generator: str | dict | Any = "llamacpp", embeddings: str | dict | None = None, k: int = 5,
                   prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
+                  rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
                   concurrency: int = 1, retries: int = 3, cache: bool | str | Path = True,
                   progress: bool | None = None, overwrite: bool = False) -> AnswerRun:
@@ -50,8 +51,8 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
     if format not in ("jsonl", "parquet"):
         raise ConfigError("--format must be jsonl or parquet")
     rows, source = load_testset(testset)
-    target = _target(rag, rag_id) if rag is not None else _baseline(index, generator, embeddings, k, prompt,
-                                                                     language, max_tokens)
+    target = _target(rag, rag_id) if rag is not None else _baseline(
+        index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates)
     if out is not None:
         _prepare(Path(out), source, target, overwrite)
     started = time.perf_counter()
@@ -78,16 +79,18 @@ def _target(rag: Any, rag_id: str | None) -> Any:
 
 
 def _baseline(index: Any, generator: Any, embeddings: Any, k: int, prompt: Any, language: str,
-              max_tokens: int) -> Any:
+              max_tokens: int, rerank: str | None, candidates: int | None) -> Any:
     from ragmeter.embeddings import make_embedder
     from ragmeter.judges.spec import make_judge
     from ragmeter.rag.baseline import BaselineRAG
     from ragmeter.rag.prompt import load_answer_prompt
+    from ragmeter.rag.rerank import make_reranker
 
     judge = generator if not isinstance(generator, (str, dict)) else make_judge(generator)
     embedder = make_embedder(embeddings) if isinstance(embeddings, (str, dict)) else embeddings
+    reranker = rerank if rerank is None or not isinstance(rerank, str) else make_reranker(rerank, judge, language)
     return BaselineRAG(index, judge, embedder=embedder, k=k, prompt=load_answer_prompt(prompt, language),
-                       max_tokens=max_tokens)
+                       max_tokens=max_tokens, reranker=reranker, candidates=candidates)
 
 
 def _prepare(out: Path, source: str, target: Any, overwrite: bool) -> None:

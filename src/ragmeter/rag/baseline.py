@@ -19,7 +19,8 @@ class BaselineRAG:
     model, prompt) keys the answer cache, so changing any of them re-answers."""
 
     def __init__(self, index: str | Path | VectorIndex, generator: Judge, *, embedder: Any = None, k: int = 5,
-                 prompt: AnswerPrompt | None = None, max_tokens: int = 512) -> None:
+                 prompt: AnswerPrompt | None = None, max_tokens: int = 512, reranker: Any = None,
+                 candidates: int | None = None) -> None:
         from ragmeter.embeddings import make_embedder
         from ragmeter.errors import ConfigError
 
@@ -30,33 +31,43 @@ class BaselineRAG:
         self.index.check_embedder(self.embedder.identity())
         self.generator, self.k, self.max_tokens = generator, k, max_tokens
         self.prompt = prompt or load_answer_prompt()
+        #: with a reranker, this many chunks are retrieved and the best k kept
+        self.reranker, self.candidates = reranker, max(k, candidates or 3 * k) if reranker else k
 
     def identity(self) -> dict[str, Any]:
-        return {"rag": "ragmeter-baseline", "index": self.index.identity(), "k": self.k,
+        rerank = {"reranker": self.reranker.identity(), "candidates": self.candidates} if self.reranker else {}
+        return {"rag": "ragmeter-baseline", "index": self.index.identity(), "k": self.k, **rerank,
                 "generator": self.generator.identity(), "prompt": self.prompt.version, "max_tokens": self.max_tokens}
 
     def describe(self) -> str:
-        return f"baseline RAG (k={self.k}, index {self.index.path}, generator {self.generator.describe()})"
+        rerank = f", reranked from {self.candidates}" if self.reranker else ""
+        return f"baseline RAG (k={self.k}{rerank}, index {self.index.path}, generator {self.generator.describe()})"
 
     async def check(self) -> None:
         await self.embedder.check()
         await self.generator.check()
 
-    async def retrieve(self, query: str) -> list[Context]:
+    async def retrieve(self, query: str, question: str | None = None) -> list[Context]:
+        """Top-k by cosine; with a reranker, the best k of `candidates` by its score for `question`."""
+        from ragmeter.rag.rerank import rerank
+
         vector = (await self.embedder.embed([query]))[0]
-        hits = self.index.search([vector], self.k)[0]
-        return [Context(h.text, h.id, round(h.score, 6)) for h in hits]
+        hits = self.index.search([vector], self.candidates)[0]
+        found = [Context(h.text, h.id, round(h.score, 6)) for h in hits]
+        return await rerank(self.reranker, question or query, found, self.k) if self.reranker else found
 
     async def __call__(self, query: str | list[Turn]) -> RAGAnswer:
         question, history = split_query(query)
         # a follow-up ("and who kept it?") is searched with the user's earlier turns
         search = " ".join([t["content"] for t in history if t["role"] == "user"] + [question])
-        contexts = await self.retrieve(search)
+        contexts = await self.retrieve(search, question)
         messages = self.prompt.messages(question, [c.text for c in contexts], history)
         reply = await self.generator.complete(JudgeRequest(messages, None, self.max_tokens, "rag.answer"))
         return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens)
 
     async def aclose(self) -> None:
+        if self.reranker is not None:
+            await self.reranker.aclose()
         await self.embedder.aclose()
         await self.generator.aclose()
 

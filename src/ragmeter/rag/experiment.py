@@ -27,7 +27,7 @@ from ragmeter.errors import ConfigError, explain_validation
 #: settings a variant may vary, and their defaults (the seeds' pipeline)
 SETTINGS: dict[str, Any] = {"chunk_size": 2000, "chunk_overlap": 200, "chunk_unit": "characters",
                             "embeddings": "bundled", "k": 5, "generator": "llamacpp", "max_tokens": 512,
-                            "prompt": None}
+                            "prompt": None, "rerank": None, "rerank_candidates": None}
 INDEX_KEYS = ("chunk_size", "chunk_overlap", "chunk_unit", "embeddings")
 
 
@@ -154,6 +154,7 @@ async def run_experiment(cfg: ExperimentConfig, *, progress: bool | None = None,
         answered = await aanswer(rows, index=built[key], generator=settings["generator"],
                                  embeddings=settings["embeddings"], k=settings["k"], prompt=settings["prompt"],
                                  language=cfg.language, max_tokens=settings["max_tokens"], out=folder,
+                                 rerank=settings["rerank"], rerank_candidates=settings["rerank_candidates"],
                                  concurrency=cfg.concurrency, cache=cfg.cache, progress=progress, overwrite=True)
         results[name] = await _evaluate(cfg, answered.path, folder / "results", progress)
     summary = summarize(grid, base, results)
