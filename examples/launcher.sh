@@ -2,6 +2,8 @@
 # Run ragmeter as a SLURM batch job, or as plain bash on any machine (the same script).
 #   sbatch examples/launcher.sh path/to/config.yaml
 #   bash   examples/launcher.sh path/to/config.yaml
+# As one task of a job array (examples/launcher_array.sh submits it): with RAGMETER_SHARDS=N
+# set, array task I scores shard I/N into $RAGMETER_SHARD_OUT/shard-I, with its own cache.
 #SBATCH --job-name=ragmeter
 #SBATCH --output=ragmeter-%j.out
 #SBATCH --error=ragmeter-%j.err
@@ -23,7 +25,14 @@ RAGMETER="${RAGMETER_BIN:-$(command -v ragmeter || echo "$PROJECT_DIR/.venv/bin/
 # file per config (so two jobs never share one), and is worked on from node-local disk:
 # sqlite's locking is unreliable on NFS. It is copied back when the job ends, also when it
 # is preempted or cancelled (SLURM sends TERM first, see --signal above).
-PERSISTENT="${RAGMETER_CACHE_DIR:-$PROJECT_DIR/.ragmeter-cache}/$(basename "${CONFIG%.*}").sqlite"
+EXTRA=()
+NAME="$(basename "${CONFIG%.*}")"
+if [ -n "${RAGMETER_SHARDS:-}" ]; then
+    TASK="${SLURM_ARRAY_TASK_ID:?RAGMETER_SHARDS is set but this is not an array task}"
+    EXTRA=(--shard "$TASK/$RAGMETER_SHARDS" --out "${RAGMETER_SHARD_OUT:-results-shards}/shard-$TASK")
+    NAME="$NAME-shard$TASK"   # one cache per shard: array tasks never write the same file
+fi
+PERSISTENT="${RAGMETER_CACHE_DIR:-$PROJECT_DIR/.ragmeter-cache}/$NAME.sqlite"
 LOCAL_DIR="$(mktemp -d "${SLURM_TMPDIR:-${TMPDIR:-/tmp}}/ragmeter.XXXXXX")"
 export RAGMETER_CACHE="$LOCAL_DIR/cache.sqlite"
 mkdir -p "$(dirname "$PERSISTENT")"
@@ -43,9 +52,9 @@ trap save_cache EXIT
 export HF_HUB_OFFLINE=1   # compute nodes usually have no internet: never reach for a hub
 
 if [ -n "${SLURM_JOB_ID:-}" ]; then
-    srun "$RAGMETER" run "$CONFIG" &
+    srun "$RAGMETER" run "$CONFIG" "${EXTRA[@]}" &
 else
-    "$RAGMETER" run "$CONFIG" &
+    "$RAGMETER" run "$CONFIG" "${EXTRA[@]}" &
 fi
 CHILD=$!
 # preempted or cancelled: stop ragmeter (every finished reply is already committed to the cache)

@@ -158,6 +158,10 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    if cfg.shard:
+        from ragmeter.shards import take_shard
+
+        dataset = take_shard(dataset, cfg.shard)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs])
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call

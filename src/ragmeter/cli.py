@@ -73,6 +73,8 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         out: Annotated[Optional[str], typer.Option("--out", help="override output folder")] = None,
         no_cache: Annotated[bool, typer.Option("--no-cache", help="call the judge for everything")] = False,
         limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None,
+        shard: Annotated[Optional[str], typer.Option("--shard", help="I/N: only the rows whose id hashes to shard "
+                                                                   "I of N (join with `ragmeter merge`)")] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
                                                                    "output folder")] = False,
         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
@@ -87,7 +89,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
                             report)
     # paths given on the command line are relative to the working directory, not the config file
     paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
-    overrides: dict[str, Any] = {"limit": limit, "cache": False if no_cache else None,
+    overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
                                  "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
     cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {})})
@@ -120,6 +122,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              timeout: Annotated[float, typer.Option(help="seconds per judge call")] = 300.0,
              no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
              limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+             shard: Annotated[Optional[str], typer.Option(help="I/N: only the rows whose id hashes to shard I of "
+                                                               "N (join with `ragmeter merge`)")] = None,
              language: Annotated[str, typer.Option(help="prompt language: english | spanish | any "
                                                         "language --prompts-dir provides")] = "english",
              prompts_dir: Annotated[Optional[Path], typer.Option(
@@ -138,7 +142,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "embeddings": embeddings, "columns": pairs(column or [], "--column"),
                         "metrics": _metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
-                        "limit": limit, "language": language, "overwrite": overwrite,
+                        "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None,
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
                                                             summary_md, junit, junit_rows, report).items()
@@ -294,6 +298,21 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
     print_quality(result.quality, console())
     print(plain(f"wrote {result.path}, {result.path.parent / 'rejected.jsonl'} and "
                 f"{result.path.parent / 'manifest.json'}" if result.path else ""))
+
+
+@app.command("merge")
+def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run folders (--shard 0/N ... N-1/N)")],
+          out: Annotated[Path, typer.Option(help="the merged run folder")],
+          overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+    """Join the run folders of `--shard I/N` runs into one run: rows in dataset order, means and
+    intervals recomputed from the rows, judge accounting summed."""
+    from ragmeter.runs import load_run
+    from ragmeter.shards import merge_runs
+    from ragmeter.summary import print_summary
+
+    path = merge_runs(list(folders), out, overwrite)
+    print_summary(load_run(out).manifest.model_dump(mode="json"), console())
+    print(plain(f"wrote {path} and {out / 'manifest.json'}"))
 
 
 @app.command("metrics")

@@ -33,6 +33,8 @@ class RunConfig(BaseModel):
     retries: int = Field(default=3, ge=0, le=10)
     cache: str | bool = True
     limit: int | None = Field(default=None, ge=1)
+    #: "I/N": only the rows whose id hashes to shard I of N (shards.py; join with `ragmeter merge`)
+    shard: str | None = None
     progress: bool | None = None
     language: str = "english"
     prompts_dir: str | None = None
@@ -63,6 +65,19 @@ class RunConfig(BaseModel):
 
         return GateSettings(thresholds=self.thresholds, gate=self.gate, max_unscored=self.max_unscored,
                             baseline=self.baseline, max_drop=self.max_drop)
+
+    @field_validator("shard")
+    @classmethod
+    def _shard(cls, value: str | None) -> str | None:
+        from ragmeter.shards import parse_shard
+
+        if value is None:
+            return None
+        try:
+            index, count = parse_shard(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return f"{index}/{count}"
 
     @field_validator("language")
     @classmethod

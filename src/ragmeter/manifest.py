@@ -97,6 +97,8 @@ class Manifest(_Strict):
     results_file: str | None = None
     #: gate outcomes when the run had gates (gates.py): {passed, mode, results: [...]}
     gates: dict[str, Any] | None = None
+    #: the shard folders `ragmeter merge` joined into this run
+    merged_from: list[str] | None = None
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:

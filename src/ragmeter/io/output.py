@@ -21,7 +21,7 @@ from ragmeter.io.writers import FORMATS
 
 #: The config keys that make a different run (metrics, judge and embeddings are compared
 #: as resolved: `llamacpp` and `llamacpp:qwen-coder-1.5b` are one judge).
-THE_RUN = ("limit", "columns", "language", "prompts_dir")
+THE_RUN = ("limit", "columns", "language", "prompts_dir", "shard")
 
 
 def expand(output: str, now: dt.datetime | None = None) -> str:

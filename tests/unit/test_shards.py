@@ -1,0 +1,99 @@
+"""`--shard I/N` and `ragmeter merge`: the merged run equals the unsharded one (rows in
+dataset order, means and intervals from the rows), and bad shards are refused by name."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+import ragmeter
+from ragmeter.api import run_config
+from ragmeter.config import build_config
+from ragmeter.errors import ConfigError, DataError
+from ragmeter.shards import merge_runs, parse_shard, shard_of
+
+ROWS = [{"id": f"q{i}", "user_input": f"question {i}", "response": f"the answer is {i % 4}",
+         "reference": f"the answer is {i % 3}"} for i in range(30)]
+
+
+def dataset(tmp_path):
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    return path
+
+
+def shards(tmp_path, path, count=3, metrics=("rouge", "exact_match")):
+    folders = []
+    for index in range(count):
+        folder = tmp_path / f"shard{index}"
+        asyncio.run(run_config(build_config({"dataset": str(path), "output": str(folder), "metrics": list(metrics),
+                                             "shard": f"{index}/{count}", "progress": False})))
+        folders.append(folder)
+    return folders
+
+
+def test_merged_shards_equal_the_whole_run(tmp_path):
+    path = dataset(tmp_path)
+    whole = ragmeter.evaluate(path, ["rouge", "exact_match"], out=tmp_path / "whole", progress=False)
+    folders = shards(tmp_path, path)
+    sizes = [json.loads((f / "manifest.json").read_text())["dataset"]["rows"] for f in folders]
+    assert sum(sizes) == 30 and all(0 < s < 30 for s in sizes)
+    merge_runs(folders, tmp_path / "merged")
+    merged = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    rows = [json.loads(line) for line in (tmp_path / "merged" / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [r["id"] for r in ROWS]  # dataset order, not shard order
+    assert [(r["rouge"], r["exact_match"]) for r in rows] == [(r["rouge"], r["exact_match"]) for r in whole.rows]
+    for name in ("rouge", "exact_match"):
+        mine, theirs = merged["metrics"][name], whole.manifest["metrics"][name]
+        assert (mine["mean"], mine["ci95"], mine["n"], mine["unscored"]) == \
+            (theirs["mean"], theirs["ci95"], theirs["n"], theirs["unscored"])
+    assert merged["dataset"]["rows"] == 30 and len(merged["merged_from"]) == 3
+    assert ragmeter.compare(tmp_path / "whole", tmp_path / "merged").metrics["rouge"].difference == 0.0
+
+
+def test_shards_are_stable_hashes_of_ids():
+    assert [shard_of(f"q{i}", 4) for i in range(6)] == [shard_of(f"q{i}", 4) for i in range(6)]
+    assert shard_of("q1", 4) == int.from_bytes(__import__("hashlib").sha256(b"q1").digest()[:8], "big") % 4
+    assert parse_shard("2/8") == (2, 8)
+    for bad in ("3/2", "8/8", "1", "a/b", "0/0"):
+        with pytest.raises(ConfigError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_bad_shards_are_refused(tmp_path):
+    path = dataset(tmp_path)
+    folders = shards(tmp_path, path, count=2, metrics=("rouge",))
+    with pytest.raises(DataError, match="shard\\(s\\) 1 of 2 missing"):
+        merge_runs(folders[:1], tmp_path / "m1")
+    with pytest.raises(DataError, match="shard 0 given twice"):
+        merge_runs([folders[0], folders[0]], tmp_path / "m2")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.jsonl").write_text(path.read_text().replace("question 1", "question one"))
+    odd = shards(other, other / "data.jsonl", count=2, metrics=("rouge",))
+    with pytest.raises(DataError, match="another dataset"):
+        merge_runs([folders[0], odd[1]], tmp_path / "m3")
+    (tmp_path / "cfg").mkdir()
+    config = shards(tmp_path / "cfg", path, count=2, metrics=("exact_match",))
+    with pytest.raises(DataError, match="another config"):
+        merge_runs([folders[0], config[1]], tmp_path / "m4")
+    whole = ragmeter.evaluate(path, ["rouge"], out=tmp_path / "whole", progress=False)
+    assert whole.manifest["config"]["shard"] is None
+    with pytest.raises(DataError, match="not a shard"):
+        merge_runs([folders[0], tmp_path / "whole"], tmp_path / "m5")
+
+
+def test_shard_needs_ids_and_a_valid_spec(tmp_path):
+    path = tmp_path / "noids.jsonl"
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "id"}) + "\n" for r in ROWS))
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(path), "--metrics", "rouge",
+                           "--shard", "0/2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--shard needs an `id` column" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(dataset(tmp_path)), "--metrics",
+                           "rouge", "--shard", "3/2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "the index must be between 0 and 1" in proc.stderr
+    assert not (tmp_path / "o").exists()
