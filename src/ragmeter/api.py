@@ -159,7 +159,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
     if cfg.shard:
-        from ragmeter.shards import take_shard
+        from ragmeter.shard import take_shard
 
         dataset = take_shard(dataset, cfg.shard)
     gates = cfg.gate_settings()

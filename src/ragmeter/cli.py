@@ -306,8 +306,8 @@ def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run fo
           overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
     """Join the run folders of `--shard I/N` runs into one run: rows in dataset order, means and
     intervals recomputed from the rows, judge accounting summed."""
+    from ragmeter.merge import merge_runs
     from ragmeter.runs import load_run
-    from ragmeter.shards import merge_runs
     from ragmeter.summary import print_summary
 
     path = merge_runs(list(folders), out, overwrite)

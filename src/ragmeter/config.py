@@ -33,7 +33,7 @@ class RunConfig(BaseModel):
     retries: int = Field(default=3, ge=0, le=10)
     cache: str | bool = True
     limit: int | None = Field(default=None, ge=1)
-    #: "I/N": only the rows whose id hashes to shard I of N (shards.py; join with `ragmeter merge`)
+    #: "I/N": only the rows whose id hashes to shard I of N (shard.py; join with `ragmeter merge`)
     shard: str | None = None
     progress: bool | None = None
     language: str = "english"
@@ -69,7 +69,7 @@ class RunConfig(BaseModel):
     @field_validator("shard")
     @classmethod
     def _shard(cls, value: str | None) -> str | None:
-        from ragmeter.shards import parse_shard
+        from ragmeter.shard import parse_shard
 
         if value is None:
             return None

@@ -14,7 +14,8 @@ import ragmeter
 from ragmeter.api import run_config
 from ragmeter.config import build_config
 from ragmeter.errors import ConfigError, DataError
-from ragmeter.shards import merge_runs, parse_shard, shard_of
+from ragmeter.merge import merge_runs
+from ragmeter.shard import parse_shard, shard_of
 
 ROWS = [{"id": f"q{i}", "user_input": f"question {i}", "response": f"the answer is {i % 4}",
          "reference": f"the answer is {i % 3}"} for i in range(30)]
