@@ -25,6 +25,28 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def offline_tiktoken(model_dir: str) -> None:
+    """Ragas counts tokens with tiktoken's cl100k_base, which tiktoken downloads on first use
+    (no network here): give it the bundled MiniLM tokenizer instead. Counts differ a little
+    from cl100k; Ragas only uses them to size and filter chunks."""
+    import tiktoken
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+
+    class Encoding:
+        name = "bundled-minilm"
+
+        def encode(self, text: str, **kwargs: Any) -> list[int]:
+            return tokenizer.encode(text, add_special_tokens=False)
+
+        def decode(self, tokens: list[int]) -> str:
+            return tokenizer.decode(tokens)
+
+    tiktoken.get_encoding = lambda name: Encoding()  # type: ignore[assignment]
+    tiktoken.encoding_for_model = lambda name: Encoding()  # type: ignore[assignment]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server", default="http://127.0.0.1:8765/v1")
@@ -54,6 +76,7 @@ def main() -> None:
                 self.prompt += usage.get("prompt_tokens", 0)
                 self.completion += usage.get("completion_tokens", 0)
 
+    offline_tiktoken(str(get_model_path()))
     usage = Usage()
     llm = ChatOpenAI(base_url=args.server, api_key="none", model="qwen", temperature=0, callbacks=[usage],
                      timeout=600, max_retries=1)

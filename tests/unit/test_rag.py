@@ -128,6 +128,7 @@ def test_baseline_answers_with_numbered_chunks_and_records_what_it_retrieved(tmp
     judge3 = generator()
     answer(rows, index=tmp_path / "index", generator=judge3, embeddings=AxisEmbedder(), k=1, progress=False)
     assert judge3.calls() == 2
+    assert rows[0] == {"id": "a", "user_input": "Where do apples grow?"}  # the caller's rows are not changed
 
 
 def test_the_answers_evaluate(tmp_path):

@@ -47,7 +47,9 @@ def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
         records, _ = read_records(path)
         source = str(path)
     else:
-        records = list(data.to_dict("records") if hasattr(data, "to_dict") else data)
+        # copies: the answers are added to these rows, never to the caller's own dicts
+        records = [dict(r) if isinstance(r, dict) else r
+                   for r in (data.to_dict("records") if hasattr(data, "to_dict") else data)]
         source = "<in-memory>"
     if not records:
         raise DataError("no rows to answer", source=source)
