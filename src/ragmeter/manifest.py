@@ -152,12 +152,19 @@ def rag_index(run: RunResult) -> dict[str, Any] | None:
     """Pleias's RAG Index: the mean of the citation-family metrics this run has scores for,
     with the components named and a bootstrap interval. None when the run has none."""
     from ragmeter.metrics import CITATION_METRICS
-    from ragmeter.stats import index_with_ci
 
     names = [m.label for m in run.metrics if m.name in CITATION_METRICS]
+    return index_of({n: run.column(n) for n in names})
+
+
+def index_of(columns: dict[str, list[float | None]]) -> dict[str, Any] | None:
+    """The RAG Index over these citation metrics' score columns (None without any)."""
+    from ragmeter.stats import index_with_ci
+
+    names = list(columns)
     if not names:
         return None
-    index = index_with_ci({n: run.column(n) for n in names})
+    index = index_with_ci(columns)
     if index is None:
         return {"value": None, "components": [], "missing": names}
     return {**index, "missing": [n for n in names if n not in index["components"]]}

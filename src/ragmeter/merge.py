@@ -31,8 +31,9 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
         raise ConfigError("merge: give the shard folders")
     runs = [load_run(f) for f in folders]
     shards = _check_shards(runs)
-    rows = [row for _, run in sorted(zip(shards, runs), key=lambda t: t[0]) for row in run.rows]
-    ids = [row_id for _, run in sorted(zip(shards, runs), key=lambda t: t[0]) for row_id in run.ids]
+    ordered = [run for _, run in sorted(zip(shards, runs), key=lambda t: t[0])]
+    rows = [row for run in ordered for row in run.rows]
+    ids = [row_id for run in ordered for row_id in run.ids]
     order = _dataset_order(runs[0].manifest.dataset.source, runs[0].manifest.dataset.sha256)
     if order:
         rows = [r for _, r in sorted(zip(ids, rows), key=lambda t: order.get(t[0], len(order)))]
@@ -42,16 +43,16 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
 
 def _check_shards(runs: list[Any]) -> list[int]:
     first = runs[0].manifest
+    count = parse_shard(first.config["shard"])[1] if (first.config or {}).get("shard") else 0
     indexes = []
     for run in runs:
         m = run.manifest
         shard = (m.config or {}).get("shard")
         if not shard:
             raise DataError("not a shard (its run had no --shard)", source=run.source)
-        index, count = parse_shard(shard)
-        if count != parse_shard(first.config["shard"])[1]:
-            raise DataError(f"shard {shard} is from a split into {count}, not "
-                            f"{parse_shard(first.config['shard'])[1]}", source=run.source)
+        index, split = parse_shard(shard)
+        if split != count:
+            raise DataError(f"shard {shard} is from a split into {split}, not {count}", source=run.source)
         if m.dataset.sha256 != first.dataset.sha256:
             raise DataError(f"another dataset ({m.dataset.source}, sha256 {str(m.dataset.sha256)[:12]}) than "
                             f"{runs[0].source} ({str(first.dataset.sha256)[:12]})", source=run.source)
@@ -62,7 +63,6 @@ def _check_shards(runs: list[Any]) -> list[int]:
     repeated = [i for i, n in Counter(indexes).items() if n > 1]
     if repeated:
         raise DataError(f"merge: shard {repeated[0]} given twice")
-    count = parse_shard(first.config["shard"])[1]
     missing = sorted(set(range(count)) - set(indexes))
     if missing:
         raise DataError(f"merge: shard(s) {', '.join(map(str, missing))} of {count} missing")
@@ -124,16 +124,11 @@ def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, An
 
 
 def _rag_index(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    from ragmeter.manifest import index_of
     from ragmeter.metrics import CITATION_METRICS
-    from ragmeter.stats import index_with_ci
 
     names = [n for n, m in manifest["metrics"].items() if m["metric"] in CITATION_METRICS]
-    if not names:
-        return None
-    index = index_with_ci({n: [r.get(n) for r in rows] for n in names})
-    if index is None:
-        return {"value": None, "components": [], "missing": names}
-    return {**index, "missing": [n for n in names if n not in index["components"]]}
+    return index_of({n: [r.get(n) for r in rows] for n in names})
 
 
 def _write(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str, overwrite: bool) -> Path:

@@ -32,13 +32,17 @@ def result_rows(records: list[dict[str, Any]], scores: list[dict[str, Any]],
     return rows
 
 
+def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
+    """Rows as JSON Lines (UTF-8, one object per line)."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+
+
 def write_results(rows: list[dict[str, Any]], out_dir: Path, fmt: str) -> Path:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}")
     path = out_dir / f"results.{fmt}"
     if fmt == "jsonl":
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        atomic_write_bytes(path, text.encode("utf-8"))
+        atomic_write_bytes(path, jsonl_bytes(rows))
     elif fmt == "csv":
         atomic_write_bytes(path, _csv_bytes(rows))
     else:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +23,6 @@ from ragmeter.errors import DataError, RagmeterError, TransientRAGError
 from ragmeter.rag.contract import Context, RAGAnswer, normalize
 
 ANSWER_KEY_VERSION = "answer1"
-OUTPUT_COLUMNS = ("response", "retrieved_contexts", "retrieved_context_ids", "retrieved_context_scores",
-                  "answer_latency_seconds", "answer_error")
 
 
 @dataclass
@@ -175,13 +172,13 @@ def answers_manifest(rows: list[dict[str, Any]], rag: Any, source: str, tally: d
 
 
 def write_answers(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str = "jsonl") -> Path:
-    from ragmeter.io.writers import atomic_write_bytes, parquet_bytes, write_json
+    from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes, parquet_bytes, write_json
 
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"answers.{fmt}"
     if fmt == "parquet":
         atomic_write_bytes(path, parquet_bytes(rows))
     else:
-        atomic_write_bytes(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
+        atomic_write_bytes(path, jsonl_bytes(rows))
     write_json(out / "manifest.json", {**manifest, "answers_file": path.name})
     return path

@@ -227,14 +227,14 @@ def _testset_fingerprint(manifest: Path) -> Any:
 
 
 def _write(out: Path, result: TestsetResult, fmt: str) -> Path:
-    from ragmeter.io.writers import atomic_write_bytes, parquet_bytes, write_json
+    from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes, parquet_bytes, write_json
 
     path = out / f"testset.{fmt}"
     if fmt == "parquet":
         atomic_write_bytes(path, parquet_bytes(result.rows))
     else:
-        atomic_write_bytes(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows).encode())
+        atomic_write_bytes(path, jsonl_bytes(result.rows))
     atomic_write_bytes(out / "rejected.jsonl",
-                       "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rejected).encode())
+                       jsonl_bytes(result.rejected))
     write_json(out / "manifest.json", {**result.manifest, "testset_file": path.name})
     return path
