@@ -17,6 +17,7 @@ from typing import Any
 
 KEY_VERSION = "j2"  # j2: replies carry label probabilities
 EMBED_KEY_VERSION = "e1"
+TABLES = ("replies", "embeddings", "faults")
 
 
 def canonical_json(obj: Any) -> str:
@@ -45,9 +46,8 @@ class Cache:
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS faults (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        for table in TABLES:
+            self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
     def get(self, key: str, table: str = "replies") -> Any | None:
         row = self._db.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
@@ -59,6 +59,19 @@ class Cache:
 
     def count(self, table: str = "replies") -> int:
         return self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+
+    def merge_from(self, other: str | Path) -> int:
+        """Copy another cache file's entries in (per-worker caches joined after a distributed
+        run); returns how many were new. Keys are content hashes, so an entry both hold is the
+        same value and is kept once."""
+        before = sum(self.count(t) for t in TABLES)
+        self._db.execute("ATTACH DATABASE ? AS other", (str(other),))
+        try:
+            for table in TABLES:
+                self._db.execute(f"INSERT OR IGNORE INTO {table} (key, value) SELECT key, value FROM other.{table}")
+        finally:
+            self._db.execute("DETACH DATABASE other")
+        return sum(self.count(t) for t in TABLES) - before
 
     def close(self) -> None:
         self._db.close()
@@ -77,6 +90,9 @@ class NullCache(Cache):
         return None
 
     def count(self, table: str = "replies") -> int:
+        return 0
+
+    def merge_from(self, other: str | Path) -> int:
         return 0
 
     def close(self) -> None:
