@@ -122,8 +122,7 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "python": platform.python_version(),
         "config": cfg.model_dump(mode="json"),
         "dataset": {"source": run.dataset.source, "sha256": run.dataset.sha256, "rows": len(run.dataset)},
-        "judge": {"name": judge.describe(), **judge.identity(),
-                  "api_key_env": getattr(judge, "api_key_env", None)} if judge else None,
+        "judge": judge_record(judge) if judge else None,
         "embeddings": embedder.identity() if embedder else None,
         "language": run.prompts.language,
         "prompts_dir": run.prompts.prompts_dir,
@@ -137,6 +136,13 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "faults": run.faults.record(),
         **timings,
     }
+
+
+def judge_record(judge: Any) -> dict[str, Any]:
+    """The judge's name and identity, never its key; a fleet adds each replica's record."""
+    servers = judge.servers() if hasattr(judge, "servers") else None
+    return {"name": judge.describe(), **judge.identity(), "api_key_env": getattr(judge, "api_key_env", None),
+            **({"servers": servers} if servers else {})}
 
 
 def metric_version(metric: Any, run: RunResult) -> str:

@@ -9,6 +9,9 @@ completions` sends a flattened few-shot prompt for base models, constrained with
 GBNF grammar (llama.cpp) and a `json_schema` field where the server understands one.
 The API key is read from an environment variable and never logged or stored.
 
+`base_url` may list several replicas ("http://a:8000/v1,http://b:8000/v1"): requests are
+spread over them with adaptive concurrency and failover (fleet.py).
+
 Requests whose schema has label fields also ask for `logprobs`/`top_logprobs` (OpenAI,
 vLLM and llama.cpp's server return them), from which the label probabilities are read
 (label_probs.py); a server that returns none leaves the labels alone, and one that
@@ -19,6 +22,7 @@ neither is part of the judge's identity.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -27,10 +31,15 @@ import httpx
 from ragmeter.endpoints import bearer_headers
 from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.render import completion_text
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
+OVERLOADED = {429, 503}  # the server is busy: halve its concurrency and retry
+GONE = {502, 504}  # a proxy found nobody behind it: take the server out for a while
+NO_ANSWER = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+log = logging.getLogger("ragmeter")
 TOP_LOGPROBS = 20  # OpenAI's maximum
 
 
@@ -42,10 +51,12 @@ class OpenAICompatJudge(Judge):
         super().__init__(model, params)
         self._transport = transport
         self.backend = backend
-        self.base_url = base_url.rstrip("/")
+        self.urls = [u.strip().rstrip("/") for u in base_url.split(",") if u.strip()]
+        self.base_url = ",".join(self.urls)
+        self.fleet = Fleet(self.urls)
         self.api_key_env, self.api, self.structured = api_key_env, api, structured
         self._window = context_window
-        self._client: httpx.AsyncClient | None = None
+        self._clients: dict[str, httpx.AsyncClient] = {}
         # Not part of identity: asking changes no reply text, only whether probabilities come
         # with it. Cleared when the server rejects the field.
         self._logprobs = logprobs
@@ -70,8 +81,13 @@ class OpenAICompatJudge(Judge):
         return self._window
 
     def identity(self) -> dict[str, Any]:
-        return {**super().identity(), "base_url": self.base_url, "api": self.api,
+        # a fleet is named by its URLs in any order: listing the replicas differently is the same judge
+        return {**super().identity(), "base_url": ",".join(sorted(self.urls)), "api": self.api,
                 "structured": self.structured, "context_window": self._window}
+
+    def servers(self) -> list[dict[str, Any]] | None:
+        """Each replica's record (requests, overloads, outages, final limit); None for one server."""
+        return self.fleet.record() if len(self.urls) > 1 else None
 
     def describe(self) -> str:
         return f"{self.backend}:{self.base_url}#{self.model}"
@@ -79,22 +95,36 @@ class OpenAICompatJudge(Judge):
     def _headers(self) -> dict[str, str]:
         return bearer_headers(self.api_key_env, f"judge {self.describe()}")
 
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(base_url=self.base_url, headers=self._headers(),
-                                             timeout=httpx.Timeout(None), transport=self._transport)
-        return self._client
+    def client(self, url: str | None = None) -> httpx.AsyncClient:
+        url = url or self.urls[0]
+        if url not in self._clients:
+            self._clients[url] = httpx.AsyncClient(base_url=url, headers=self._headers(),
+                                                   timeout=httpx.Timeout(None), transport=self._transport)
+        return self._clients[url]
 
     async def check(self) -> None:
-        """Before any row: the key is set and the server answers at its URL."""
+        """Before any row: the key is set and the server answers at its URL. In a fleet, the
+        replicas that do not answer are taken out (and tried again later); none answering fails."""
+        problems = []
+        for server in self.fleet.servers:
+            problem = await self._check_one(server.url)
+            if problem:
+                problems.append(problem)
+                self.fleet.mark_down(server)
+        if len(problems) == len(self.urls):
+            raise JudgeUnavailable("; ".join(problems))
+        for problem in problems:
+            log.warning("%s; the run goes on with the other servers", problem)
+
+    async def _check_one(self, url: str) -> str | None:
         try:
-            response = await self.client().get("/models", timeout=10.0)
+            response = await self.client(url).get("/models", timeout=10.0)
         except httpx.HTTPError as exc:
-            raise JudgeUnavailable(f"cannot reach the judge server at {self.base_url}: "
-                                   f"{type(exc).__name__}: {exc or 'no answer'}") from None
+            return f"cannot reach the judge server at {url}: {type(exc).__name__}: {exc or 'no answer'}"
         if response.status_code in (401, 403):
-            raise JudgeError(f"the judge server at {self.base_url} refused the API key "
+            raise JudgeError(f"the judge server at {url} refused the API key "
                              f"in ${self.api_key_env} (HTTP {response.status_code})")
+        return None
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
@@ -143,29 +173,53 @@ class OpenAICompatJudge(Judge):
         return body
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | str | None:
-        try:
-            response = await self.client().post(path, json=body)
-        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise TransientJudgeError(f"{type(exc).__name__} talking to {self.base_url}") from None
-        status = response.status_code
+        """POST to the least loaded server that is up; one that does not answer is taken out
+        and the request moves to the next at once (fleet.py)."""
+        tried: set[str] = set()
+        while True:
+            async with self.fleet.slot(tried) as server:
+                try:
+                    response = await self.client(server.url).post(path, json=body)
+                except NO_ANSWER as exc:
+                    self._gone(server, tried, f"{type(exc).__name__} talking to {server.url}")
+                    continue
+                if response.status_code in GONE:
+                    self._gone(server, tried, f"HTTP {response.status_code} from {server.url}{path}",
+                               response.status_code)
+                    continue
+                return self._read(server, path, body, response)
+
+    def _gone(self, server: Server, tried: set[str], what: str, status: int | None = None) -> None:
+        """Take the server out; raise when no other replica is left to try."""
+        self.fleet.mark_down(server)
+        tried.add(server.url)
+        if len(tried) == len(self.urls):
+            raise TransientJudgeError(what, status=status)
+
+    def _read(self, server: Server, path: str, body: dict[str, Any],
+              response: httpx.Response) -> dict[str, Any] | str | None:
+        status, where = response.status_code, f"{server.url}{path}"
         if status in TRANSIENT_STATUS or status >= 500:
-            raise TransientJudgeError(f"HTTP {status} from {self.base_url}{path}", status=status,
+            if status in OVERLOADED:
+                server.overloaded()
+            raise TransientJudgeError(f"HTTP {status} from {where}", status=status,
                                       retry_after=_retry_after(response.headers.get("retry-after")))
+        server.succeeded()
         if status == 400 and "response_format" in body and "response_format" in response.text:
             return None
         if status == 400 and "logprobs" in body and "logprobs" in response.text:
             return "logprobs"
         if status >= 400:
-            raise JudgeError(f"HTTP {status} from {self.base_url}{path}: {response.text[:300]}")
+            raise JudgeError(f"HTTP {status} from {where}: {response.text[:300]}")
         try:
             return response.json()
         except json.JSONDecodeError:
-            raise TransientJudgeError(f"non-JSON answer from {self.base_url}{path}") from None
+            raise TransientJudgeError(f"non-JSON answer from {where}") from None
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        for client in self._clients.values():
+            await client.aclose()
+        self._clients = {}
 
 
 def _first_choice(data: Any, base_url: str) -> dict[str, Any]:

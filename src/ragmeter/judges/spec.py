@@ -40,7 +40,8 @@ class HTTPJudgeConfig(_JudgeSettings):
     """An OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp's server)."""
 
     backend: Literal["openai", "openai-compat"]
-    base_url: str | None = None
+    #: one URL, or several replicas of the same model, comma-separated or as a list
+    base_url: str | list[str] | None = None
     api_key_env: str | None = None
     api: Literal["auto", "chat", "completions"] = "auto"
     structured: Literal["json_schema", "json_object", "none"] = "json_schema"
@@ -48,10 +49,17 @@ class HTTPJudgeConfig(_JudgeSettings):
 
     @field_validator("base_url")
     @classmethod
-    def _no_credentials_in_url(cls, url: str | None) -> str | None:
+    def _no_credentials_in_url(cls, url: str | list[str] | None) -> str | None:
         """A key in a URL would be stored in the manifest and printed: refuse it (without
-        echoing it) and say where keys go."""
-        return url if url is None else safe_url(url)
+        echoing it) and say where keys go. Several URLs become one comma-separated string."""
+        if url is None:
+            return None
+        urls = [u.strip() for u in (url.split(",") if isinstance(url, str) else url) if u.strip()]
+        for one in urls:
+            if not one.startswith(("http://", "https://")):
+                raise ValueError(f"'{one[:60]}' is not an http(s) URL")
+            safe_url(one)
+        return ",".join(urls)
 
 
 class HFConfig(_JudgeSettings):
