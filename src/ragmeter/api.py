@@ -140,11 +140,26 @@ def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
     return list(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
 
 
-async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
-                     embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
-    """Everything a run does, for the CLI and the API alike. `data`: an in-memory dataset or a
-    path (default: the config's); `metrics`: Metric objects to run instead of the names in
-    the config (the API's user-defined metrics)."""
+@dataclass
+class Prepared:
+    """A run checked and ready to score: everything that can fail before a judge call has."""
+
+    cfg: RunConfig
+    dataset: Dataset
+    metrics: list[Metric]
+    prompts: PromptSet
+    judge: Judge | None
+    embedder: Any
+    fingerprint: dict[str, Any]
+    gates: GateSettings
+    baseline: Run | None
+
+
+def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
+            metrics: list[Metric] | None = None) -> Prepared:
+    """Read and check the config, the data and the metrics; build (not load) the judge and
+    the embedder. `data`: an in-memory dataset or a path (default: the config's);
+    `metrics`: Metric objects to run instead of the names in the config."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     if judge is None:
@@ -155,6 +170,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     dataset = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns)
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(_metrics_for(dataset, cfg.metrics))
+    if prompts is None:
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
     if cfg.limit:
         dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
@@ -167,20 +183,27 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     if baseline is not None:
         gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
-    needs_judge = any(m.uses_judge for m in metric_objs)
-    needs_embed = any(m.uses_embeddings for m in metric_objs)
-    judge = judge or (make_judge(cfg.judge) if needs_judge else None)
-    embedder = embedder or (make_embedder(cfg.embeddings) if needs_embed else None)
+    judge = judge or (make_judge(cfg.judge) if any(m.uses_judge for m in metric_objs) else None)
+    embedder = embedder or (make_embedder(cfg.embeddings) if any(m.uses_embeddings for m in metric_objs) else None)
     fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
                                   [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
+    return Prepared(cfg, dataset, metric_objs, prompts, judge, embedder, fingerprint, gates, baseline)
+
+
+async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
+                     embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
+    """Everything a run does, for the CLI and the API alike (arguments as `prepare`)."""
+    ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics)
+    cfg, dataset, metric_objs, judge, embedder = ready.cfg, ready.dataset, ready.metrics, ready.judge, ready.embedder
     if write:  # before any judge call: a folder that cannot take the results fails now
-        prepare_output(Path(cfg.output), fingerprint, cfg.overwrite)
+        prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
     cache = open_cache(cfg.cache)
     try:
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
                                 policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
-                                progress=cfg.progress, prompts=prompts, faults=FaultLog(cache, fingerprint))
+                                progress=cfg.progress, prompts=ready.prompts,
+                                faults=FaultLog(cache, ready.fingerprint))
     finally:
         cache.close()
         for closer in (judge, embedder):
@@ -192,8 +215,8 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache)
     result = EvaluationResult(rows, manifest, run)
-    if gates.active:
-        _apply_gates(result, gates, baseline, cfg.output)
+    if ready.gates.active:
+        _apply_gates(result, ready.gates, ready.baseline, cfg.output)
     if write:
         out_dir = Path(cfg.output)
         result.results_path = write_results(rows, out_dir, cfg.format)
