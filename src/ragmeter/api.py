@@ -11,6 +11,7 @@ from typing import Any
 from ragmeter.cache import open_cache
 from ragmeter.comparison import Comparison
 from ragmeter.config import OutputFormat, RunConfig
+from ragmeter.dry_run import estimate_key
 from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
 from ragmeter.errors import ConfigError, DataError, RagmeterError
@@ -199,11 +200,13 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     if write:  # before any judge call: a folder that cannot take the results fails now
         prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
     cache = open_cache(cfg.cache)
+    stored_estimate = cache.get(estimate_key(ready.fingerprint), "estimates")  # from a dry run of this run
     try:
         run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
                                 policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
                                 progress=cfg.progress, prompts=ready.prompts,
                                 faults=FaultLog(cache, ready.fingerprint))
+        cache.delete(estimate_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
     finally:
         cache.close()
         for closer in (judge, embedder):
@@ -213,7 +216,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
             any(run.stats[m.label].judge_calls + run.stats[m.label].cache_hits for m in metric_objs):
         warnings.warn(GEMMA_NOTE, JudgeValidityWarning, stacklevel=2)
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
-    manifest = build_manifest(cfg, run, judge, embedder, cache)
+    manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
     result = EvaluationResult(rows, manifest, run)
     if ready.gates.active:
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)

@@ -17,7 +17,7 @@ from typing import Any
 
 KEY_VERSION = "j2"  # j2: replies carry label probabilities
 EMBED_KEY_VERSION = "e1"
-TABLES = ("replies", "embeddings", "faults")
+TABLES = ("replies", "embeddings", "faults", "estimates")
 
 
 def canonical_json(obj: Any) -> str:
@@ -37,8 +37,8 @@ def default_cache_path() -> Path:
 
 
 class Cache:
-    """Three tables, judge replies, embeddings and the faults each run survived (faults.py);
-    all JSON text keyed by hash."""
+    """Four tables: judge replies, embeddings, the faults each run survived (faults.py) and
+    each run's dry-run estimate (dry_run.py); all JSON text keyed by hash."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -56,6 +56,9 @@ class Cache:
     def put(self, key: str, value: Any, table: str = "replies") -> None:
         self._db.execute(f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)",
                          (key, canonical_json(value)))
+
+    def delete(self, key: str, table: str = "replies") -> None:
+        self._db.execute(f"DELETE FROM {table} WHERE key = ?", (key,))
 
     def count(self, table: str = "replies") -> int:
         return self._db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
@@ -87,6 +90,9 @@ class NullCache(Cache):
         return None
 
     def put(self, key: str, value: Any, table: str = "replies") -> None:
+        return None
+
+    def delete(self, key: str, table: str = "replies") -> None:
         return None
 
     def count(self, table: str = "replies") -> int:

@@ -39,6 +39,8 @@ Junit = Annotated[Optional[Path], typer.Option("--junit", help="write JUnit XML:
 JunitRows = Annotated[bool, typer.Option("--junit-rows", help="JUnit: also one test case per row and "
                                                               "thresholded metric")]
 HtmlReport = Annotated[bool, typer.Option("--report", help="write report.html beside the results")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="call no judge: print per metric the calls, prompt tokens, "
+                                                        "seconds and price the run would cost")]
 
 
 def _gate_overrides(fail_under: Optional[str], gate: Optional[str], max_unscored: Optional[float],
@@ -81,7 +83,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
                                                                      "seconds per metric")] = False,
         fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
-        junit_rows: JunitRows = False, report: HtmlReport = False) -> None:
+        junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
@@ -93,7 +95,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
                                  "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
     cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {})})
-    _execute(cfg, verbose)
+    _execute(cfg, verbose, dry_run)
 
 
 @app.command()
@@ -131,7 +133,10 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                                        "replace the built-in ones")] = None,
              fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
-             junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False) -> None:
+             junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
+             dry_run: DryRun = False,
+             price: Annotated[Optional[str], typer.Option(
+                 help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
 
@@ -144,10 +149,11 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None,
+                        "price_per_million": _price(price),
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
                                                             summary_md, junit, junit_rows, report).items()
                            if v is not None}}, "command line")
-    _execute(cfg, verbose)
+    _execute(cfg, verbose, dry_run)
 
 
 @app.command()
@@ -315,6 +321,27 @@ def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run fo
     print(plain(f"wrote {path} and {out / 'manifest.json'}"))
 
 
+@app.command("bench-judge")
+def bench_judge(judge: Annotated[str, typer.Argument(help="the judge spec, as --judge takes it")],
+                data: Annotated[Path, typer.Argument(help="rows to time it on: your own data is the best guide")],
+                rows: Annotated[int, typer.Option(help="how many rows (every call is timed)")] = 5,
+                metrics: Annotated[Optional[str], typer.Option(help="comma-separated (default: the six core "
+                                                                    "metrics)")] = None) -> None:
+    """Measure a judge's speed (seconds per call, prompt and reply tokens per second) so that
+    `--dry-run` can say how long a run will take."""
+    from ragmeter.judge_speed import bench_judge as measure
+
+    chosen = [m.strip() for m in metrics.split(",")] if metrics else None
+    speed, path = asyncio.run(measure(judge, data, rows, chosen))
+    rate = speed.prompt_tokens_per_second
+    write = speed.completion_tokens_per_second
+    print(plain(f"{speed.judge}: {speed.calls} calls; {speed.overhead_seconds:.2f} s per call + prompt at "
+                f"{f'{rate:,.0f} tokens/s' if rate else 'no measurable cost'} + reply at "
+                f"{f'{write:,.0f} tokens/s' if write else 'no measurable cost'}; "
+                f"replies average {speed.mean_completion_tokens:.0f} tokens"))
+    print(plain(f"stored in {path}: `--dry-run` with this judge now gives seconds"))
+
+
 @app.command("metrics")
 def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
                  ) -> None:
@@ -348,10 +375,29 @@ def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[An
     return [{m: options[m]} if m in options else m for m in chosen] or None
 
 
-def _execute(cfg: Any, verbose: bool = False) -> None:
+def _price(value: Optional[str]) -> Optional[dict[str, float]]:
+    if value is None:
+        return None
+    parts = value.split(",")
+    try:
+        prompt, completion = (float(p) for p in parts)
+    except ValueError:
+        raise RagmeterError(f"--price {value}: expected PROMPT,COMPLETION per million tokens, e.g. 0.15,0.60") \
+            from None
+    return {"prompt": prompt, "completion": completion}
+
+
+def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
     import warnings
 
     from rich.console import Console
+
+    if dry_run:
+        from ragmeter.dry_run import dry_run as estimate_run
+        from ragmeter.summary import print_estimate
+
+        print_estimate(asyncio.run(estimate_run(cfg)), console(wide=True))
+        return
 
     from ragmeter.api import run_config
     from ragmeter.judges.bundled import JudgeValidityWarning

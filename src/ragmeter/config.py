@@ -51,6 +51,15 @@ class RunConfig(BaseModel):
     junit: str | None = None
     junit_rows: bool = False
     report: bool = False
+    #: {prompt: X, completion: Y} per million tokens: the dry run prices the run (dry_run.py)
+    price_per_million: dict[str, float] | None = None
+
+    @field_validator("price_per_million")
+    @classmethod
+    def _price(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is not None and (set(value) != {"prompt", "completion"} or min(value.values()) < 0):
+            raise ValueError("price_per_million takes {prompt: X, completion: Y}, both >= 0")
+        return value
 
     @field_validator("thresholds")
     @classmethod

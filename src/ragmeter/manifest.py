@@ -99,11 +99,19 @@ class Manifest(_Strict):
     gates: dict[str, Any] | None = None
     #: the shard folders `ragmeter merge` joined into this run
     merged_from: list[str] | None = None
+    #: the dry run's estimate for this run (`--dry-run`), with the actuals beside it
+    estimate: dict[str, Any] | None = None
 
 
-def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:
-    """The manifest as the JSON object written to manifest.json (checked against Manifest)."""
+def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any,
+                   estimate: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest as the JSON object written to manifest.json (checked against Manifest);
+    `estimate`: a dry run's, reported beside the actuals."""
+    from ragmeter.dry_run import beside_actuals
+
     record = _manifest_dict(cfg, run, judge, embedder, cache)
+    if estimate:
+        record["estimate"] = beside_actuals(estimate, record)
     Manifest.model_validate(record)
     return record
 

@@ -80,3 +80,38 @@ def _print_timing(run: Manifest, console: Any) -> None:
                   f"ragmeter overhead {run.overhead_seconds:.2f} s "
                   f"({100 * run.overhead_seconds / max(run.wall_seconds, 1e-9):.1f}% of wall) · "
                   f"process CPU {run.cpu_seconds:.1f} s", highlight=False)
+
+
+def print_estimate(estimate: Any, console: Any) -> None:
+    """A dry run's table (dry_run.Estimate): per metric the calls, tokens, seconds and price."""
+    from rich.table import Column, Table
+
+    priced = estimate.total.price is not None
+    timed = estimate.total.seconds is not None
+    columns = [Column("metric", no_wrap=True, overflow="fold")] + [
+        Column(c, no_wrap=True, justify="right") for c in
+        ("calls", "cached", "prompt tok", "max compl.", *(["exp. compl.", "seconds"] if timed else []),
+         *(["price"] if priced else []))]
+    table = Table(*columns, title=printable(f"dry run · {estimate.rows} rows · judge {estimate.judge or '-'}"))
+    for name, m in [*estimate.metrics.items(), ("total", estimate.total)]:
+        cells = [printable(name), f"{m.calls:,}", f"{m.cache_hits:,}", f"{m.prompt_tokens:,}",
+                 f"{m.max_completion_tokens:,}"]
+        if timed:
+            cells += [f"{m.expected_completion_tokens or 0:,}", _duration(m.seconds or 0.0)]
+        if priced:
+            cells.append(f"{m.price:.4f} (max {m.max_price:.4f})")
+        table.add_row(*cells, end_section=name == list(estimate.metrics)[-1])
+    console.print(table)
+    share = estimate.total.estimated_prompt_tokens / max(1, estimate.total.prompt_tokens)
+    console.print(printable(f"prompt tokens: {estimate.tokenizer}; {share:.0%} of them are in prompts that hold an "
+                            "earlier reply, stood in by the prompt's own example (an estimate)"), highlight=False)
+    console.print(printable(f"seconds: {estimate.speed}" + (
+        f"; at {estimate.concurrency} requests in flight" if estimate.concurrency > 1 else "")), highlight=False)
+    console.print("nothing was sent to the judge; the estimate is kept in the cache and the run's manifest "
+                  "will show it beside the actuals", highlight=False)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"

@@ -54,6 +54,9 @@ class PromptSet:
     def for_metric(self, metric: str) -> dict[str, ResolvedPrompt]:
         return {name: r for (m, name), r in self._resolved.items() if m == metric}
 
+    def templates(self) -> list[PromptTemplate]:
+        return [r.template for r in self._resolved.values()]
+
     def notes(self) -> list[str]:
         return [f"{m}.{n}: {r.note}" for (m, n), r in self._resolved.items() if r.note]
 

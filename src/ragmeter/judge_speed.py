@@ -1,0 +1,157 @@
+"""A judge's measured speed (`ragmeter bench-judge`), which the dry run turns into seconds.
+
+Each call of a short real run is timed; seconds = overhead + prompt/prefill rate +
+completion/decode rate is fitted to them by least squares (terms that come out negative
+are dropped and the rest refitted). The mean reply length per prompt is kept too: a dry
+run knows each prompt's length exactly but not its reply's. Records live beside the cache
+(`judge-speed.json`), keyed by the judge's identity.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ragmeter.cache import default_cache_path, make_key
+from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.wrap import WrappedJudge
+
+
+class CallTiming(BaseModel):
+    tag: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+
+class JudgeSpeed(BaseModel):
+    """Throughput of one judge at concurrency 1, as measured."""
+
+    judge: str
+    measured_at: str
+    calls: int
+    overhead_seconds: float
+    prompt_tokens_per_second: float | None
+    completion_tokens_per_second: float | None
+    #: mean completion tokens per prompt ("faithfulness.statements"), and over all calls
+    completion_tokens: dict[str, float]
+    mean_completion_tokens: float
+
+    def expected_completion(self, tag: str) -> float:
+        return self.completion_tokens.get(tag, self.mean_completion_tokens)
+
+    def seconds(self, prompt_tokens: float, completion_tokens: float) -> float:
+        rate = self.prompt_tokens_per_second
+        write = self.completion_tokens_per_second
+        return (self.overhead_seconds + (prompt_tokens / rate if rate else 0.0)
+                + (completion_tokens / write if write else 0.0))
+
+
+def fit(judge: str, calls: list[CallTiming]) -> JudgeSpeed:
+    """Least squares of seconds on (1, prompt tokens, completion tokens), non-negative."""
+    import numpy as np
+
+    if not calls:
+        raise ValueError("no judge call was timed")
+    x = np.array([[1.0, c.prompt_tokens, c.completion_tokens] for c in calls])
+    y = np.array([c.seconds for c in calls])
+    keep = [0, 1, 2]
+    coef = np.zeros(3)
+    while keep:
+        solution, *_ = np.linalg.lstsq(x[:, keep], y, rcond=None)
+        if (solution >= 0).all():
+            coef[keep] = solution
+            break
+        keep = [k for k, v in zip(keep, solution) if v >= 0]
+    by_tag: dict[str, list[int]] = defaultdict(list)
+    for c in calls:
+        by_tag[c.tag].append(c.completion_tokens)
+    return JudgeSpeed(judge=judge, measured_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                      calls=len(calls), overhead_seconds=float(coef[0]),
+                      prompt_tokens_per_second=1 / coef[1] if coef[1] > 0 else None,
+                      completion_tokens_per_second=1 / coef[2] if coef[2] > 0 else None,
+                      completion_tokens={t: sum(v) / len(v) for t, v in sorted(by_tag.items())},
+                      mean_completion_tokens=sum(c.completion_tokens for c in calls) / len(calls))
+
+
+def speed_file() -> Path:
+    return Path(os.environ.get("RAGMETER_JUDGE_SPEED") or default_cache_path().parent / "judge-speed.json")
+
+
+def _key(identity: dict[str, Any]) -> str:
+    return make_key({"judge": identity}, "s1")
+
+
+def save_speed(identity: dict[str, Any], speed: JudgeSpeed) -> Path:
+    """Store (replacing an earlier record of the same judge), atomically."""
+    path = speed_file()
+    records = _read(path)
+    records[_key(identity)] = speed.model_dump(mode="json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(records, indent=1, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
+    record = _read(speed_file()).get(_key(identity))
+    return JudgeSpeed.model_validate(record) if record else None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}  # a damaged record file is re-measured, not fatal
+    return data if isinstance(data, dict) else {}
+
+
+async def bench_judge(spec: Any, data: Any, rows: int = 5, metrics: list[Any] | None = None,
+                      progress: bool | None = None) -> tuple[JudgeSpeed, Path]:
+    """Time every call of a short uncached run of `metrics` (default: the six core ones) on
+    the first `rows` rows of `data`, fit the speed and store it for this judge (`spec`: a
+    judge spec or a Judge)."""
+    from ragmeter.api import prepare
+    from ragmeter.cache import NullCache
+    from ragmeter.config import RunConfig
+    from ragmeter.engine import run_metrics
+
+    given = spec if isinstance(spec, Judge) else None
+    cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
+                    judge=given.describe() if given else spec, metrics=metrics, limit=rows, cache=False)
+    ready = prepare(cfg, data=data, judge=given)
+    if ready.judge is None:
+        raise ValueError("none of these metrics calls a judge: nothing to measure")
+    timed = TimedJudge(ready.judge)
+    try:
+        await run_metrics(ready.dataset, ready.metrics, timed, ready.embedder, NullCache(), progress=progress,
+                          prompts=ready.prompts)
+    finally:
+        for closer in (ready.judge, ready.embedder):
+            if closer is not None:
+                await closer.aclose()
+    speed = fit(ready.judge.describe(), timed.calls)
+    return speed, save_speed(ready.judge.identity(), speed)
+
+
+class TimedJudge(WrappedJudge):
+    """Passes every request on and keeps its tokens and seconds."""
+
+    def __init__(self, inner: Judge) -> None:
+        super().__init__(inner)
+        self.calls: list[CallTiming] = []
+
+    async def complete(self, request: JudgeRequest) -> JudgeReply:
+        reply = await self.inner.complete(request)
+        self.calls.append(CallTiming(tag=request.tag, prompt_tokens=reply.prompt_tokens,
+                                     completion_tokens=reply.completion_tokens, seconds=reply.seconds))
+        return reply
