@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ragmeter.cache import open_cache
+from ragmeter.cache import Cache, open_cache
 from ragmeter.comparison import Comparison
 from ragmeter.config import OutputFormat, RunConfig
 from ragmeter.dry_run import estimate_key
@@ -202,10 +202,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     cache = open_cache(cfg.cache)
     stored_estimate = cache.get(estimate_key(ready.fingerprint), "estimates")  # from a dry run of this run
     try:
-        run = await run_metrics(dataset, metric_objs, judge, embedder, cache, concurrency=cfg.concurrency,
-                                policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
-                                progress=cfg.progress, prompts=ready.prompts,
-                                faults=FaultLog(cache, ready.fingerprint))
+        run = await _score(ready, cache)
         cache.delete(estimate_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
     finally:
         cache.close()
@@ -229,6 +226,19 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         write_json(result.manifest_path, manifest)
         write_ci_files(cfg, result)
     return result
+
+
+async def _score(ready: Prepared, cache: Cache) -> RunResult:
+    """The rows scored in this process, or on Ray when the config's engine says so."""
+    cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
+    if cfg.engine.kind == "ray":
+        from ragmeter.ray_engine import RaySettings, run_on_ray
+
+        settings = RaySettings(cfg.engine.address, cfg.engine.workers, cfg.engine.chunk_rows)
+        return await run_on_ray(ready, cache, faults, settings)
+    return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
+                             concurrency=cfg.concurrency, policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
+                             progress=cfg.progress, prompts=ready.prompts, faults=faults)
 
 
 def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:

@@ -39,6 +39,10 @@ Junit = Annotated[Optional[Path], typer.Option("--junit", help="write JUnit XML:
 JunitRows = Annotated[bool, typer.Option("--junit-rows", help="JUnit: also one test case per row and "
                                                               "thresholded metric")]
 HtmlReport = Annotated[bool, typer.Option("--report", help="write report.html beside the results")]
+RayAddress = Annotated[Optional[str], typer.Option(
+    "--ray", help="score on Ray: local (start one here), auto (the running cluster) or HOST:PORT")]
+RayWorkers = Annotated[Optional[int], typer.Option("--workers", help="Ray workers, each with its own judge "
+                                                                    "(default: the cluster's CPUs)")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="call no judge: print per metric the calls, prompt tokens, "
                                                         "seconds and price the run would cost")]
 
@@ -83,7 +87,8 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
                                                                      "seconds per metric")] = False,
         fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
-        junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False) -> None:
+        junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
+        ray: RayAddress = None, workers: RayWorkers = None) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
@@ -94,7 +99,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
                                  "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
-    cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {})})
+    cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {}), **_engine(cfg, ray, workers)})
     _execute(cfg, verbose, dry_run)
 
 
@@ -134,7 +139,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
-             dry_run: DryRun = False,
+             dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None,
              price: Annotated[Optional[str], typer.Option(
                  help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None) -> None:
     """Evaluate a dataset file without a config file."""
@@ -153,7 +158,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
                                                             summary_md, junit, junit_rows, report).items()
                            if v is not None}}, "command line")
-    _execute(cfg, verbose, dry_run)
+    _execute(cfg.model_copy(update=_engine(cfg, ray, workers)), verbose, dry_run)
 
 
 @app.command()
@@ -373,6 +378,17 @@ def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[An
             raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics")
         options.setdefault(metric, {})[setting] = value
     return [{m: options[m]} if m in options else m for m in chosen] or None
+
+
+def _engine(cfg: Any, ray: Optional[str], workers: Optional[int]) -> dict[str, Any]:
+    """--ray/--workers over the config's `engine:`."""
+    if ray is None and workers is None:
+        return {}
+    if ray is None and cfg.engine.kind != "ray":
+        raise RagmeterError("--workers is for Ray runs: add --ray local (or auto, or HOST:PORT)")
+    engine = cfg.engine.model_copy(update={"kind": "ray", **({"address": ray} if ray else {}),
+                                           **({"workers": workers} if workers else {})})
+    return {"engine": engine}
 
 
 def _price(value: Optional[str]) -> Optional[dict[str, float]]:

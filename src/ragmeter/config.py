@@ -16,6 +16,20 @@ from ragmeter.errors import ConfigError, explain_validation
 OutputFormat = Literal["jsonl", "csv", "parquet"]
 
 
+class EngineConfig(BaseModel):
+    """Where rows are scored: in this process (`local`) or on a Ray cluster (`ray`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["local", "ray"] = "local"
+    #: Ray: "local" or None starts Ray on this machine; "auto" joins the running cluster; or host:port
+    address: str | None = None
+    #: Ray actors, each with its own judge and embedder (default: the cluster's CPUs)
+    workers: int | None = Field(default=None, ge=1)
+    #: rows per task (default: enough for four tasks per worker, at most 64)
+    chunk_rows: int | None = Field(default=None, ge=1)
+
+
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -51,6 +65,7 @@ class RunConfig(BaseModel):
     junit: str | None = None
     junit_rows: bool = False
     report: bool = False
+    engine: EngineConfig = Field(default_factory=EngineConfig)
     #: {prompt: X, completion: Y} per million tokens: the dry run prices the run (dry_run.py)
     price_per_million: dict[str, float] | None = None
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ragmeter.cache import Cache, make_key
 
-KINDS = ("retries", "timeouts", "reasks", "unparseable", "structured_output_refused")
+KINDS = ("retries", "timeouts", "reasks", "unparseable", "structured_output_refused", "worker_restarts")
 
 
 class FaultLog:

@@ -63,6 +63,8 @@ class Faults(_Strict):
     reasks: int
     unparseable: int
     structured_output_refused: int
+    #: Ray workers that died mid-run and were replaced (ray_engine.py)
+    worker_restarts: int = 0
     http_errors: dict[str, int]
     processes: int
 

@@ -1,0 +1,221 @@
+"""Score a run's rows on a Ray cluster (`--ray ADDRESS`, or `engine: {kind: ray}`).
+
+Each Ray actor builds one judge and one embedder from the run's specs, so a model loads
+once per worker, and scores chunks of rows with the same engine a local run uses. Workers
+read the run's cache for hits and send their new entries back with each chunk; the driver
+commits them to the cache and puts each chunk's scores at its rows' positions, so the
+results file and manifest are those of a local run. A worker that dies loses only the
+chunk it was scoring, which goes to a fresh worker; everything else is already cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import socket
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from ragmeter.accounting import MetricStats
+from ragmeter.cache import Cache, open_cache
+from ragmeter.dry_run import OverlayCache
+from ragmeter.engine import RunResult, _preflight, check_columns
+from ragmeter.errors import ConfigError, JudgeUnavailable
+from ragmeter.faults import FaultLog
+from ragmeter.io.readers import Dataset
+from ragmeter.progress import row_progress
+
+INSTALL = "pip install 'ragmeter[ray]'"
+NAMESPACE = "ragmeter"
+MAX_ATTEMPTS = 3  # a chunk whose worker died this many times stops the run
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    """Where the cluster is (None: start one on this machine) and how many workers to use."""
+
+    address: str | None = None
+    workers: int | None = None
+    chunk_rows: int | None = None
+
+
+class CollectingCache(OverlayCache):
+    """The run's cache for reading; new entries are kept to be sent back to the driver."""
+
+    def drain(self) -> list[tuple[str, str, Any]]:
+        entries = [(table, key, value) for (table, key), value in self._memory.items()]
+        self._memory.clear()
+        return entries
+
+
+class ScoringWorker:
+    """One Ray actor: a judge, an embedder and a cache reader that live as long as it does."""
+
+    def __init__(self, judge_spec: Any, embeddings_spec: Any, metrics: list[Any], prompts: Any,
+                 cache_setting: Any, concurrency: int, policy: Any) -> None:
+        from ragmeter.embeddings import make_embedder
+        from ragmeter.judges.spec import make_judge
+
+        self.metrics, self.prompts, self.concurrency, self.policy = metrics, prompts, concurrency, policy
+        self.judge = make_judge(judge_spec) if any(m.uses_judge for m in metrics) else None
+        self.embedder = make_embedder(embeddings_spec) if any(m.uses_embeddings for m in metrics) else None
+        self.cache = open_cache(cache_setting)
+        self.loop = asyncio.new_event_loop()  # one loop for the actor's life: HTTP clients stay bound to it
+
+    def score(self, chunk: Dataset) -> dict[str, Any]:
+        from ragmeter.engine import run_metrics
+
+        cache = CollectingCache(self.cache)
+        faults = FaultLog()
+        cpu = time.process_time()
+        run = self.loop.run_until_complete(run_metrics(
+            chunk, self.metrics, self.judge, self.embedder, cache, concurrency=self.concurrency,
+            policy=self.policy, progress=False, prompts=self.prompts, faults=faults))
+        return {"scores": run.scores, "stats": {k: asdict(v) for k, v in run.stats.items()},
+                "faults": dict(faults.counts), "entries": cache.drain(),
+                "timings": {**run.timings, "cpu_seconds": time.process_time() - cpu,
+                            "judge_load_seconds": getattr(self.judge, "load_seconds", 0.0)}}
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
+    return ray
+
+
+async def run_on_ray(ready: Any, cache: Cache, faults: FaultLog, settings: RaySettings) -> RunResult:
+    """Score `ready` (api.Prepared) over Ray; the same RunResult a local run returns."""
+    ray = import_ray()
+    check_columns(ready.dataset, ready.metrics)
+    await _preflight(ready.metrics, ready.judge, ready.embedder)  # a dead judge server fails before Ray starts
+    started = connect(ray, settings)
+    try:
+        return await _score(ray, ready, cache, faults, settings)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def connect(ray: Any, settings: RaySettings) -> bool:
+    """Join the cluster at `address` (checked first, so a wrong address fails at once, naming
+    it), or start a local one; True when this call started it."""
+    if ray.is_initialized():
+        return False
+    address = settings.address
+    if address in (None, "local"):
+        cpus = max(settings.workers or 1, os.cpu_count() or 1)
+        ray.init(num_cpus=cpus, include_dashboard=False, namespace=NAMESPACE, log_to_driver=False,
+                 configure_logging=False)
+        return True
+    _check_reachable(address)
+    try:
+        ray.init(address=address, namespace=NAMESPACE, log_to_driver=False, configure_logging=False)
+    except (ConnectionError, RuntimeError) as exc:
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: {str(exc).splitlines()[0][:200]}") from None
+    return True
+
+
+def _check_reachable(address: str) -> None:
+    """host:port (or ray://host:port) answers a TCP connect within 5 s."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            return
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot reach the Ray cluster at {address}: "
+                          f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+async def _score(ray: Any, ready: Any, cache: Cache, faults: FaultLog, settings: RaySettings) -> RunResult:
+    dataset, metrics = ready.dataset, ready.metrics
+    workers = settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    size = settings.chunk_rows or max(1, min(64, math.ceil(len(dataset) / (workers * 4))))
+    chunks = [list(range(i, min(i + size, len(dataset)))) for i in range(0, len(dataset), size)]
+    actor = ray.remote(num_cpus=1)(ScoringWorker)
+    from ragmeter.judges.retry import RetryPolicy
+
+    cfg = ready.cfg
+    args = (cfg.judge, cfg.embeddings, metrics, ready.prompts, cfg.cache, cfg.concurrency,
+            RetryPolicy(timeout=cfg.timeout, retries=cfg.retries))
+    generation = iter(range(10**9))
+
+    def spawn(slot: int) -> Any:
+        return actor.options(name=f"ragmeter-worker-{slot}-{next(generation)}").remote(*args)
+
+    pool = [spawn(i) for i in range(min(workers, len(chunks)) or 1)]
+    try:
+        return await _schedule(ray, ready, cache, faults, chunks, pool, spawn)
+    finally:
+        for worker in pool:
+            ray.kill(worker)
+
+
+async def _schedule(ray: Any, ready: Any, cache: Cache, faults: FaultLog, chunks: list[list[int]],
+                    pool: list[Any], spawn: Any) -> RunResult:
+    """Chunks to idle workers until all are scored; a dead worker's chunk goes to its replacement."""
+    dataset, metrics, cfg = ready.dataset, ready.metrics, ready.cfg
+    scores: list[dict[str, Any]] = [{} for _ in dataset.samples]
+    stats = {m.label: MetricStats() for m in metrics}
+    timings: dict[str, float] = {}
+    start, cpu = time.perf_counter(), time.process_time()
+    queue, attempts = deque(range(len(chunks))), [0] * len(chunks)
+    pending: dict[Any, tuple[int, int]] = {}
+    idle = deque(range(len(pool)))
+    with row_progress(len(dataset), cfg.progress) as bar:
+        while queue or pending:
+            while queue and idle:
+                slot, chunk = idle.popleft(), queue.popleft()
+                part = replace(dataset, samples=[dataset.samples[i] for i in chunks[chunk]],
+                               records=[dataset.records[i] for i in chunks[chunk]])
+                pending[pool[slot].score.remote(part)] = (slot, chunk)
+            done, _ = await asyncio.to_thread(ray.wait, list(pending), num_returns=1)
+            slot, chunk = pending.pop(done[0])
+            try:
+                out = ray.get(done[0])
+            except ray.exceptions.RayActorError:  # the worker died: a fresh one takes its chunk
+                attempts[chunk] += 1
+                if attempts[chunk] >= MAX_ATTEMPTS:
+                    raise JudgeUnavailable(f"Ray workers died {MAX_ATTEMPTS} times scoring rows "
+                                           f"{chunks[chunk][0] + 1}-{chunks[chunk][-1] + 1}") from None
+                faults.add("worker_restarts")
+                pool[slot] = spawn(slot)
+                queue.appendleft(chunk)
+                idle.append(slot)
+                continue
+            except ray.exceptions.RayTaskError as exc:
+                raise exc.as_instanceof_cause() from None
+            _absorb(out, chunks[chunk], scores, stats, timings, faults, cache)
+            bar.advance(len(chunks[chunk]))
+            idle.append(slot)
+    wall = time.perf_counter() - start
+    busy = timings.get("model_busy_seconds", 0.0) / max(1, len(pool))
+    timings.update(wall_seconds=wall, overhead_seconds=max(0.0, wall - busy),
+                   cpu_seconds=time.process_time() - cpu + timings.get("cpu_seconds", 0.0))
+    return RunResult(dataset, metrics, scores, stats, ready.prompts, timings, faults)
+
+
+def _absorb(out: dict[str, Any], rows: list[int], scores: list[dict[str, Any]], stats: dict[str, MetricStats],
+            timings: dict[str, float], faults: FaultLog, cache: Cache) -> None:
+    """One finished chunk: its cache entries committed, its scores placed, its counts summed."""
+    for table, key, value in out["entries"]:
+        cache.put(key, value, table)
+    for index, row in zip(rows, out["scores"]):
+        scores[index] = row
+    for label, counts in out["stats"].items():
+        for name, value in counts.items():
+            setattr(stats[label], name, getattr(stats[label], name) + value)
+    for kind, n in out["faults"].items():
+        faults.add(kind, n)
+    for name in ("judge_seconds", "embed_seconds", "model_busy_seconds", "cpu_seconds"):
+        timings[name] = timings.get(name, 0.0) + out["timings"].get(name, 0.0)
+    timings["judge_load_seconds"] = max(timings.get("judge_load_seconds", 0.0), out["timings"]["judge_load_seconds"])

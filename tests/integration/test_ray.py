@@ -1,0 +1,151 @@
+"""Ray in local mode with 2 workers: the same results as a local run and as shards merged,
+a worker killed mid-run changes nothing, and bad addresses or a missing extra fail first."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ragmeter.api import run_config
+from ragmeter.config import EngineConfig, RunConfig
+from ragmeter.errors import ConfigError
+from ragmeter.merge import merge_runs
+from ragmeter.runs import load_run
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.integration
+
+ROWS = [{"id": f"item-{i}", "user_input": f"Which colour is item {i}?", "response": f"Item {i} is red.",
+         "reference": f"Item {i} is {'red' if i % 3 else 'blue'}.",
+         "retrieved_contexts": [f"Item {i} is a red thing.", f"Note {i % 4}."]} for i in range(24)]
+METRICS = ["context_relevance", "rouge"]
+
+
+class Judge(BaseHTTPRequestHandler):
+    """A deterministic judge: the rating is a hash of the prompt; `delay` seconds per reply."""
+
+    delay = 0.0
+    served = 0
+
+    def do_GET(self):
+        self._send({"data": [{"id": "m"}]})
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        time.sleep(type(self).delay)
+        type(self).served += 1
+        rating = hashlib.sha256(body).digest()[0] % 3
+        self._send({"choices": [{"message": {"content": json.dumps({"rating": rating})}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+
+    def _send(self, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def judge_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Judge)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"openai-compat:http://127.0.0.1:{server.server_address[1]}/v1#m"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, namespace="ragmeter", log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def run(tmp_path, judge_url, name, **kw):
+    cfg = RunConfig(dataset=str(tmp_path / "data.jsonl"), output=str(tmp_path / name), metrics=METRICS,
+                    judge=judge_url, cache=str(tmp_path / f"{name}.sqlite"), progress=False, **kw)
+    return asyncio.run(run_config(cfg))
+
+
+def scores(result):
+    return [(r["id"], r["context_relevance"], r["rouge"], r["context_relevance_reason"]) for r in result.rows]
+
+
+@pytest.fixture
+def data(tmp_path):
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+
+
+# the failures first: the tests after them share one local Ray (the module's fixture)
+def test_an_unreachable_ray_address_fails_before_scoring(tmp_path, data, judge_url):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    before = Judge.served
+    with pytest.raises(ConfigError, match=f"cannot reach the Ray cluster at 127.0.0.1:{port}"):
+        run(tmp_path, judge_url, "nowhere", engine=EngineConfig(kind="ray", address=f"127.0.0.1:{port}"))
+    assert Judge.served == before
+
+
+def test_ray_without_the_extra_names_the_install_command(tmp_path, data, judge_url, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ConfigError, match=r"pip install 'ragmeter\[ray\]'"):
+        run(tmp_path, judge_url, "noray", engine=EngineConfig(kind="ray"))
+
+
+def test_ray_gives_the_local_results_and_a_rerun_reads_the_cache(tmp_path, data, judge_url, local_ray):
+    local = run(tmp_path, judge_url, "local")
+    ray_engine = EngineConfig(kind="ray", workers=2, chunk_rows=5)
+    distributed = run(tmp_path, judge_url, "ray", engine=ray_engine)
+    assert scores(distributed) == scores(local) and len(set(r[1] for r in scores(local))) > 1
+    assert distributed.manifest["metrics"]["context_relevance"]["mean"] == local.manifest["metrics"][
+        "context_relevance"]["mean"]
+    assert distributed.manifest["metrics"]["context_relevance"]["ci95"] == local.manifest["metrics"][
+        "context_relevance"]["ci95"]
+    assert distributed.manifest["metrics"]["context_relevance"]["judge_calls"] == 48
+    # the workers' replies were committed by the driver: a second Ray run calls nothing
+    before = Judge.served
+    again = run(tmp_path, judge_url, "ray", engine=ray_engine)
+    assert Judge.served == before and scores(again) == scores(local)
+    assert again.manifest["metrics"]["context_relevance"]["cache_hits"] == 48
+    # and shards merged give the same rows
+    for i in range(2):
+        run(tmp_path, judge_url, f"shard{i}", shard=f"{i}/2")
+    merge_runs([tmp_path / "shard0", tmp_path / "shard1"], tmp_path / "merged")
+    merged = load_run(tmp_path / "merged")
+    assert list(zip(merged.ids, merged.scores["context_relevance"], merged.scores["rouge"])) == \
+        [s[:3] for s in scores(local)]
+
+
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path, data, judge_url, local_ray):
+    local = run(tmp_path, judge_url, "local")
+    Judge.delay, start = 0.05, Judge.served
+
+    def kill_one():
+        while Judge.served < start + 10:
+            time.sleep(0.01)
+        name = next(a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+                    if a["name"].startswith("ragmeter-worker-0-"))
+        ray.kill(ray.get_actor(name, namespace="ragmeter"))
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    try:
+        distributed = run(tmp_path, judge_url, "ray", engine=EngineConfig(kind="ray", workers=2, chunk_rows=4))
+    finally:
+        Judge.delay = 0.0
+        killer.join()
+    assert scores(distributed) == scores(local)
+    assert distributed.manifest["faults"]["worker_restarts"] == 1
