@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,22 +12,22 @@ from ragmeter.cache import Cache, open_cache
 from ragmeter.comparison import Comparison
 from ragmeter.config import OutputFormat, RunConfig
 from ragmeter.dry_run import estimate_key
-from ragmeter.embeddings import make_embedder
 from ragmeter.engine import RunResult, run_metrics
-from ragmeter.errors import ConfigError, DataError, RagmeterError
+from ragmeter.errors import RagmeterError
 from ragmeter.faults import FaultLog
 from ragmeter.gates import MIN_ROWS_FOR_INTERVAL, GateMode, GateReport, GateSettings, evaluate_gates
-from ragmeter.io.output import expand, prepare_output, remove_other_results, run_fingerprint
-from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.io.output import prepare_output, remove_other_results
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
 from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
-from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.manifest import build_manifest
-from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
-from ragmeter.prompts.prompt_set import PromptSet
-from ragmeter.runs import Run, load_run
+from ragmeter.metrics import Metric, get_metrics
+from ragmeter.prepare import Prepared, prepare
+from ragmeter.runs import Run
+
+BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they are gathered into one batch
+BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
 
 
 @dataclass
@@ -117,81 +117,6 @@ def _config_entry(metric: Any) -> Any:
     return metric
 
 
-def _chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
-    """The metrics named up front: `all` is every registered one; None when they depend on
-    the data (the default, `applicable`)."""
-    if metrics == ["all"]:
-        return list(REGISTRY)
-    if not metrics or metrics == ["applicable"]:
-        return None
-    if "all" in metrics or "applicable" in metrics:
-        raise ConfigError("'all' and 'applicable' stand alone: --metrics all, or --metrics applicable")
-    return metrics
-
-
-def _metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
-    """`applicable`: every metric whose fields the data has; the default: the six core
-    metrics, or the citation family for a cited file."""
-    if metrics == ["applicable"]:
-        names = [n for n in REGISTRY if not get_metrics([n])[0].missing_fields(dataset.fields_present)]
-        if not names:
-            raise DataError("no metric applies: the data has none of the fields any metric needs "
-                            f"(found: {sorted(dataset.fields_present) or 'none'})", source=dataset.source)
-        return names
-    return list(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
-
-
-@dataclass
-class Prepared:
-    """A run checked and ready to score: everything that can fail before a judge call has."""
-
-    cfg: RunConfig
-    dataset: Dataset
-    metrics: list[Metric]
-    prompts: PromptSet
-    judge: Judge | None
-    embedder: Any
-    fingerprint: dict[str, Any]
-    gates: GateSettings
-    baseline: Run | None
-
-
-def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
-            metrics: list[Metric] | None = None) -> Prepared:
-    """Read and check the config, the data and the metrics; build (not load) the judge and
-    the embedder. `data`: an in-memory dataset or a path (default: the config's);
-    `metrics`: Metric objects to run instead of the names in the config."""
-    cfg = cfg.model_copy(update={"output": expand(cfg.output)})
-    # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
-    if judge is None:
-        parse_judge_spec(cfg.judge)
-    chosen: Any = metrics if metrics is not None else _chosen_metrics(cfg.metrics)
-    metric_objs = get_metrics(chosen) if chosen else None
-    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
-    dataset = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns)
-    if metric_objs is None:  # the default, and `applicable`, depend on the file
-        metric_objs = get_metrics(_metrics_for(dataset, cfg.metrics))
-    if prompts is None:
-        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
-    if cfg.limit:
-        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
-    if cfg.shard:
-        from ragmeter.shard import take_shard
-
-        dataset = take_shard(dataset, cfg.shard)
-    gates = cfg.gate_settings()
-    gates.check_metrics([m.label for m in metric_objs])
-    baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
-    if baseline is not None:
-        gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
-    judge = judge or (make_judge(cfg.judge) if any(m.uses_judge for m in metric_objs) else None)
-    embedder = embedder or (make_embedder(cfg.embeddings) if any(m.uses_embeddings for m in metric_objs) else None)
-    fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
-                                  [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
-                                  judge.identity() if judge else None, embedder.identity() if embedder else None)
-    return Prepared(cfg, dataset, metric_objs, prompts, judge, embedder, fingerprint, gates, baseline)
-
-
 async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike (arguments as `prepare`)."""
@@ -236,8 +161,13 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
 
         settings = RaySettings(cfg.engine.address, cfg.engine.workers, cfg.engine.chunk_rows)
         return await run_on_ray(ready, cache, faults, settings)
+    concurrency, timeout = cfg.concurrency, cfg.timeout
+    use_store = getattr(ready.judge, "use_store", None)
+    if use_store is not None:  # the batch API: every request in flight, a day to answer
+        use_store(cache)
+        concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
-                             concurrency=cfg.concurrency, policy=RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
+                             concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
                              progress=cfg.progress, prompts=ready.prompts, faults=faults)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 KEY_VERSION = "j2"  # j2: replies carry label probabilities
 EMBED_KEY_VERSION = "e1"
-TABLES = ("replies", "embeddings", "faults", "estimates")
+TABLES = ("replies", "embeddings", "faults", "estimates", "batches")
 
 
 def canonical_json(obj: Any) -> str:
@@ -37,8 +37,9 @@ def default_cache_path() -> Path:
 
 
 class Cache:
-    """Four tables: judge replies, embeddings, the faults each run survived (faults.py) and
-    each run's dry-run estimate (dry_run.py); all JSON text keyed by hash."""
+    """Five tables: judge replies, embeddings, the faults each run survived (faults.py), each
+    run's dry-run estimate (dry_run.py) and the batch each submitted request is in
+    (judges/batch.py); all JSON text keyed by hash."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

@@ -43,6 +43,8 @@ RayAddress = Annotated[Optional[str], typer.Option(
     "--ray", help="score on Ray: local (start one here), auto (the running cluster) or HOST:PORT")]
 RayWorkers = Annotated[Optional[int], typer.Option("--workers", help="Ray workers, each with its own judge "
                                                                     "(default: the cluster's CPUs)")]
+Batch = Annotated[bool, typer.Option("--batch", help="send judge requests through the provider's batch API "
+                                                     "(half price; polled; a restart resumes pending batches)")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="call no judge: print per metric the calls, prompt tokens, "
                                                         "seconds and price the run would cost")]
 
@@ -88,7 +90,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
         junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
-        ray: RayAddress = None, workers: RayWorkers = None) -> None:
+        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.config import load_config
 
@@ -97,6 +99,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     # paths given on the command line are relative to the working directory, not the config file
     paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
+                                 "batch": True if batch else None,
                                  "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
     cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {}), **_engine(cfg, ray, workers)})
@@ -139,9 +142,10 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
-             dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None,
+             dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
              price: Annotated[Optional[str], typer.Option(
-                 help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None) -> None:
+                 "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None
+             ) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
 
@@ -154,7 +158,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None,
-                        "price_per_million": _price(price),
+                        "price_per_million": _price(price), "batch": batch,
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
                                                             summary_md, junit, junit_rows, report).items()
                            if v is not None}}, "command line")
@@ -398,7 +402,7 @@ def _price(value: Optional[str]) -> Optional[dict[str, float]]:
     try:
         prompt, completion = (float(p) for p in parts)
     except ValueError:
-        raise RagmeterError(f"--price {value}: expected PROMPT,COMPLETION per million tokens, e.g. 0.15,0.60") \
+        raise RagmeterError(f"--price-per-million {value}: expected PROMPT,COMPLETION, e.g. 0.15,0.60") \
             from None
     return {"prompt": prompt, "completion": completion}
 

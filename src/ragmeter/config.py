@@ -66,6 +66,9 @@ class RunConfig(BaseModel):
     junit_rows: bool = False
     report: bool = False
     engine: EngineConfig = Field(default_factory=EngineConfig)
+    #: send judge requests through the provider's batch API (judges/batch.py), polled this often
+    batch: bool = False
+    batch_poll_seconds: float = Field(default=30.0, gt=0)
     #: {prompt: X, completion: Y} per million tokens: the dry run prices the run (dry_run.py)
     price_per_million: dict[str, float] | None = None
 

@@ -150,8 +150,8 @@ class NoEmbedder(Embedder):
 async def dry_run(cfg: Any, *, data: Any = None, judge: Judge | None = None) -> Estimate:
     """The estimate for a run config, with no judge call and nothing written but the estimate
     itself (in the cache, where the real run finds it and reports it beside its actuals)."""
-    from ragmeter.api import prepare
     from ragmeter.cache import open_cache
+    from ragmeter.prepare import prepare
 
     ready = prepare(cfg, data=data, judge=judge)
     cache = open_cache(cfg.cache)
@@ -170,18 +170,8 @@ def estimate_key(fingerprint: dict[str, Any]) -> str:
     return make_key({"estimate-of-run": fingerprint})
 
 
-def beside_actuals(stored: dict[str, Any] | None, manifest: dict[str, Any]) -> dict[str, Any] | None:
-    """The stored estimate with the run's actual calls, tokens and seconds per metric."""
-    if not stored:
-        return None
-    actual = {name: {"calls": m["judge_calls"], "cache_hits": m["cache_hits"], "prompt_tokens": m["prompt_tokens"],
-                     "completion_tokens": m["completion_tokens"], "judge_seconds": m["judge_seconds"]}
-              for name, m in manifest["metrics"].items()}
-    return {**stored, "actual": actual, "actual_wall_seconds": manifest["wall_seconds"]}
-
-
 async def estimate(ready: Any, cache: Cache) -> Estimate:
-    """Run `ready` (api.Prepared) through the counting judge, one metric at a time (so each
+    """Run `ready` (prepare.Prepared) through the counting judge, one metric at a time (so each
     call is the metric's), against a read-only view of `cache`."""
     from ragmeter.engine import run_metrics
 

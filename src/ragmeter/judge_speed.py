@@ -120,10 +120,10 @@ async def bench_judge(spec: Any, data: Any, rows: int = 5, metrics: list[Any] | 
     """Time every call of a short uncached run of `metrics` (default: the six core ones) on
     the first `rows` rows of `data`, fit the speed and store it for this judge (`spec`: a
     judge spec or a Judge)."""
-    from ragmeter.api import prepare
     from ragmeter.cache import NullCache
     from ragmeter.config import RunConfig
     from ragmeter.engine import run_metrics
+    from ragmeter.prepare import prepare
 
     given = spec if isinstance(spec, Judge) else None
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",

@@ -109,8 +109,6 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
                    estimate: dict[str, Any] | None = None) -> dict[str, Any]:
     """The manifest as the JSON object written to manifest.json (checked against Manifest);
     `estimate`: a dry run's, reported beside the actuals."""
-    from ragmeter.dry_run import beside_actuals
-
     record = _manifest_dict(cfg, run, judge, embedder, cache)
     if estimate:
         record["estimate"] = beside_actuals(estimate, record)
@@ -148,11 +146,22 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
     }
 
 
+def beside_actuals(stored: dict[str, Any] | None, manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The stored estimate with the run's actual calls, tokens and seconds per metric."""
+    if not stored:
+        return None
+    actual = {name: {"calls": m["judge_calls"], "cache_hits": m["cache_hits"], "prompt_tokens": m["prompt_tokens"],
+                     "completion_tokens": m["completion_tokens"], "judge_seconds": m["judge_seconds"]}
+              for name, m in manifest["metrics"].items()}
+    return {**stored, "actual": actual, "actual_wall_seconds": manifest["wall_seconds"]}
+
+
 def judge_record(judge: Any) -> dict[str, Any]:
     """The judge's name and identity, never its key; a fleet adds each replica's record."""
     servers = judge.servers() if hasattr(judge, "servers") else None
+    batches = getattr(judge, "batches", None)
     return {"name": judge.describe(), **judge.identity(), "api_key_env": getattr(judge, "api_key_env", None),
-            **({"servers": servers} if servers else {})}
+            **({"servers": servers} if servers else {}), **({"batches": batches} if batches is not None else {})}
 
 
 def metric_version(metric: Any, run: RunResult) -> str:

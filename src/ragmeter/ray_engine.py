@@ -92,7 +92,7 @@ def import_ray() -> Any:
 
 
 async def run_on_ray(ready: Any, cache: Cache, faults: FaultLog, settings: RaySettings) -> RunResult:
-    """Score `ready` (api.Prepared) over Ray; the same RunResult a local run returns."""
+    """Score `ready` (prepare.Prepared) over Ray; the same RunResult a local run returns."""
     ray = import_ray()
     check_columns(ready.dataset, ready.metrics)
     await _preflight(ready.metrics, ready.judge, ready.embedder)  # a dead judge server fails before Ray starts

@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from ragmeter.api import prepare, run_config
+from ragmeter.api import run_config
 from ragmeter.cache import Cache
 from ragmeter.config import RunConfig
 from ragmeter.dry_run import APPROXIMATE, EXACT, dry_run, synthesize
@@ -17,6 +17,7 @@ from ragmeter.judge_speed import CallTiming, JudgeSpeed, bench_judge, fit, load_
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics.schemas import verdicts
+from ragmeter.prepare import prepare
 
 ROWS = [{"id": f"r{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is a thing. It is red.",
          "retrieved_contexts": [f"Item {i} is a red thing.", "Unrelated text."]} for i in range(4)]
@@ -156,10 +157,10 @@ def test_the_cli_prints_the_estimate_and_writes_no_results(tmp_path, isolated_ca
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
     proc = cli("evaluate", str(data), "--metrics", "context_relevance", "--judge", "openai-compat:http://127.0.0.1:9/v1#m",
-               "--out", str(tmp_path / "out"), "--dry-run", "--price", "0.15,0.60")
+               "--out", str(tmp_path / "out"), "--dry-run", "--price-per-million", "0.15,0.60")
     assert proc.returncode == 0, proc.stderr
     total = next(line for line in proc.stdout.splitlines() if "total" in line)
     assert "8" in total.split("│")[2] and "(max " in total  # 8 calls, priced
     assert "~3 characters per token" in proc.stdout and not (tmp_path / "out").exists()
-    bad = cli("evaluate", str(data), "--dry-run", "--price", "cheap")
-    assert bad.returncode != 0 and "--price cheap: expected PROMPT,COMPLETION" in bad.stderr
+    bad = cli("evaluate", str(data), "--dry-run", "--price-per-million", "cheap")
+    assert bad.returncode != 0 and "--price-per-million cheap: expected PROMPT,COMPLETION" in bad.stderr

@@ -126,16 +126,23 @@ class OpenAICompatJudge(Judge):
                              f"in ${self.api_key_env} (HTTP {response.status_code})")
         return None
 
+    def _path(self, request: JudgeRequest) -> str:
+        return "/chat/completions" if self.api == "chat" and request.prompt is None else "/completions"
+
     async def complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
         start = time.perf_counter()
-        chat = self.api == "chat" and request.prompt is None
-        data = await self._post("/chat/completions" if chat else "/completions", body)
+        data = await self._post(self._path(request), body)
         if data is None:
             raise FormatRejected(f"{self.base_url} refused structured output (response_format)")
         if isinstance(data, str):  # "logprobs": the server rejected them, ask again without
             self._logprobs = False
             return await self.complete(request)
+        return self._reply(data, request, start)
+
+    def _reply(self, data: dict[str, Any], request: JudgeRequest, start: float) -> JudgeReply:
+        """A completion's JSON as a JudgeReply: text, usage, finish reason and label probabilities."""
+        chat = self._path(request) == "/chat/completions"
         choice = _first_choice(data, self.base_url)
         text = (choice.get("message") or {}).get("content") or "" if chat else choice.get("text", "")
         usage = (data.get("usage") if isinstance(data, dict) else None) or {}

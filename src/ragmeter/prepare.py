@@ -1,0 +1,110 @@
+"""A run checked and ready to score: the config read, the data loaded and sharded, the
+metrics, prompts, gates and baseline checked, the judge and embedder built (not loaded).
+Everything here fails before any judge call; the run (api.py), the dry run (dry_run.py),
+bench-judge (judge_speed.py) and Ray (ray_engine.py) all start from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ragmeter.config import RunConfig
+from ragmeter.embeddings import make_embedder
+from ragmeter.errors import ConfigError, DataError
+from ragmeter.gates import GateSettings
+from ragmeter.io.output import expand, run_fingerprint
+from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.judges.base import Judge
+from ragmeter.judges.spec import make_judge, parse_judge_spec
+from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
+from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.runs import Run, load_run
+
+
+def chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
+    """The metrics named up front: `all` is every registered one; None when they depend on
+    the data (the default, `applicable`)."""
+    if metrics == ["all"]:
+        return list(REGISTRY)
+    if not metrics or metrics == ["applicable"]:
+        return None
+    if "all" in metrics or "applicable" in metrics:
+        raise ConfigError("'all' and 'applicable' stand alone: --metrics all, or --metrics applicable")
+    return metrics
+
+
+def metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
+    """`applicable`: every metric whose fields the data has; the default: the six core
+    metrics, or the citation family for a cited file."""
+    if metrics == ["applicable"]:
+        names = [n for n in REGISTRY if not get_metrics([n])[0].missing_fields(dataset.fields_present)]
+        if not names:
+            raise DataError("no metric applies: the data has none of the fields any metric needs "
+                            f"(found: {sorted(dataset.fields_present) or 'none'})", source=dataset.source)
+        return names
+    return list(CITATION_METRICS if dataset.kind == "cited" else DEFAULT_METRICS)
+
+
+@dataclass
+class Prepared:
+    """A run checked and ready to score: everything that can fail before a judge call has."""
+
+    cfg: RunConfig
+    dataset: Dataset
+    metrics: list[Metric]
+    prompts: PromptSet
+    judge: Judge | None
+    embedder: Any
+    fingerprint: dict[str, Any]
+    gates: GateSettings
+    baseline: Run | None
+
+
+def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
+            metrics: list[Metric] | None = None) -> Prepared:
+    """Read and check the config, the data and the metrics; build (not load) the judge and
+    the embedder. `data`: an in-memory dataset or a path (default: the config's);
+    `metrics`: Metric objects to run instead of the names in the config."""
+    cfg = cfg.model_copy(update={"output": expand(cfg.output)})
+    # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
+    if judge is None:
+        parse_judge_spec(cfg.judge)
+    chosen: Any = metrics if metrics is not None else chosen_metrics(cfg.metrics)
+    metric_objs = get_metrics(chosen) if chosen else None
+    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
+    dataset = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns)
+    if metric_objs is None:  # the default, and `applicable`, depend on the file
+        metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
+    if prompts is None:
+        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
+    if cfg.limit:
+        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    if cfg.shard:
+        from ragmeter.shard import take_shard
+
+        dataset = take_shard(dataset, cfg.shard)
+    gates = cfg.gate_settings()
+    gates.check_metrics([m.label for m in metric_objs])
+    baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
+    if baseline is not None:
+        gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
+    judge = judge or (make_run_judge(cfg) if any(m.uses_judge for m in metric_objs) else None)
+    embedder = embedder or (make_embedder(cfg.embeddings) if any(m.uses_embeddings for m in metric_objs) else None)
+    fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
+                                  [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
+                                  judge.identity() if judge else None, embedder.identity() if embedder else None)
+    return Prepared(cfg, dataset, metric_objs, prompts, judge, embedder, fingerprint, gates, baseline)
+
+
+def make_run_judge(cfg: RunConfig) -> Judge:
+    """The config's judge; with `batch`, its batch-API form (HTTP judges only, not on Ray)."""
+    if not cfg.batch:
+        return make_judge(cfg.judge)
+    judge_cfg = parse_judge_spec(cfg.judge)
+    if judge_cfg.backend not in ("openai", "openai-compat"):
+        raise ConfigError(f"--batch needs an OpenAI-compatible judge with a batch API; {judge_cfg.backend} has none")
+    if cfg.engine.kind == "ray":
+        raise ConfigError("--batch and --ray do not go together: a batch is already served by the provider's fleet")
+    from ragmeter.judges.batch import BatchJudge
+
+    return BatchJudge.from_config(judge_cfg, poll_seconds=cfg.batch_poll_seconds)
