@@ -121,6 +121,17 @@ class OverlayCache(Cache):
     def put(self, key: str, value: Any, table: str = "replies") -> None:
         self._memory[(table, key)] = value
 
+    def get_many(self, keys: list[str], table: str = "replies") -> dict[str, Any]:
+        found = {k: self._memory[(table, k)] for k in keys if (table, k) in self._memory}
+        return {**self._base.get_many([k for k in keys if k not in found], table), **found}
+
+    def put_many(self, items: dict[str, Any], table: str = "replies") -> None:
+        for key, value in items.items():
+            self.put(key, value, table)
+
+    def flush(self) -> None:
+        """Nothing is written."""
+
     def delete(self, key: str, table: str = "replies") -> None:
         self._memory.pop((table, key), None)
 

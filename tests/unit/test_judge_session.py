@@ -8,7 +8,7 @@ import pytest
 
 import ragmeter
 from ragmeter.accounting import MetricStats
-from ragmeter.cache import Cache
+from ragmeter.cache import Cache, NullCache
 from ragmeter.errors import JudgeUnavailable, TransientJudgeError, UnparseableReply
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
@@ -200,3 +200,20 @@ def test_a_failure_reaches_every_request_waiting_for_it():
     result = ragmeter.evaluate(rows, ["context_relevance"], judge=judge, concurrency=4, progress=False, cache=False)
     assert [r["context_relevance"] for r in result.rows] == [None] * 4
     assert judge.calls() == 4  # each template once, plus its one re-ask
+
+
+def test_the_fast_cache_key_is_make_key_of_the_documented_payload():
+    """Keys are spliced from parts serialised once; they must stay the documented hash, or
+    every user's cache would go cold."""
+    from ragmeter.cache import make_key
+    from ragmeter.judges.scripted import ScriptedJudge
+    from ragmeter.judges.session import JudgeSession, output_schema
+    from ragmeter.metrics.schemas import verdicts
+
+    judge = ScriptedJudge({})
+    session = JudgeSession(judge, NullCache())
+    inputs = {"question": "Où est « la Seine » ?", "contexts": ["a\nb", "c"], "n": 2, "nested": {"z": 1, "a": [None]}}
+    for _ in range(2):  # the second call reads the parts serialised by the first
+        key = session._key("faithfulness.verdicts@abc", inputs, verdicts(2), 256)
+        assert key == make_key({"judge": judge.identity(), "prompt": "faithfulness.verdicts@abc", "inputs": inputs,
+                                "schema": output_schema(verdicts(2)), "max_tokens": 256})

@@ -39,8 +39,8 @@ class EmbeddingSession:
 
     async def embed(self, texts: list[str], stats: MetricStats) -> list[list[float]]:
         keys = [make_key({"embedder": self.embedder.identity(), "text": t}, EMBED_KEY_VERSION) for t in texts]
-        found = {k: self.cache.get(k, "embeddings") for k in keys}
-        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if found[k] is None))
+        found: dict[str, Any] = self.cache.get_many(keys, "embeddings")
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         stats.embed_cache_hits += len(texts) - len(missing)
         if missing:
             async with self._lock:
@@ -51,8 +51,7 @@ class EmbeddingSession:
             stats.embed_calls += 1
             stats.embed_seconds += elapsed
             self.seconds += elapsed
-            for text, vector in zip(missing, vectors):
-                key = keys[texts.index(text)]
-                found[key] = vector
-                self.cache.put(key, vector, "embeddings")
-        return [found[k] for k in keys]  # type: ignore[misc]  # every key was found or embedded above
+            new = {keys[texts.index(text)]: vector for text, vector in zip(missing, vectors)}
+            found.update(new)
+            self.cache.put_many(new, "embeddings")
+        return [found[k] for k in keys]  # every key was found or embedded above

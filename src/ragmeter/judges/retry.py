@@ -29,7 +29,8 @@ async def call_with_retry(call: Callable[[], Awaitable[T]], policy: RetryPolicy,
     faults = faults or FaultLog()
     for attempt in range(policy.retries + 1):
         try:
-            return await asyncio.wait_for(call(), timeout=policy.timeout)
+            async with asyncio.timeout(policy.timeout):  # no extra task per call, unlike wait_for
+                return await call()
         except (TimeoutError, TransientJudgeError) as exc:
             error = exc if isinstance(exc, TransientJudgeError) else f"timed out after {policy.timeout:g} s"
             if isinstance(exc, TransientJudgeError) and exc.status is not None:

@@ -7,15 +7,17 @@ backend. Unparseable and truncated replies are counted per metric.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import BusyClock, MetricStats
-from ragmeter.cache import Cache, make_key
+from ragmeter.cache import KEY_VERSION, Cache, canonical_json
 from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
@@ -53,6 +55,7 @@ class JudgeSession:
         #: Replies being computed, by cache key: an identical request asked meanwhile (two rows
         #: with the same context, say) waits for that reply instead of calling the judge again.
         self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._identity_json: str | None = None  # the judge's identity never changes mid-run
 
     async def ask(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None) -> Answer:
@@ -60,8 +63,7 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        key = make_key({"judge": self.judge.identity(), "prompt": f"{prompt.key}@{prompt.version}",
-                        "inputs": inputs, "schema": schema, "max_tokens": max_tokens})
+        key = self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens)
         hit = self.cache.get(key)
         if hit is None and key in self._inflight:
             hit = await asyncio.shield(self._inflight[key])
@@ -83,6 +85,15 @@ class JudgeSession:
                             "probs": answer.probs})
         return answer
 
+    def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int) -> str:
+        """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,
+        with the judge's identity and the schema serialised once instead of per call."""
+        if self._identity_json is None:
+            self._identity_json = canonical_json(self.judge.identity())
+        text = (f'{{"inputs":{canonical_json(inputs)},"judge":{self._identity_json},"max_tokens":{max_tokens},'
+                f'"prompt":{canonical_json(prompt)},"schema":{schema_json(output)}}}')
+        return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
+
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                        schema: dict[str, Any], max_tokens: int, stats: MetricStats, key: str) -> Answer:
         with self.clock.busy():
@@ -94,7 +105,7 @@ class JudgeSession:
                 parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
-        probs = align(dumped, reply.labels, label_fields(schema))
+        probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
         self.cache.put(key, {"parsed": dumped, "truncated": truncated, "probs": probs})
         return Answer(parsed, truncated, False, probs)
 
@@ -140,13 +151,27 @@ class JudgeSession:
         return reply
 
 
+@lru_cache(maxsize=1024)
 def output_schema(output: type[BaseModel]) -> dict[str, Any]:
-    """The pydantic model's JSON schema, closed (no extra keys) for strict backends."""
+    """The pydantic model's JSON schema, closed (no extra keys) for strict backends. Cached
+    per model (the bounded models are themselves cached per bound, schemas.py): generating
+    it was 57% of ragmeter's own time per judge call. Callers must not change it."""
     schema = output.model_json_schema()
     for node in [schema, *schema.get("$defs", {}).values()]:
         if node.get("type") == "object":
             node["additionalProperties"] = False
     return schema
+
+
+@lru_cache(maxsize=1024)
+def schema_json(output: type[BaseModel]) -> str:
+    return canonical_json(output_schema(output))
+
+
+@lru_cache(maxsize=1024)
+def schema_labels(output: type[BaseModel]) -> dict[str, tuple[str, ...]]:
+    """The output's label fields (label_probs.py), found once per model."""
+    return label_fields(output_schema(output))
 
 
 def parse_reply(reply: JudgeReply, output: type[M]) -> M:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -53,9 +53,10 @@ class PromptTemplate(BaseModel):
     def key(self) -> str:
         return f"{self.metric}.{self.name}"
 
-    @property
+    @cached_property
     def version(self) -> str:
-        """Content hash: any edit to the text or examples changes the cache key."""
+        """Content hash: any edit to the text or examples changes the cache key (computed
+        once: a template is frozen)."""
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
@@ -65,6 +66,17 @@ class PromptTemplate(BaseModel):
         `schema` is written into the instruction (for judges that cannot enforce it); the
         examples' replies are shown in `reply_schema`'s field order, the order the judge
         must write them in (a grammar enforces it)."""
+        return [*self._prefix(schema, reply_schema), {"role": "user", "content": format_inputs(self.input_fields,
+                                                                                               inputs)}]
+
+    def _prefix(self, schema: dict[str, Any] | None, reply_schema: dict[str, Any] | None) -> list[Message]:
+        """The instruction and the few-shot examples, built once per pair of schemas: the
+        same for every row (schemas are cached objects, judges/session.py; the entry keeps
+        them, so an id is never another schema's)."""
+        memo = self.__dict__.setdefault("_prefixes", {})
+        found = memo.get((id(schema), id(reply_schema)))
+        if found is not None and found[0] is schema and found[1] is reply_schema:
+            return found[2]
         system = self.instruction
         if schema is not None:
             system += ("\nReply with one JSON object only, matching this JSON schema: "
@@ -74,7 +86,8 @@ class PromptTemplate(BaseModel):
             out.append({"role": "user", "content": format_inputs(self.input_fields, example.input)})
             output = ordered(example.output, reply_schema, reply_schema) if reply_schema else example.output
             out.append({"role": "assistant", "content": dump_output(output)})
-        out.append({"role": "user", "content": format_inputs(self.input_fields, inputs)})
+        if len(memo) < 256:
+            memo[(id(schema), id(reply_schema))] = (schema, reply_schema, out)
         return out
 
 
