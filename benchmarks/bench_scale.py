@@ -2,7 +2,7 @@
 
 1. Bookkeeping: the six core metrics over N rows with an instant in-process judge (replies
    shaped from each prompt's schema) and embedder, a real sqlite cache: rows/s, and peak
-   memory at two sizes (bytes per row beyond the first size).
+   memory (max RSS) at two sizes: bytes per row beyond the smaller.
 2. Judge servers: stand-ins for vLLM on 127.0.0.1 (uvicorn + Starlette, each answering
    with a fixed latency, at most `--server-slots` requests at once, the rest queued), one
    spec listing 1, 2 and 4 of them, context_relevance at --concurrency 64: requests/s
@@ -72,10 +72,8 @@ def rows(n: int, seed: int = 3) -> list[dict]:
 
 # -- 1. bookkeeping ---------------------------------------------------------------------
 
-def bookkeeping(n: int, traced: bool, queue: mp.Queue) -> None:
-    """In a fresh process (so peak memory is this run's): the six core metrics, instant judge.
-    `traced`: measure peak Python memory (tracemalloc slows Python down: a separate run)."""
-    import tracemalloc
+def bookkeeping(n: int, queue: mp.Queue) -> None:
+    """The six core metrics over n rows, instant judge and embedder, a fresh sqlite cache."""
 
     from ragmeter.api import run_config
     from ragmeter.config import RunConfig
@@ -102,31 +100,23 @@ def bookkeeping(n: int, traced: bool, queue: mp.Queue) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = RunConfig(dataset="<in-memory>", output=str(Path(tmp) / "out"), cache=str(Path(tmp) / "c.sqlite"),
                         progress=False, concurrency=16)
-        if traced:
-            tracemalloc.start()
         start, cpu = time.perf_counter(), time.process_time()
         result = asyncio.run(run_config(cfg, data=data, judge=ScriptedJudge(reply), embedder=Instant()))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-        _, peak = tracemalloc.get_traced_memory() if traced else (0, 0)
         calls = sum(m["judge_calls"] for m in result.manifest["metrics"].values())
         size = result.results_path.stat().st_size
-    queue.put({"rows": n, "wall": wall, "cpu": cpu, "calls": calls, "peak_bytes": peak, "results_bytes": size,
+    queue.put({"rows": n, "wall": wall, "cpu": cpu, "calls": calls, "results_bytes": size,
                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
 
 
 def run_bookkeeping(n: int) -> dict:
-    """Speed from one fresh process, peak memory from another."""
+    """In a fresh process, so its peak memory (max RSS) is this run's alone."""
     ctx = mp.get_context("spawn")
-    out = {}
-    for traced in (False, True):
-        queue: mp.Queue = ctx.Queue()
-        proc = ctx.Process(target=bookkeeping, args=(n, traced, queue))
-        proc.start()
-        got = queue.get()
-        proc.join()
-        out = {**got, **out} if traced else got
-        if traced:
-            out["peak_bytes"] = got["peak_bytes"]
+    queue: mp.Queue = ctx.Queue()
+    proc = ctx.Process(target=bookkeeping, args=(n, queue))
+    proc.start()
+    out = queue.get()
+    proc.join()
     return out
 
 
@@ -206,9 +196,9 @@ def main() -> None:
         small, large = run_bookkeeping(args.small), run_bookkeeping(args.rows)
         for r in (small, large):
             print(f"  {r['rows']:>7,} rows: {r['rows'] / r['wall']:,.0f} rows/s ({r['calls'] / r['wall']:,.0f} judge "
-                  f"calls/s), CPU {r['cpu']:.1f} s, peak Python memory {r['peak_bytes'] / 2**20:,.0f} MiB, "
-                  f"max RSS {r['maxrss_kb'] / 1024:,.0f} MiB, results file {r['results_bytes'] / 2**20:,.0f} MiB")
-        growth = (large["peak_bytes"] - small["peak_bytes"]) / (large["rows"] - small["rows"])
+                  f"calls/s), CPU {r['cpu']:.1f} s, max RSS {r['maxrss_kb'] / 1024:,.0f} MiB, "
+                  f"results file {r['results_bytes'] / 2**20:,.0f} MiB")
+        growth = (large["maxrss_kb"] - small["maxrss_kb"]) * 1024 / (large["rows"] - small["rows"])
         per_row_file = large["results_bytes"] / large["rows"]
         print(f"  memory per extra row: {growth:,.0f} bytes (the row's results take {per_row_file:,.0f} bytes "
               "on disk)")
