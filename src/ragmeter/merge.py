@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError, DataError
+from ragmeter.faults import KINDS
 from ragmeter.shard import parse_shard
 
 #: config keys that may differ between the shards of one run
@@ -113,13 +114,12 @@ def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, An
     for timing in TIMINGS:
         base[timing] = round(sum(getattr(r.manifest, timing) for r in runs), 4)
     faults = [r.manifest.faults for r in runs]
-    base["faults"] = {k: sum(getattr(f, k) for f in faults) for k in ("retries", "timeouts", "reasks",
-                                                                       "unparseable", "structured_output_refused",
-                                                                       "processes")}
+    base["faults"] = {k: sum(getattr(f, k) for f in faults) for k in (*KINDS, "processes")}
     base["faults"]["http_errors"] = dict(sum((Counter(f.http_errors) for f in faults), Counter()))
     base["rag_index"] = _rag_index(base, rows)
     base["merged_from"] = [r.source for r in runs]
     base["gates"] = None
+    base["estimate"] = None  # a dry run estimates one run, not a shard of it
     return base
 
 
