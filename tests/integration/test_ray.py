@@ -10,7 +10,6 @@ import socket
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -19,6 +18,7 @@ from ragmeter.config import EngineConfig, RunConfig
 from ragmeter.errors import ConfigError
 from ragmeter.merge import merge_runs
 from ragmeter.runs import load_run
+from tests.http_fakes import JSONHandler, serving
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.integration
@@ -29,7 +29,7 @@ ROWS = [{"id": f"item-{i}", "user_input": f"Which colour is item {i}?", "respons
 METRICS = ["context_relevance", "rouge"]
 
 
-class Judge(BaseHTTPRequestHandler):
+class Judge(JSONHandler):
     """A deterministic judge: the rating is a hash of the prompt; `delay` seconds per reply."""
 
     delay = 0.0
@@ -46,24 +46,13 @@ class Judge(BaseHTTPRequestHandler):
         self._send({"choices": [{"message": {"content": json.dumps({"rating": rating})}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
 
-    def _send(self, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
 def judge_url():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Judge)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"openai-compat:http://127.0.0.1:{server.server_address[1]}/v1#m"
-    server.shutdown()
+    with serving(Judge) as url:
+        yield f"openai-compat:{url}/v1#m"
 
 
 @pytest.fixture(scope="module")

@@ -6,16 +6,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import threading
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from ragmeter.api import run_config
 from ragmeter.config import RunConfig
 from ragmeter.errors import ConfigError
+from tests.http_fakes import JSONHandler, serving
 
 ROWS = [{"id": f"q{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red. It is big.",
          "retrieved_contexts": [f"Item {i} is a red thing.", f"Note {i}."]} for i in range(6)]
@@ -36,7 +35,7 @@ def completion(body: dict) -> dict:
             "usage": {"prompt_tokens": 10, "completion_tokens": 3}}
 
 
-class BatchAPI(BaseHTTPRequestHandler):
+class BatchAPI(JSONHandler):
     files: dict[str, str] = {}
     batches: dict[str, dict] = {}
     polls_to_finish = 2
@@ -94,26 +93,15 @@ class BatchAPI(BaseHTTPRequestHandler):
             self.files[f"err-{batch['id']}"] = "".join(json.dumps(x) + "\n" for x in errors)
             batch["error_file_id"] = f"err-{batch['id']}"
 
-    def _send(self, obj):
-        data = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
 
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture
 def server():
     BatchAPI.files, BatchAPI.batches, BatchAPI.fail_once, BatchAPI.direct = {}, {}, set(), 0
     BatchAPI.polls_to_finish = 2
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BatchAPI)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"openai-compat:http://127.0.0.1:{httpd.server_address[1]}/v1#m"
-    httpd.shutdown()
+    with serving(BatchAPI) as url:
+        yield f"openai-compat:{url}/v1#m"
 
 
 def config(tmp_path, judge, metrics=("context_relevance",), batch=True, name="c.sqlite"):

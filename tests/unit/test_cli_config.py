@@ -7,21 +7,20 @@ import json
 import os
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from ragmeter.config import load_config
 from ragmeter.errors import ConfigError, DataError
+from tests.http_fakes import JSONHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = [{"id": "a", "question": "q1?", "contexts": ["c1"], "answer": "x"},
         {"id": "b", "question": "q2?", "contexts": ["c2", "c3"], "answer": "y"}]
 
 
-class FakeOpenAI(BaseHTTPRequestHandler):
+class FakeOpenAI(JSONHandler):
     """Answers every chat completion with {"rating": 2}."""
 
     def do_GET(self):  # /v1/models
@@ -38,25 +37,13 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         self._send({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
 
-    def _send(self, obj):
-        body = json.dumps(obj).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="module")
 def fake_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with serving(FakeOpenAI) as url:
+        yield f"{url}/v1"
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
