@@ -444,8 +444,23 @@ app.add_typer(prompts_app, name="prompts")
 register_rag_commands(app)
 
 
+def _log_to_stderr() -> None:
+    """ragmeter's own notices (a judge server taken out, a batch submitted or finished) as
+    `ragmeter: ...` lines on stderr; other libraries' logging is left as it is."""
+    import logging
+
+    logger = logging.getLogger("ragmeter")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("ragmeter: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
 def main() -> None:
     """Entry point: library errors become one line on stderr and a non-zero exit."""
+    _log_to_stderr()
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code here instead of raising
         if isinstance(code, int) and code:

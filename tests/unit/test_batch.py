@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 from email.parser import BytesParser
 from email.policy import HTTP
 
@@ -113,8 +114,11 @@ def scores(result, metric="context_relevance"):
     return [r[metric] for r in result.rows]
 
 
-def test_every_rows_prompt_goes_in_one_batch_and_scores_equal_a_direct_run(tmp_path, server):
-    batched = asyncio.run(run_config(config(tmp_path, server), data=ROWS, write=False))
+def test_every_rows_prompt_goes_in_one_batch_and_scores_equal_a_direct_run(tmp_path, server, caplog):
+    with caplog.at_level(logging.INFO, logger="ragmeter"):
+        batched = asyncio.run(run_config(config(tmp_path, server), data=ROWS, write=False))
+    assert "batch batch_0: 6 requests submitted" in caplog.text
+    assert "batch batch_1 completed: 6 of 6 requests answered" in caplog.text
     # context_relevance asks its two ratings one after the other: one batch each, every row in it
     assert [len(b["lines"]) for b in BatchAPI.batches.values()] == [6, 6] and BatchAPI.direct == 0
     assert batched.manifest["judge"]["batches"] == {"batch_0": "completed", "batch_1": "completed"}
@@ -130,7 +134,7 @@ def test_a_second_prompt_goes_in_the_next_batch(tmp_path, server):
     assert scores(result, "faithfulness") == [1.0] * 6
 
 
-def test_a_restart_while_a_batch_is_pending_polls_it_instead_of_paying_twice(tmp_path, server):
+def test_a_restart_while_a_batch_is_pending_polls_it_instead_of_paying_twice(tmp_path, server, caplog):
     BatchAPI.polls_to_finish = 10**9  # the batch never ends while the first run waits
 
     async def stopped_run():
@@ -140,7 +144,9 @@ def test_a_restart_while_a_batch_is_pending_polls_it_instead_of_paying_twice(tmp
     asyncio.run(stopped_run())
     assert list(BatchAPI.batches) == ["batch_0"]
     BatchAPI.polls_to_finish = 1
-    resumed = asyncio.run(run_config(config(tmp_path, server), data=ROWS, write=False))
+    with caplog.at_level(logging.INFO, logger="ragmeter"):
+        resumed = asyncio.run(run_config(config(tmp_path, server), data=ROWS, write=False))
+    assert "batch batch_0: submitted by an earlier run, polled again" in caplog.text
     assert list(BatchAPI.batches) == ["batch_0", "batch_1"]  # batch_0 polled again, not submitted again
     assert resumed.manifest["judge"]["batches"] == {"batch_0": "completed", "batch_1": "completed"}
     assert resumed.manifest["metrics"]["context_relevance"]["judge_calls"] == 12

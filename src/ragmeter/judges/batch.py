@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any
 
@@ -28,6 +29,7 @@ from ragmeter.judges.base import JudgeReply, JudgeRequest
 from ragmeter.judges.openai_compat import OpenAICompatJudge
 
 ENDED = {"completed", "failed", "expired", "cancelled"}
+log = logging.getLogger("ragmeter")
 MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 
 
@@ -109,6 +111,8 @@ class BatchJudge(OpenAICompatJudge):
             if self._store is not None:
                 self._store.put(cid, {"batch": batch}, "batches")
         self.batches[batch] = "submitted"
+        log.info("batch %s: %d requests submitted to %s; polling every %g s (a run stopped now resumes it)",
+                 batch, len(bodies), self.base_url, self.poll_seconds)
         return batch
 
     def _watch(self, batch: str, waiting: dict[str, list[asyncio.Future[dict[str, Any]]]]) -> None:
@@ -118,6 +122,8 @@ class BatchJudge(OpenAICompatJudge):
         for cid, futures in waiting.items():
             known.setdefault(cid, []).extend(futures)
         self.batches.setdefault(batch, "resumed")
+        if first and self.batches[batch] == "resumed":
+            log.info("batch %s: submitted by an earlier run, polled again", batch)
         if first:
             task = asyncio.create_task(self._poll(batch))
             self._tasks.add(task)
@@ -139,7 +145,10 @@ class BatchJudge(OpenAICompatJudge):
         except Exception as exc:  # noqa: BLE001 - handed to every request waiting on this batch
             failure = exc
         self.batches[batch] = status
-        self._answer(self._watching.pop(batch, {}), answers, failure)
+        waiting = self._watching.pop(batch, {})
+        answered = sum(1 for cid in waiting if not isinstance(answers.get(cid, failure), Exception))
+        log.info("batch %s %s: %d of %d requests answered", batch, status, answered, len(waiting))
+        self._answer(waiting, answers, failure)
 
     def _answer(self, waiting: dict[str, list[asyncio.Future[dict[str, Any]]]],
                 answers: dict[str, dict[str, Any] | Exception], failure: Exception) -> None:
