@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["Comparison", "EvaluationResult", "__version__", "aevaluate", "compare", "evaluate", "load_run"]
+__all__ = ["Comparison", "EvaluationResult", "__version__", "aevaluate", "compare", "estimate", "evaluate",
+           "load_run"]
 #: public name -> the module that defines it
-_HOMES = {"evaluate": "api", "aevaluate": "api", "EvaluationResult": "api", "compare": "comparison",
+_HOMES = {"evaluate": "api", "aevaluate": "api", "estimate": "api", "EvaluationResult": "api", "compare": "comparison",
           "Comparison": "comparison", "load_run": "runs"}
 _LAZY = tuple(_HOMES)
 

@@ -95,19 +95,49 @@ async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str |
     """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`.
     `language` picks the built-in prompts; `prompts_dir` replaces them with exported or
     translated files (see `ragmeter prompts`)."""
+    cfg, given = _api_config(data, metrics, judge, embeddings, output=str(out) if out else "results", format=format,
+                             columns=columns, concurrency=concurrency, timeout=timeout, retries=retries, cache=cache,
+                             limit=limit, progress=progress, language=language, prompts_dir=prompts_dir,
+                             overwrite=overwrite)
+    return await run_config(cfg, data=data, write=out is not None, **given)
+
+
+def estimate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
+             embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
+             cache: bool | str | Path = True, concurrency: int = 1, limit: int | None = None,
+             language: str = "english", prompts_dir: str | Path | None = None,
+             price_per_million: dict[str, float] | None = None) -> Any:
+    """What `evaluate` with these arguments would cost, calling no judge: per metric the
+    calls, prompt tokens, cache hits, and (after `ragmeter bench-judge`) seconds and price
+    (a dry_run.Estimate; see README, "What a run will cost")."""
+    from ragmeter.dry_run import dry_run
+
+    cfg, given = _api_config(data, metrics, judge, embeddings, columns=columns, concurrency=concurrency,
+                             cache=cache, limit=limit, progress=False, language=language, prompts_dir=prompts_dir,
+                             price_per_million=price_per_million)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(dry_run(cfg, data=data, **given))
+    raise RagmeterError("estimate() was called inside a running event loop (e.g. Jupyter): "
+                        "use `await ragmeter.dry_run.dry_run(config, data=...)` instead")
+
+
+def _api_config(data: Any, metrics: list[Any] | None, judge: Any, embeddings: Any,
+                **fields: Any) -> tuple[RunConfig, dict[str, Any]]:
+    """The RunConfig the API's arguments make, and the objects given in place of specs (a
+    Judge, an embedder, Metric instances)."""
+    cache, prompts_dir = fields.pop("cache"), fields.pop("prompts_dir")
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
-                    output=str(out) if out else "results", format=format,
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
                     embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",
-                    metrics=[_config_entry(m) for m in metrics] if metrics else None, columns=columns or {},
-                    concurrency=concurrency,
-                    timeout=timeout, retries=retries, cache=str(cache) if isinstance(cache, Path) else cache,
-                    limit=limit, progress=progress, language=language,
-                    prompts_dir=str(prompts_dir) if prompts_dir else None, overwrite=overwrite)
+                    metrics=[_config_entry(m) for m in metrics] if metrics else None,
+                    cache=str(cache) if isinstance(cache, Path) else cache,
+                    prompts_dir=str(prompts_dir) if prompts_dir else None,
+                    **{**fields, "columns": fields.get("columns") or {}})
     objects = get_metrics(metrics) if metrics and any(isinstance(m, Metric) for m in metrics) else None
-    return await run_config(cfg, data=data, judge=None if isinstance(judge, (str, dict)) else judge,
-                            embedder=None if isinstance(embeddings, (str, dict)) else embeddings,
-                            write=out is not None, metrics=objects)
+    return cfg, {"judge": None if isinstance(judge, (str, dict)) else judge,
+                 "embedder": None if isinstance(embeddings, (str, dict)) else embeddings, "metrics": objects}
 
 
 def _config_entry(metric: Any) -> Any:

@@ -158,13 +158,15 @@ class NoEmbedder(Embedder):
         return [[1.0, 0.0] for _ in texts]
 
 
-async def dry_run(cfg: Any, *, data: Any = None, judge: Judge | None = None) -> Estimate:
+async def dry_run(cfg: Any, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
+                  metrics: list[Any] | None = None) -> Estimate:
     """The estimate for a run config, with no judge call and nothing written but the estimate
-    itself (in the cache, where the real run finds it and reports it beside its actuals)."""
+    itself (in the cache, where the real run finds it and reports it beside its actuals).
+    The keywords are prepare()'s."""
     from ragmeter.cache import open_cache
     from ragmeter.prepare import prepare
 
-    ready = prepare(cfg, data=data, judge=judge)
+    ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics)
     cache = open_cache(cfg.cache)
     try:
         figures = await estimate(ready, cache)

@@ -164,3 +164,14 @@ def test_the_cli_prints_the_estimate_and_writes_no_results(tmp_path, isolated_ca
     assert "~3 characters per token" in proc.stdout and not (tmp_path / "out").exists()
     bad = cli("evaluate", str(data), "--dry-run", "--price-per-million", "cheap")
     assert bad.returncode != 0 and "--price-per-million cheap: expected PROMPT,COMPLETION" in bad.stderr
+
+
+def test_the_python_api_estimates_like_the_cli(tmp_path):
+    import ragmeter
+
+    counting = judge()
+    estimate = ragmeter.estimate(ROWS, ["context_relevance"], judge=counting, cache=tmp_path / "c.sqlite",
+                                 price_per_million={"prompt": 2.0, "completion": 8.0})
+    assert counting.requests == [] and estimate.metrics["context_relevance"].calls == 8
+    assert estimate.total.max_price == pytest.approx((estimate.total.prompt_tokens * 2 + 8 * 16 * 8) / 1e6)
+    assert "estimate" in dir(ragmeter)
