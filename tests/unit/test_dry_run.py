@@ -175,3 +175,28 @@ def test_the_python_api_estimates_like_the_cli(tmp_path):
     assert counting.requests == [] and estimate.metrics["context_relevance"].calls == 8
     assert estimate.total.max_price == pytest.approx((estimate.total.prompt_tokens * 2 + 8 * 16 * 8) / 1e6)
     assert "estimate" in dir(ragmeter)
+
+
+@pytest.mark.parametrize("example", ["dataset.jsonl", "agents.jsonl"])
+def test_every_judged_metrics_stand_in_replies_validate(example):
+    """A stand-in that failed validation would be re-asked: a call the run would not make."""
+    from pathlib import Path
+
+    from ragmeter.cache import NullCache
+    from ragmeter.dry_run import CountingJudge, NoEmbedder, OverlayCache
+    from ragmeter.engine import run_metrics
+
+    data = Path(__file__).resolve().parents[2] / "examples" / example
+    ready = prepare(RunConfig(dataset=str(data), metrics=["applicable"], cache=False,
+                              judge="openai-compat:http://127.0.0.1:9/v1#m",
+                              embeddings="openai-compat:http://127.0.0.1:9/v1#e"))
+    judged = [m for m in ready.metrics if m.uses_judge]
+    assert len(judged) >= (17 if example == "dataset.jsonl" else 3)
+    for metric in judged:
+        counting = CountingJudge(ready.judge, ready.prompts)
+        embedder = NoEmbedder(ready.embedder) if ready.embedder else None
+        run = asyncio.run(run_metrics(ready.dataset, [metric], counting, embedder,
+                                      OverlayCache(NullCache()), progress=False, prompts=ready.prompts))
+        stats = run.stats[metric.label]
+        assert (metric.label, stats.reasks, stats.unparseable) == (metric.label, 0, 0)
+        assert counting.calls and stats.judge_calls == len(counting.calls)
