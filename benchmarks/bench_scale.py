@@ -176,7 +176,9 @@ def bundled_dry_run_check() -> None:
     print(f"  calls: estimated {estimate['total']['calls']}, actual {sum(a['calls'] for a in actual.values())}")
     print(f"  prompt tokens: estimated {estimate['total']['prompt_tokens']:,}, "
           f"actual {sum(a['prompt_tokens'] for a in actual.values()):,}")
-    print(f"  seconds: estimated {estimate['total']['seconds']}, actual wall {estimate['actual_wall_seconds']:.1f}")
+    seconds = estimate["total"]["seconds"]
+    print(f"  seconds: estimated {'-' if seconds is None else f'{seconds:.1f}'} (run `ragmeter bench-judge` first), "
+          f"actual wall {estimate['actual_wall_seconds']:.1f}")
 
 
 def main() -> None:
