@@ -239,7 +239,9 @@ def _speed_note(speed: JudgeSpeed | None, ready: Any) -> str:
     if ready.judge is None:
         return "no judge calls"
     if speed is None:
-        return f"no measured speed for this judge: run `ragmeter bench-judge {ready.cfg.judge}` to get seconds"
+        spec = ready.cfg.judge if isinstance(ready.cfg.judge, str) else "SPEC"
+        data = ready.cfg.dataset if ready.cfg.dataset != "<in-memory>" else "DATA"
+        return f"no measured speed for this judge: run `ragmeter bench-judge {spec} {data}` to get seconds"
     return (f"measured by bench-judge at {speed.measured_at} over {speed.calls} calls: "
             f"{speed.overhead_seconds:.2f} s per call + prompt at {_rate(speed.prompt_tokens_per_second)} + "
             f"reply at {_rate(speed.completion_tokens_per_second)}")
