@@ -227,12 +227,15 @@ def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to c
 def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
                 run_b: Annotated[Optional[Path], typer.Argument(help="a second run folder, compared with the "
                                                                      "first row by row")] = None,
-                out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html")) -> None:
+                out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
+                judge_check: Annotated[Optional[Path], typer.Option(
+                    "--judge-check", help="a judge_check.json to show (default: the one beside the run)")] = None
+                ) -> None:
     """One self-contained HTML page: summary with intervals and distributions, paired
     differences for two runs, and every row with its evidence (search, sort, filter)."""
     from ragmeter.report import write_report
 
-    print(plain(f"wrote {write_report(run_a, run_b, out)}"))
+    print(plain(f"wrote {write_report(run_a, run_b, out, judge_check=judge_check)}"))
 
 
 @app.command("meta-eval")
@@ -261,6 +264,64 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
     print_meta_eval(result, console(wide=True))
     if out:
         print(plain(f"wrote {out / 'meta_eval.json'}"))
+
+
+@app.command("judge-check")
+def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.csv/.parquet with contexts), or a "
+                                                          "folder of documents (.txt, .md, .html, .pdf)")],
+                metrics: Annotated[Optional[str], typer.Option(
+                    help="comma-separated: faithfulness, llamaindex_faithfulness, context_relevance, "
+                         "context_precision, context_recall, response_relevancy (default: faithfulness, and "
+                         "context_relevance where rows have questions)")] = None,
+                metric_opt: Annotated[Optional[list[str]], typer.Option("--metric-opt", help="METRIC.KEY=VALUE"
+                                                                        )] = None,
+                judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = "llamacpp",
+                judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
+                embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
+                sizes: Annotated[str, typer.Option(help="prompt sizes: contexts in the prompt, comma-separated "
+                                                        "(the source among k-1 other rows' contexts)")] = "1,3,5",
+                limit: Annotated[Optional[int], typer.Option(help="only the first N rows (documents: N chunks, "
+                                                                  "spread over the documents)")] = None,
+                seed: Annotated[int, typer.Option(help="seeds every choice of sentence, distractor and "
+                                                       "position")] = 0,
+                out: Annotated[Path, typer.Option(help="folder for judge_check.json and each metric's run")
+                               ] = Path("judge-check"),
+                column: Annotated[Optional[list[str]], typer.Option(help="FIELD=COLUMN, as for evaluate")] = None,
+                language: Annotated[str, typer.Option(help="prompt and negation language: english | spanish"
+                                                      )] = "english",
+                chunk_size: Annotated[int, typer.Option("--chunk-size", help="documents: chunk size in "
+                                                                            "characters")] = 2000,
+                concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
+                no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+                dry_run: DryRun = False) -> None:
+    """Can I trust this judge on my data? Scores cases built from your rows whose right score
+    is known (copied answers high; unrelated, negated, fact-swapped ones low) and reports
+    pass rates with 95% intervals, median scores, ROC-AUC and the failing cases."""
+    from ragmeter.judge_check import check_report
+    from ragmeter.judge_check import judge_check as check
+    from ragmeter.judge_check.console import print_judge_check
+
+    judge_cfg: Any = {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+    chosen = _metric_specs(metrics, metric_opt or [])
+    try:
+        size_list = tuple(int(k) for k in sizes.split(","))
+    except ValueError:
+        raise RagmeterError(f"--sizes {sizes}: expected whole numbers, e.g. 1,3,5") from None
+    where: dict[str, Any] = dict(sizes=size_list, seed=seed, limit=limit, columns=pairs(column or [], "--column"),
+                 chunk_size=chunk_size)
+    if dry_run:
+        from ragmeter.judge_check import estimate_check
+        from ragmeter.summary import print_estimate
+
+        for found in estimate_check(data, chosen, judge=judge_cfg, language=language, plan_options=where,
+                                    embeddings=embeddings, cache=not no_cache, concurrency=concurrency):
+            print_estimate(found, console())
+        return
+    result = check(data, chosen, judge=judge_cfg, out=out, language=language, embeddings=embeddings,
+                   cache=not no_cache, concurrency=concurrency, **where)
+    print_judge_check(result, console())
+    page = check_report(out, result)
+    print(plain(f"wrote {out / 'judge_check.json'}" + (f" and {page}" if page else "")))
 
 
 @app.command("testset")

@@ -130,3 +130,17 @@ def holm(p_values: dict[str, float]) -> dict[str, float]:
         running = max(running, min(1.0, (len(order) - rank) * p_values[name]))
         adjusted[name] = running
     return adjusted
+
+
+def proportion_ci(successes: int, n: int, level: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a share (pass rates): unlike the normal interval it stays
+    inside [0, 1] and is not empty at 0 or n successes. None for n = 0."""
+    from statistics import NormalDist
+
+    if n <= 0:
+        return None
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    share = successes / n
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)

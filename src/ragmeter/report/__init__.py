@@ -13,8 +13,10 @@ from ragmeter.runs import Run, load_run
 
 
 def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
-                 out: str | Path = "report.html", title: str | None = None) -> Path:
-    """Write the report for one run, or for two runs compared row by row (B against A)."""
+                 out: str | Path = "report.html", title: str | None = None,
+                 judge_check: str | Path | None = None) -> Path:
+    """Write the report for one run, or for two runs compared row by row (B against A);
+    `judge_check`: a judge_check.json to show (by default the one beside the run, if any)."""
     from ragmeter.io.writers import atomic_write_bytes
     from ragmeter.report.data import rows_json, summary
     from ragmeter.report.page import render
@@ -30,7 +32,17 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
         comparison = compare(runs[0], runs[1])
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
-    page = render(summary(runs, comparison), [rows_json(r) for r in runs],
+    checked = None
+    if judge_check is not None:
+        import json
+
+        try:
+            checked = json.loads(Path(judge_check).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError(f"cannot read the judge check: {exc}", source=str(judge_check)) from None
+        if not isinstance(checked, dict) or "metrics" not in checked:
+            raise DataError("not a judge_check.json (written by `ragmeter judge-check`)", source=str(judge_check))
+    page = render(summary(runs, comparison, checked), [rows_json(r) for r in runs],
                   title or ("ragmeter report" if len(runs) == 1 else "ragmeter comparison"))
     atomic_write_bytes(target, page)
     return target

@@ -21,9 +21,13 @@ FIELDS = {"user_input": ["user_input", "question", "query", "text"],
           "reference": ["reference", "ground_truth"]}
 
 
-def summary(runs: list[Run], comparison: Any = None) -> dict[str, Any]:
+def summary(runs: list[Run], comparison: Any = None, judge_check: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`judge_check`: a judge_check.json's content; by default the one beside the first run
+    (or two folders up: a judge check's own metric runs are in its `runs/<metric>/`)."""
     metrics = [m for m in runs[0].metrics if all(m in r.metrics for r in runs[1:])]
-    return {"metrics": metrics,
+    found = judge_check if judge_check is not None else (_beside(runs[0], "judge_check.json")
+                                                          or _beside(runs[0], "../../judge_check.json"))
+    return {"metrics": metrics, "judge_check": found,
             "higher_is_better": {m: runs[0].manifest.metrics[m].higher_is_better for m in metrics},
             "runs": [_run_summary(run, metrics) for run in runs],
             "comparison": comparison.model_dump(mode="json", exclude={"metrics": {"__all__": {"changed"}}})
@@ -36,7 +40,7 @@ def _run_summary(run: Run, metrics: list[str]) -> dict[str, Any]:
     return {"source": run.source, "created_at": m.created_at, "ragmeter_version": m.ragmeter_version,
             "judge": m.judge, "embeddings": m.embeddings, "language": m.language,
             "dataset": m.dataset.model_dump(), "prompts": m.prompts, "prompt_notes": m.prompt_notes,
-            "rag_index": m.rag_index, "gates": m.gates, "meta_eval": _meta_eval(run),
+            "rag_index": m.rag_index, "gates": m.gates, "meta_eval": _beside(run, "meta_eval.json"),
             "ids": run.ids,
             "fields": {k: ([mapped[k]] if k in mapped else []) + names for k, names in FIELDS.items()},
             "cost": {"judge_calls": sum(r.judge_calls for r in m.metrics.values()),
@@ -50,18 +54,20 @@ def _run_summary(run: Run, metrics: list[str]) -> dict[str, Any]:
                         for name in metrics}}
 
 
-def _meta_eval(run: Run) -> dict[str, Any] | None:
-    """meta_eval.json beside the run (`ragmeter meta-eval --out`): the judge's agreement."""
+def _beside(run: Run, name: str) -> dict[str, Any] | None:
+    """A JSON file written beside the run: meta_eval.json (`ragmeter meta-eval --out`: the
+    judge's agreement with people), judge_check.json (`ragmeter judge-check`)."""
     import json
     from pathlib import Path
 
-    path = Path(run.source) / "meta_eval.json"
+    path = Path(run.source) / name
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return found if isinstance(found, dict) else None
 
 
 def histogram(values: list[float | None], bins: int = BINS) -> list[int]:

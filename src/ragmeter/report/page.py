@@ -29,7 +29,7 @@ def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
-        _summary(data), _differences(data), _agreement(data), _run_info(data), _rows_section(),
+        _summary(data), _differences(data), _agreement(data), _judge_check(data), _run_info(data), _rows_section(),
         f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>'])
     islands = [b'<script type="application/json" id="ragmeter-rows-%d">' % n + embed_bytes(blob) + b"</script>"
                for n, blob in enumerate(rows)]
@@ -152,6 +152,41 @@ def _agreement(data: dict[str, Any]) -> str:
                       '<table class="summary"><thead><tr><th>scorer</th><th>measure</th><th>value</th>'
                       f'<th>95% CI</th><th>n</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
     return f'<section id="agreement"><h2>Agreement with human labels</h2>{"".join(blocks)}</section>' if blocks else ""
+
+
+def _judge_check(data: dict[str, Any]) -> str:
+    """`ragmeter judge-check`: per metric and check the pass rate, and the failing cases."""
+    check = data.get("judge_check")
+    if not check:
+        return ""
+    blocks = [f"<p>judge {escape(str(check.get('judge')))} on {escape(str(check.get('data')))}: cases whose right "
+              "score is known (copied answers should score &ge; 0.5, unrelated, negated and fact-swapped ones "
+              "&lt; 0.5), each at prompt sizes k = " + escape(", ".join(map(str, check.get("sizes", [])))) + "</p>"]
+    for metric in (check.get("metrics") or {}).values():
+        auc = metric.get("roc_auc")
+        head = (f"<h3>{escape(str(metric['metric']))}: {metric['cases']} cases, ROC-AUC high vs low "
+                f"{_number(auc, 3)} ({_ci(metric.get('roc_auc_ci95'))})</h3>")
+        if not metric.get("checks"):
+            blocks.append(head + f"<p>{escape(str(metric.get('note', '')))}</p>")
+            continue
+        rows = "".join(
+            f"<tr><td>{escape(str(c['check']))}</td><td>{escape(str(c['expect']))}</td>"
+            f"<td>{_number(c['pass_rate'], 3)}</td><td>{_ci(c['ci95'])}</td><td>{_number(c['median'], 3)}</td>"
+            f"<td>{c['n']}</td><td>{escape(' · '.join(f'k={k}: {v:.2f}' for k, v in c['by_k'].items()))}</td>"
+            f"<td>{escape(str(c['description']))}</td></tr>" for c in metric["checks"])
+        failures = "".join(_failure_item(f) for f in metric.get("failures", []))
+        blocks.append(head + '<table class="summary"><thead><tr><th>check</th><th>should be</th><th>pass rate</th>'
+                      "<th>95% CI</th><th>median</th><th>n</th><th>pass rate by prompt size</th><th>case</th></tr>"
+                      f"</thead><tbody>{rows}</tbody></table>"
+                      + (f"<p>Failing cases (the worst first)</p><ul>{failures}</ul>" if failures else ""))
+    return f'<section id="judge-check"><h2>Judge check</h2>{"".join(blocks)}</section>'
+
+
+def _failure_item(failure: dict[str, Any]) -> str:
+    edit = failure.get("edit")
+    return (f"<li><b>{escape(str(failure['check']))}</b> k={failure['k']} score {_number(failure['score'], 3)} "
+            f"(should be {escape(str(failure['expect']))}): <q>{escape(str(failure['answer'])[:300])}</q>"
+            + (f" <i>{escape(str(edit))}</i>" if edit else "") + f" — {escape(str(failure['reason']))}</li>")
 
 
 def _run_info(data: dict[str, Any]) -> str:

@@ -1,0 +1,294 @@
+"""Check cases built from the user's own rows: each a row whose right score is known without
+a model (high: the answer is copied from a context; low: it comes from another row, or a
+context's sentence is negated or has a fact swapped).
+
+A case is a plain row for ragmeter's metrics plus what it checks. Each source row's random
+choices come from its own seeded generator (seed + row id), so a row's cases do not change
+when other rows are added or `--limit` cuts the data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ragmeter.judge_check.perturb import entities, negate, numbers, swap_fact
+from ragmeter.text import split_sentences
+
+Expect = Literal["high", "low"]
+
+#: claim-like sentences: long enough to assert something, short enough to be one claim
+MIN_WORDS, MAX_WORDS = 6, 60
+_MARKUP = re.compile(r"^\s*(#|\||```|<|!\[|\[\^)")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One row of the user's data as the checks see it."""
+
+    id: str
+    contexts: list[str]
+    question: str | None = None
+    response: str | None = None
+    reference: str | None = None
+    #: contexts the row says answer its question (reference_contexts, or retrieved ids that
+    #: are reference ids); None when it says nothing (its retrieved contexts are then assumed)
+    relevant: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One row to score, and the score it should get."""
+
+    id: str
+    family: str
+    check: str
+    expect: Expect
+    k: int
+    source: str
+    row: dict[str, Any]
+    #: what was changed, for a person reading a failure (e.g. "swapped 1998 -> 2013")
+    edit: str = ""
+    assumed: bool = False  # the high case rests on the row's own contexts being relevant
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    expect: Expect
+    description: str
+
+
+@dataclass
+class Family:
+    """The checks of one kind of metric, and which rows can make them."""
+
+    name: str
+    checks: tuple[Check, ...]
+    needs_question: bool
+    sizes_apply: bool  # the checks run at every prompt size (k contexts)
+    build: Callable[[Source, list[Source], int, random.Random, str], Iterator[Case]] = field(repr=False)
+
+
+def claim_sentences(text: str) -> list[str]:
+    """The context's sentences that read as claims: markup lines (headings, tables, code,
+    HTML) left out, list markers dropped, 6-60 words with letters."""
+    found = []
+    for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+#|]|\d+[.)])\s)", text):
+        if _MARKUP.match(line) or "```" in line:
+            continue
+        for sentence in split_sentences(_BULLET.sub("", line)):
+            words = sentence.split()
+            if MIN_WORDS <= len(words) <= MAX_WORDS and sum(c.isalpha() for c in sentence) > len(sentence) / 2:
+                found.append(sentence)
+    return found
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _absent(sentence: str, contexts: list[str]) -> bool:
+    needle = _norm(sentence)
+    return not any(needle in _norm(c) for c in contexts)
+
+
+def rng_for(seed: int, *parts: Any) -> random.Random:
+    digest = hashlib.sha256("\x00".join(map(str, (seed, *parts))).encode()).hexdigest()
+    return random.Random(int(digest[:16], 16))
+
+
+def _others(source: Source, pool: list[Source], rng: random.Random, count: int) -> list[Source]:
+    """`count` other rows, seeded, none with the same first context."""
+    others = [s for s in pool if s.id != source.id and s.contexts and s.contexts[0] != source.contexts[0]]
+    return rng.sample(others, min(count, len(others)))
+
+
+def _prompt_contexts(context: str, distractors: list[Source], rng: random.Random) -> list[str]:
+    """The source context among the distractors' first contexts, at a seeded position."""
+    contexts = [d.contexts[0] for d in distractors]
+    contexts.insert(rng.randrange(len(contexts) + 1), context)
+    return contexts
+
+
+def _base_row(source: Source) -> dict[str, Any]:
+    row = {"user_input": source.question, "response": source.response or source.reference,
+           "reference": source.reference}
+    return {k: v for k, v in row.items() if v}
+
+
+def _case(family: str, check: Check, k: int, source: Source, row: dict[str, Any], edit: str = "",
+          assumed: bool = False) -> Case:
+    case_id = f"{family}/{check.name}/k{k}/{source.id}"
+    return Case(case_id, family, check.name, check.expect, k, source.id, {"id": case_id, **row}, edit, assumed)
+
+
+GROUNDING = (
+    Check("verbatim_sentence", "high", "the answer is a sentence copied from a context"),
+    Check("whole_context", "high", "the answer is a whole context"),
+    Check("unrelated_sentence", "low", "the answer is a sentence from another row's context"),
+    Check("negated_sentence", "low", "the answer is a context's sentence, negated"),
+    Check("swapped_fact", "low", "the answer is a context's sentence with a number or name from another row"),
+)
+
+
+def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Random,
+                    language: str) -> Iterator[Case]:
+    """Faithfulness-style checks: the same prompt contexts, five answers."""
+    context = next((c for c in source.contexts if claim_sentences(c)), None)
+    if context is None:
+        return
+    sentences = claim_sentences(context)
+    distractors = _others(source, pool, rng, k - 1)
+    if len(distractors) < k - 1:
+        return
+    contexts = _prompt_contexts(context, distractors, rng)
+    base = {**_base_row(source), "retrieved_contexts": contexts}
+    checks = {c.name: c for c in GROUNDING}
+
+    def case(name: str, response: str, edit: str = "") -> Case:
+        return _case("grounding", checks[name], k, source, {**base, "response": response}, edit)
+
+    verbatim = rng.choice(sentences)
+    yield case("verbatim_sentence", verbatim)
+    yield case("whole_context", context.strip())
+    unrelated = _unrelated_sentence(source, pool, distractors, contexts, rng)
+    if unrelated is not None:
+        yield case("unrelated_sentence", unrelated)
+    negated = next(((s, n) for s in _shuffled(sentences, rng) if (n := negate(s, language))), None)
+    if negated is not None:
+        yield case("negated_sentence", negated[1], f"negated: {negated[0]}")
+    swapped = _swapped(source, pool, sentences, contexts, rng)
+    if swapped is not None:
+        yield case("swapped_fact", swapped[0], f"swapped {swapped[1]} -> {swapped[2]}")
+
+
+def _shuffled(items: list[str], rng: random.Random) -> list[str]:
+    items = list(items)
+    rng.shuffle(items)
+    return items
+
+
+def _unrelated_sentence(source: Source, pool: list[Source], distractors: list[Source], contexts: list[str],
+                        rng: random.Random) -> str | None:
+    taken = {source.id, *(d.id for d in distractors)}
+    for other in _shuffled_sources([s for s in pool if s.id not in taken], rng):
+        found = [s for c in other.contexts for s in claim_sentences(c) if _absent(s, contexts)]
+        if found:
+            return rng.choice(found)
+    return None
+
+
+def _shuffled_sources(sources: list[Source], rng: random.Random) -> list[Source]:
+    sources = list(sources)
+    rng.shuffle(sources)
+    return sources[:20]
+
+
+def _swapped(source: Source, pool: list[Source], sentences: list[str], contexts: list[str],
+             rng: random.Random) -> tuple[str, str, str] | None:
+    text = "\n".join(contexts)
+    others = " ".join(c for s in pool if s.id != source.id for c in s.contexts[:1])
+    pool_numbers, pool_entities = numbers(others), entities(others)
+    for sentence in _shuffled(sentences, rng):
+        swapped = swap_fact(sentence, text, pool_numbers, pool_entities, rng)
+        if swapped is not None:
+            return swapped
+    return None
+
+
+CONTEXT = (
+    Check("own_context", "high", "the row's own relevant context"),
+    Check("other_context", "low", "a context from another row"),
+)
+
+
+def context_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
+    """Context relevance and precision: the row's relevant context against another row's."""
+    relevant = source.relevant or source.contexts
+    others = [o for o in _others(source, pool, rng, 20) if o.question != source.question
+              and o.contexts[0] not in relevant][:1]
+    if not relevant or not others:
+        return
+    base = _base_row(source)
+    yield _case("context", CONTEXT[0], k, source, {**base, "retrieved_contexts": relevant},
+                assumed=source.relevant is None)
+    yield _case("context", CONTEXT[1], k, source, {**base, "retrieved_contexts": others[0].contexts[:1]})
+
+
+RECALL = (
+    Check("context_sentences", "high", "the reference is made of a context's sentences"),
+    Check("other_reference", "low", "the reference comes from another row"),
+)
+
+
+def recall_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
+    """Context recall: a reference the contexts hold against one they do not."""
+    context = next((c for c in source.contexts if claim_sentences(c)), None)
+    distractors = _others(source, pool, rng, k - 1)
+    if context is None or len(distractors) < k - 1:
+        return
+    contexts = _prompt_contexts(context, distractors, rng)
+    sentences = claim_sentences(context)
+    start = rng.randrange(len(sentences))
+    attributable = " ".join(sentences[start:start + 2])
+    base = {**_base_row(source), "retrieved_contexts": contexts}
+    yield _case("recall", RECALL[0], k, source, {**base, "reference": attributable})
+    taken = {source.id, *(d.id for d in distractors)}
+    for other in _shuffled_sources([s for s in pool if s.id not in taken], rng):
+        reference = other.reference or next(iter(claim_sentences(other.contexts[0])), None)
+        if reference and _absent(reference, contexts):
+            yield _case("recall", RECALL[1], k, source, {**base, "reference": reference})
+            return
+
+
+ANSWER = (
+    Check("own_answer", "high", "the row's own answer (its reference where it has one)"),
+    Check("other_answer", "low", "an answer to another row's question"),
+)
+
+
+def answer_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
+    """Answer relevancy: the row's answer against another row's."""
+    own = source.reference or source.response
+    others = [o for o in _others(source, pool, rng, 20) if o.question != source.question
+              and (o.reference or o.response)]
+    if not own or not others:
+        return
+    base = {"user_input": source.question, "retrieved_contexts": source.contexts}
+    yield _case("answer", ANSWER[0], k, source, {**base, "response": own}, assumed=source.reference is None)
+    yield _case("answer", ANSWER[1], k, source, {**base, "response": others[0].reference or others[0].response})
+
+
+FAMILIES = {
+    "grounding": Family("grounding", GROUNDING, needs_question=False, sizes_apply=True, build=grounding_cases),
+    "context": Family("context", CONTEXT, needs_question=True, sizes_apply=False, build=context_cases),
+    "recall": Family("recall", RECALL, needs_question=True, sizes_apply=True, build=recall_cases),
+    "answer": Family("answer", ANSWER, needs_question=True, sizes_apply=False, build=answer_cases),
+}
+#: which checks each metric gets
+METRIC_FAMILY = {
+    "faithfulness": "grounding",
+    "llamaindex_faithfulness": "grounding",
+    "context_relevance": "context",
+    "context_precision": "context",
+    "context_precision_with_reference": "context",
+    "context_recall": "recall",
+    "response_relevancy": "answer",
+}
+
+
+def build_cases(family: Family, sources: list[Source], sizes: tuple[int, ...], seed: int,
+                language: str) -> list[Case]:
+    """Every case of one family, source by source, size by size."""
+    usable = [s for s in sources if s.contexts and (s.question or not family.needs_question)]
+    cases: list[Case] = []
+    for source in usable:
+        for k in (sizes if family.sizes_apply else (1,)):
+            cases.extend(family.build(source, usable, k, rng_for(seed, family.name, source.id, k), language))
+    return cases

@@ -1,0 +1,60 @@
+"""The judge check in the terminal: one table per metric that fits 80 columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragmeter.judge_check import JudgeCheckResult, MetricCheck
+
+#: failing cases shown per metric in the terminal (judge_check.json keeps more)
+SHOWN = 3
+
+
+def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
+    from ragmeter.summary import printable
+
+    console.print(printable(f"judge check · judge {result.judge} · {result.data} · {result.sources} source rows · "
+                            f"seed {result.seed}"), highlight=False)
+    for check in result.metrics.values():
+        if not check.checks:
+            console.print(printable(f"{check.metric}: {check.note}"), highlight=False)
+            continue
+        console.print(_table(check, result.sizes))
+        for failure in check.failures[:SHOWN]:
+            score = "-" if failure.score is None else f"{failure.score:.2f}"
+            console.print(printable(f"  fail {failure.check} k={failure.k} score {score}: "
+                                    f"{_short(failure.answer, 60)} | {_short(failure.reason, 60)}"),
+                          highlight=False, overflow="fold")
+        if check.assumed_relevant:
+            console.print(f"  {check.assumed_relevant} high cases assume the row's own contexts are relevant "
+                          "(the rows name no reference_contexts)", highlight=False)
+
+
+def _table(check: MetricCheck, sizes: list[int]) -> Any:
+    from rich.table import Table
+
+    auc = "-" if check.roc_auc is None else f"{check.roc_auc:.3f}"
+    ci = "" if check.roc_auc_ci95 is None else f" [{check.roc_auc_ci95[0]:.2f}, {check.roc_auc_ci95[1]:.2f}]"
+    table = Table(title=f"{check.metric}: {check.cases} cases, ROC-AUC high vs low {auc}{ci}", title_justify="left",
+                  pad_edge=False)
+    table.add_column("check")
+    table.add_column("want")
+    table.add_column("pass", justify="right")
+    table.add_column("95% CI", justify="right")
+    table.add_column("median", justify="right")
+    table.add_column("n", justify="right")
+    shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in check.checks)]
+    for k in shown_k:
+        table.add_column(f"k={k}", justify="right")
+    for c in check.checks:
+        rate = "-" if c.pass_rate is None else f"{c.pass_rate:.2f}"
+        interval = "-" if c.ci95 is None else f"{c.ci95[0]:.2f}-{c.ci95[1]:.2f}"
+        median = "-" if c.median is None else f"{c.median:.2f}"
+        by_k = [f"{c.by_k[k]:.2f}" if k in c.by_k else "" for k in shown_k]
+        table.add_row(c.check, c.expect, rate, interval, median, str(c.n), *by_k)
+    return table
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,197 @@
+"""`ragmeter judge-check`: cases built from the user's rows, measured against scripted judges."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ragmeter.errors import ConfigError, DataError
+from ragmeter.judge_check import judge_check
+from ragmeter.judge_check.cases import FAMILIES, build_cases, claim_sentences
+from ragmeter.judge_check.perturb import negate, swap_fact
+from ragmeter.judge_check.sources import load_sources
+from ragmeter.judges.scripted import ScriptedJudge
+
+ROWS = [
+    {"id": "r1", "user_input": "Where is the Eiffel Tower?",
+     "retrieved_contexts": ["The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."],
+     "response": "It is in Paris.", "reference": "The Eiffel Tower is in Paris."},
+    {"id": "r2", "user_input": "What does FAISS do?",
+     "retrieved_contexts": ["FAISS is a library for similarity search over dense vectors. Meta released it "
+                            "in 2017 under the MIT license."],
+     "response": "Similarity search.", "reference": "FAISS searches dense vectors for similar ones."},
+    {"id": "r3", "user_input": "How many players are on a football team?",
+     "retrieved_contexts": ["A football team has eleven players on the field. Teams can make 5 substitutions "
+                            "in a match under current rules."],
+     "response": "Eleven.", "reference": "Eleven players are on the field."},
+    {"id": "r4", "user_input": "What is Qwen?",
+     "retrieved_contexts": ["Qwen is a family of language models from Alibaba Cloud. The coder models were "
+                            "trained on 5.5 trillion tokens of code."],
+     "response": "A family of models.", "reference": "Qwen is a family of language models."},
+    {"id": "r5", "user_input": "When did Apollo 11 land?",
+     "retrieved_contexts": ["Apollo 11 landed on the Moon in July 1969. Neil Armstrong was the first person "
+                            "to walk on its surface."],
+     "response": "July 1969.", "reference": "Apollo 11 landed on the Moon in July 1969."},
+    {"id": "r6", "user_input": "What is the boiling point of water?",
+     "retrieved_contexts": ["Water boils at 100 degrees Celsius at sea level. The boiling point is lower in "
+                            "the mountains because the air pressure is lower."],
+     "response": "100 degrees.", "reference": "Water boils at 100 degrees Celsius at sea level."},
+]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _section(content: str, name: str, until: str | None) -> list[str]:
+    """The numbered items of one input field (an item may run over several lines)."""
+    body = content.split(f"{name}:\n", 1)[1]
+    if until:
+        body = body.split(f"\n{until}:", 1)[0]
+    return [item.strip() for item in re.split(r"(?m)^\[\d+\] ", body) if item.strip()]
+
+
+def perfect(request):
+    """Supported exactly when the statement is written in the contexts; relevant exactly when
+    the context is the question's own (the rows above)."""
+    content = request.messages[-1]["content"]
+    if request.tag == "faithfulness.verdicts":
+        contexts = _norm(" ".join(_section(content, "contexts", "statements")))
+        statements = _section(content, "statements", None)
+        return {"verdicts": [{"verdict": int(_norm(s) in contexts), "reason": "checked"} for s in statements]}
+    if request.tag.startswith("context_relevance."):
+        own = next(r["retrieved_contexts"][0] for r in ROWS if f"question: {r['user_input']}" in content)
+        return {"rating": 2 if own in content else 0}
+    raise KeyError(request.tag)
+
+
+def always_yes(request):
+    if request.tag == "faithfulness.verdicts":
+        count = len(_section(request.messages[-1]["content"], "statements", None))
+        return {"verdicts": [{"verdict": 1, "reason": "yes"} for _ in range(count)]}
+    return {"rating": 2}
+
+
+def test_negation_rules_english():
+    cases = {
+        "The model is bundled with ragmeter.": "The model is not bundled with ragmeter.",
+        "Qwen cannot run on a GPU here.": "Qwen can run on a GPU here.",
+        "The judge has three prompts.": "The judge does not have three prompts.",
+        "It has been measured twice.": "It has not been measured twice.",
+        "The cache doesn't store keys.": "The cache does store keys.",
+        "Users never see the key.": "Users always see the key.",
+        "Replies were cached.": "Replies were not cached.",
+        "Teams can make 5 substitutions.": "Teams can not make 5 substitutions.",
+    }
+    assert {s: negate(s) for s in cases} == cases
+    assert negate("Run the tests before you push.") is None  # no rule applies: no case is made
+
+
+def test_negation_rules_spanish():
+    cases = {
+        "El modelo es pequeño.": "El modelo no es pequeño.",
+        "No hay conexión a la red.": "Hay conexión a la red.",
+        "El juez se usa en CI.": "El juez no se usa en CI.",
+        "Madrid tiene 3 millones de habitantes.": "Madrid no tiene 3 millones de habitantes.",
+        "Es un modelo pequeño.": "No es un modelo pequeño.",
+        "La caché no guarda claves.": "La caché guarda claves.",
+    }
+    assert {s: negate(s, "spanish") for s in cases} == cases
+    assert negate("Los usuarios leen el informe.", "spanish") is None
+
+
+def test_swap_takes_a_number_then_a_name_the_context_never_mentions():
+    import random
+
+    assert swap_fact("Python 3.11 ships with Debian 12.", "Python 3.11 ships with Debian 12.", ["3.11", "2020"],
+                     [], random.Random(0)) == ("Python 2020 ships with Debian 12.", "3.11", "2020")
+    swapped = swap_fact("The tower is in Paris today.", "The tower is in Paris today.", [], ["Paris", "Madrid"],
+                        random.Random(0))
+    assert swapped == ("The tower is in Madrid today.", "Paris", "Madrid")
+    assert swap_fact("No facts here at all.", "", ["1"], ["Madrid"], random.Random(0)) is None
+
+
+def test_claim_sentences_leave_markup_out():
+    text = ("# Title\n\nThe judge reads every context once.\n\n| a | b |\n|---|---|\n\n```bash\nmake test\n```\n\n"
+            "- Each replica adapts its concurrency to its answers.\n- short")
+    assert claim_sentences(text) == ["The judge reads every context once.",
+                                     "Each replica adapts its concurrency to its answers."]
+
+
+def test_cases_are_seeded_and_per_row():
+    sources, _ = load_sources(ROWS)
+    family = FAMILIES["grounding"]
+    first = build_cases(family, sources, (1, 3), seed=0, language="english")
+    again = build_cases(family, sources, (1, 3), seed=0, language="english")
+    assert [c.row for c in first] == [c.row for c in again]
+    other_seed = build_cases(family, sources, (1, 3), seed=1, language="english")
+    assert [c.row for c in first] != [c.row for c in other_seed]
+    for case in first:
+        contexts = case.row["retrieved_contexts"]
+        assert len(contexts) == case.k
+        source = next(r for r in ROWS if r["id"] == case.source)["retrieved_contexts"][0]
+        assert source in contexts
+        if case.check == "verbatim_sentence":
+            assert _norm(case.row["response"]) in _norm(source)
+        if case.check in ("unrelated_sentence", "negated_sentence", "swapped_fact"):
+            assert _norm(case.row["response"]) not in _norm(" ".join(contexts))
+    checks = {c.check for c in first}
+    assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact"}
+    # a row's cases do not depend on the rows after it (--limit takes a prefix of the same cases)
+    assert len({c.source for c in first}) == 6
+
+
+def test_a_perfect_judge_passes_every_check(tmp_path):
+    result = judge_check(ROWS, ["faithfulness", "context_relevance"], judge=ScriptedJudge(perfect), sizes=(1, 3),
+                         out=tmp_path / "jc", cache=False, progress=False)
+    faith = result.metrics["faithfulness"]
+    assert {c.check: c.pass_rate for c in faith.checks} == {
+        "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
+        "swapped_fact": 1.0}
+    assert faith.roc_auc == 1.0 and faith.failures == []
+    verbatim = faith.checks[0]
+    assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
+    assert verbatim.ci95[0] == pytest.approx(0.7575, abs=1e-4) and verbatim.ci95[1] == 1.0  # Wilson, 12 of 12
+    relevance = result.metrics["context_relevance"]
+    assert {c.check: (c.pass_rate, c.n) for c in relevance.checks} == {"own_context": (1.0, 6),
+                                                                        "other_context": (1.0, 6)}
+    saved = json.loads((tmp_path / "jc" / "judge_check.json").read_text())
+    assert saved["metrics"]["faithfulness"]["roc_auc"] == 1.0 and saved["sizes"] == [1, 3]
+    assert (tmp_path / "jc" / "runs" / "faithfulness" / "results.jsonl").is_file()
+
+
+def test_an_always_yes_judge_fails_every_should_be_low_check():
+    result = judge_check(ROWS, ["faithfulness", "context_relevance"], judge=ScriptedJudge(always_yes), sizes=(1,),
+                         cache=False, progress=False)
+    rates = {c.check: c.pass_rate for m in result.metrics.values() for c in m.checks}
+    assert rates == {"verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 0.0,
+                     "negated_sentence": 0.0, "swapped_fact": 0.0, "own_context": 1.0, "other_context": 0.0}
+    faith = result.metrics["faithfulness"]
+    assert faith.roc_auc == 0.5
+    low_failures = [f for f in faith.failures if f.expect == "low"]
+    assert low_failures and all(f.score == 1.0 and f.reason for f in low_failures)
+    assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact"}
+
+
+def test_documents_give_faithfulness_cases_only(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number, row in enumerate(ROWS):
+        (docs / f"d{number}.md").write_text(("# Doc\n\n" + row["retrieved_contexts"][0] + " ") * 4)
+    sources, described = load_sources(docs, chunk_size=500, chunk_overlap=50)
+    assert len(sources) >= 6 and all(s.question is None for s in sources) and "6 documents" in described
+    result = judge_check(docs, judge=ScriptedJudge(perfect), sizes=(1,), chunk_size=500, chunk_overlap=50,
+                         cache=False, progress=False)
+    assert list(result.metrics) == ["faithfulness"]
+    assert all(c.pass_rate == 1.0 for c in result.metrics["faithfulness"].checks)
+
+
+def test_bad_input_is_named_before_any_call(tmp_path):
+    with pytest.raises(DataError, match="at least 2 rows with contexts"):
+        judge_check(ROWS[:1], judge=ScriptedJudge({}), cache=False)
+    with pytest.raises(ConfigError, match="no cases for metric 'bleu'"):
+        judge_check(ROWS, ["bleu"], judge=ScriptedJudge({}), cache=False)
+    with pytest.raises(ConfigError, match="prompt sizes"):
+        judge_check(ROWS, judge=ScriptedJudge({}), sizes=(0,), cache=False)
