@@ -488,6 +488,7 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
         warnings.simplefilter("always", JudgeValidityWarning)
         result = asyncio.run(run_config(cfg))
     print_summary(result.manifest, console(wide=verbose), verbose)
+    _judge_check_line(result.manifest, cfg)
     for note in result.manifest["prompt_notes"]:
         Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
     for warning in caught:
@@ -499,6 +500,25 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
             console().print(f"{mark} {printable(gate.message)}", highlight=False)
         if not result.gates.passed:
             raise typer.Exit(1)
+
+
+def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:
+    """What the last judge check of this judge found, or a hint to run one: a mean means
+    little until the judge has been seen to score copied answers high and unrelated ones low."""
+    from ragmeter.judge_check import last_check
+
+    if not any(m.get("judge_calls", 0) + m.get("cache_hits", 0) for m in manifest["metrics"].values()):
+        return
+    found = last_check(manifest.get("judge"))
+    if found is None:
+        console().print(plain(f"hint: this judge has not been checked yet: ragmeter judge-check {cfg.dataset} "
+                              "(see README: Can I trust the judge on my data?)"), highlight=False, markup=False)
+        return
+    parts = [f"{name} passes {m['pass_rate']:.0%} of cases" + (f" (worst: {m['worst'][0]} {m['worst'][1]:.0%})"
+                                                                if m.get("worst") else "")
+             for name, m in found["metrics"].items() if m.get("pass_rate") is not None]
+    console().print(plain(f"judge check ({found['checked_at']}, {found['data']}): " + "; ".join(parts)),
+                    highlight=False, markup=False)
 
 
 app.add_typer(prompts_app, name="prompts")

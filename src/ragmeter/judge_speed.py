@@ -10,15 +10,13 @@ run knows each prompt's length exactly but not its reply's. Records live beside 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from ragmeter.cache import default_cache_path, make_key
+from ragmeter.judge_records import judge_key, read_records, record_file, write_record
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.wrap import WrappedJudge
 
@@ -81,38 +79,17 @@ def fit(judge: str, calls: list[CallTiming]) -> JudgeSpeed:
 
 
 def speed_file() -> Path:
-    return Path(os.environ.get("RAGMETER_JUDGE_SPEED") or default_cache_path().parent / "judge-speed.json")
-
-
-def _key(identity: dict[str, Any]) -> str:
-    return make_key({"judge": identity}, "s1")
+    return record_file("judge-speed.json", "RAGMETER_JUDGE_SPEED")
 
 
 def save_speed(identity: dict[str, Any], speed: JudgeSpeed) -> Path:
     """Store (replacing an earlier record of the same judge), atomically."""
-    path = speed_file()
-    records = _read(path)
-    records[_key(identity)] = speed.model_dump(mode="json")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(records, indent=1, sort_keys=True), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_record(speed_file(), judge_key(identity), speed.model_dump(mode="json"))
 
 
 def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
-    record = _read(speed_file()).get(_key(identity))
+    record = read_records(speed_file()).get(judge_key(identity))
     return JudgeSpeed.model_validate(record) if record else None
-
-
-def _read(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}  # a damaged record file is re-measured, not fatal
-    return data if isinstance(data, dict) else {}
 
 
 async def bench_judge(spec: Any, data: Any, rows: int = 5, metrics: list[Any] | None = None,

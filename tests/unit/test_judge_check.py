@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +16,7 @@ from ragmeter.judge_check.cases import FAMILIES, build_cases, claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.scripted import ScriptedJudge
+from tests.http_fakes import JSONHandler, serving
 
 ROWS = [
     {"id": "r1", "user_input": "Where is the Eiffel Tower?",
@@ -195,3 +199,53 @@ def test_bad_input_is_named_before_any_call(tmp_path):
         judge_check(ROWS, ["bleu"], judge=ScriptedJudge({}), cache=False)
     with pytest.raises(ConfigError, match="prompt sizes"):
         judge_check(ROWS, judge=ScriptedJudge({}), sizes=(0,), cache=False)
+
+
+class YesServer(JSONHandler):
+    """An OpenAI-compatible judge that calls everything supported and relevant."""
+
+    def do_GET(self):  # /v1/models
+        self._send({"data": [{"id": "m"}]})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        reply = {"verdicts": [{"verdict": 1, "reason": "yes"}]} if "verdicts" in json.dumps(body) else {"rating": 2}
+        self._send({"choices": [{"message": {"content": json.dumps(reply)}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+
+
+def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    out = tmp_path / "jc"
+
+    def evaluate(url):
+        return subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(data), "--metrics", "faithfulness",
+                               "--judge", f"openai-compat:{url}/v1#m", "--out", str(tmp_path / "run"), "--overwrite"],
+                              capture_output=True, text=True, timeout=120)
+
+    with serving(YesServer) as url:
+        before = evaluate(url)
+        proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "judge-check", str(data), "--judge",
+                               f"openai-compat:{url}/v1#m", "--sizes", "1,3", "--out", str(out), "--no-cache"],
+                              capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+        after = evaluate(url)
+    assert proc.returncode == 0, proc.stderr
+    assert "hint: this judge has not been checked yet: ragmeter judge-check" in before.stdout
+    assert "judge check (" in after.stdout and "faithfulness passes" in after.stdout
+    assert "(worst: unrelated_sentence 0%)" in after.stdout and "hint:" not in after.stdout
+    *printed, wrote = proc.stdout.splitlines()
+    assert max(len(line) for line in printed) <= 80 and wrote.startswith("wrote ")  # a path may be longer
+    assert "fail unrelated_sentence" in proc.stdout and "score 1.00" in proc.stdout and "| yes" in proc.stdout
+    saved = json.loads((out / "judge_check.json").read_text())
+    rates = {c["check"]: c["pass_rate"] for c in saved["metrics"]["faithfulness"]["checks"]}
+    assert rates["unrelated_sentence"] == 0.0 and rates["verbatim_sentence"] == 1.0
+    assert {c["check"]: c["pass_rate"] for c in saved["metrics"]["context_relevance"]["checks"]} == {
+        "own_context": 1.0, "other_context": 0.0}
+    page = (out / "report.html").read_text()
+    assert "Judge check" in page and "unrelated_sentence" in page and "should be low" in page
+    dry = subprocess.run([sys.executable, "-m", "ragmeter.cli", "judge-check", str(data), "--judge",
+                          f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run", "--no-cache"],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+    assert dry.returncode == 0, dry.stderr
+    assert "dry run · 30 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout

@@ -96,7 +96,7 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
     sources, described, planned = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
                                        language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
     results: dict[str, MetricCheck] = {}
-    judge_name = str(judge)
+    judge_name, judge_record = str(judge), None
     for spec, metric, family, cases in planned:
         if not cases:
             results[metric.label] = _no_cases(metric.label, family.name, family.needs_question)
@@ -104,7 +104,8 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
         run_out = Path(out) / "runs" / metric.label if out is not None else None
         result = evaluate([c.row for c in cases], [spec], judge=judge, out=run_out, language=language,
                           overwrite=True, **options)
-        judge_name = (result.manifest.get("judge") or {}).get("name", judge_name)
+        judge_record = result.manifest.get("judge") or judge_record
+        judge_name = (judge_record or {}).get("name", judge_name)
         rows = result.rows
         results[metric.label] = measure(metric.label, family.name, cases, [r[metric.label] for r in rows],
                                         [r[f"{metric.label}_reason"] for r in rows],
@@ -115,7 +116,47 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
         from ragmeter.io.writers import write_json
 
         write_json(Path(out) / "judge_check.json", checked.model_dump(mode="json"))
+    if judge_record is not None:
+        remember(judge_record, checked)
     return checked
+
+
+CHECKS_FILE, CHECKS_ENV = "judge-checks.json", "RAGMETER_JUDGE_CHECKS"
+
+
+def _identity(judge_record: dict[str, Any]) -> dict[str, Any]:
+    """A manifest's judge record without what does not identify the model (its replicas' state)."""
+    return {k: v for k, v in judge_record.items() if k not in ("name", "servers", "batches", "api_key_env")}
+
+
+def remember(judge_record: dict[str, Any], checked: JudgeCheckResult) -> None:
+    """Keep the check's headline figures beside the cache, so a run with this judge can say
+    what its check found (or that none was run)."""
+    import datetime as dt
+
+    from ragmeter.judge_records import judge_key, record_file, write_record
+
+    figures = {name: {"pass_rate": _overall(m), "roc_auc": m.roc_auc,
+                      "worst": min(((c.check, c.pass_rate) for c in m.checks if c.pass_rate is not None),
+                                   key=lambda x: x[1], default=None)}
+               for name, m in checked.metrics.items() if m.checks}
+    write_record(record_file(CHECKS_FILE, CHECKS_ENV), judge_key(_identity(judge_record), "jc1"),
+                 {"checked_at": dt.date.today().isoformat(), "data": checked.data, "metrics": figures})
+
+
+def last_check(judge_record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What the last judge check of this judge found, or None."""
+    from ragmeter.judge_records import judge_key, read_records, record_file
+
+    if not judge_record:
+        return None
+    found = read_records(record_file(CHECKS_FILE, CHECKS_ENV)).get(judge_key(_identity(judge_record), "jc1"))
+    return found if isinstance(found, dict) else None
+
+
+def _overall(check: MetricCheck) -> float | None:
+    scored = sum(c.n - c.unscored for c in check.checks)
+    return sum(c.passed for c in check.checks) / scored if scored else None
 
 
 def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0,
@@ -235,4 +276,10 @@ def _failure(case: Case, score: float | None, reason: str, evidence: dict[str, A
     if case.family == "context":
         answer = "\n".join(case.row.get("retrieved_contexts") or [])
     return Failure(id=case.id, check=case.check, k=case.k, expect=case.expect, score=score, answer=str(answer or ""),
-                   edit=case.edit, reason=reason, evidence=evidence or {})
+                   edit=case.edit, reason=_judge_reason(evidence) or reason, evidence=evidence or {})
+
+
+def _judge_reason(evidence: dict[str, Any] | None) -> str:
+    """The judge's own words where the metric kept them (a statement's reason), else ""."""
+    items = (evidence or {}).get("statements") or (evidence or {}).get("verdicts") or []
+    return " / ".join(str(i["reason"]) for i in items if isinstance(i, dict) and i.get("reason"))

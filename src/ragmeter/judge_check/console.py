@@ -19,6 +19,7 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
         if not check.checks:
             console.print(printable(f"{check.metric}: {check.note}"), highlight=False)
             continue
+        console.print(printable(_heading(check)), highlight=False)
         console.print(_table(check, result.sizes))
         for failure in check.failures[:SHOWN]:
             score = "-" if failure.score is None else f"{failure.score:.2f}"
@@ -30,13 +31,16 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
                           "(the rows name no reference_contexts)", highlight=False)
 
 
+def _heading(check: MetricCheck) -> str:
+    auc = "-" if check.roc_auc is None else f"{check.roc_auc:.3f}"
+    ci = "" if check.roc_auc_ci95 is None else f" [{check.roc_auc_ci95[0]:.2f}, {check.roc_auc_ci95[1]:.2f}]"
+    return f"{check.metric}: {check.cases} cases, ROC-AUC high vs low {auc}{ci}"
+
+
 def _table(check: MetricCheck, sizes: list[int]) -> Any:
     from rich.table import Table
 
-    auc = "-" if check.roc_auc is None else f"{check.roc_auc:.3f}"
-    ci = "" if check.roc_auc_ci95 is None else f" [{check.roc_auc_ci95[0]:.2f}, {check.roc_auc_ci95[1]:.2f}]"
-    table = Table(title=f"{check.metric}: {check.cases} cases, ROC-AUC high vs low {auc}{ci}", title_justify="left",
-                  pad_edge=False)
+    table = Table(pad_edge=False)
     table.add_column("check")
     table.add_column("want")
     table.add_column("pass", justify="right")
