@@ -180,3 +180,18 @@ def test_summary_mean_and_n_ignore_unscored_rows():
     assert (m["n"], m["unscored"], m["mean"]) == (2, 1, 0.75)
     assert m["unscored_reasons"] == {"empty field(s): response": 1}
     assert m["judge_calls"] == 4
+
+
+def test_excerpts_keep_short_contexts_whole_and_cut_long_ones_to_the_claims_sentences():
+    from ragmeter.metrics.excerpts import excerpts
+
+    short = ["The tower is in Paris.", "It was built in 1889."]
+    assert excerpts("The tower is in Paris.", short) == short  # under the budget: as they were
+    filler = " ".join(f"Sentence number {i} talks about gardens and roses." for i in range(30))
+    long = [filler, "Gustave Eiffel's company built the tower. It opened in 1889 for the World's Fair. " + filler]
+    shown = excerpts("The tower opened in 1889.", long)
+    # only the second context has the claim's words; its best sentence comes with the one before it
+    assert shown == ["Gustave Eiffel's company built the tower. It opened in 1889 for the World's Fair. …"]
+    # markdown list items are sentences of their own even without a stop
+    md = ["- first item about caching replies\n- second item about gardens\n\n" + filler]
+    assert excerpts("caching replies", md, budget=10)[0].startswith("- first item about caching replies")

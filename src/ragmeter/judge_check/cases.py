@@ -25,6 +25,8 @@ Expect = Literal["high", "low"]
 MIN_WORDS, MAX_WORDS = 6, 60
 _MARKUP = re.compile(r"^\s*(#|\||```|<|!\[|\[\^)")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+#: a whole sentence: it opens as sentences do and ends with its stop (a chunk's cut-off ends are not)
+_WHOLE = re.compile(r"^[\"'`(¿¡*]?[A-Z0-9ÁÉÍÓÚÑ`].*[.!?][\"')*]?$", re.S)
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,17 @@ class Family:
 
 
 def claim_sentences(text: str) -> list[str]:
-    """The context's sentences that read as claims: markup lines (headings, tables, code,
-    HTML) left out, list markers dropped, 6-60 words with letters."""
+    """The context's whole sentences that read as claims: markup lines (headings, tables,
+    code, HTML) left out, list markers dropped, 6-60 words, mostly letters, opening with a
+    capital (or digit) and ending with a stop (a chunk cut mid-sentence gives neither)."""
     found = []
     for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+#|]|\d+[.)])\s)", text):
         if _MARKUP.match(line) or "```" in line:
             continue
         for sentence in split_sentences(_BULLET.sub("", line)):
             words = sentence.split()
-            if MIN_WORDS <= len(words) <= MAX_WORDS and sum(c.isalpha() for c in sentence) > len(sentence) / 2:
+            if MIN_WORDS <= len(words) <= MAX_WORDS and _WHOLE.match(sentence) and \
+                    sum(c.isalpha() for c in sentence) > len(sentence) / 2:
                 found.append(sentence)
     return found
 

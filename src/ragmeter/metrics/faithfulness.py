@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
+from ragmeter.metrics.excerpts import excerpts
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
@@ -32,6 +33,8 @@ def faithfulness(flags: list[float]) -> float:
 
 class FaithfulnessOptions(JudgedOptions):
     statements: Literal["response", "sentences", "judge"] = "response"
+    #: `excerpts`: long contexts cut to the sentences the claims are about (metrics/excerpts.py)
+    contexts: Literal["full", "excerpts"] = "full"
 
 
 class Faithfulness(Metric):
@@ -66,12 +69,14 @@ class Faithfulness(Metric):
         claims, repeats = await self.claims(sample, ctx)
         if not claims:
             raise Unscorable(NO_STATEMENTS)
-        judged = await self.judged(ctx, "verdicts", {"contexts": sample.retrieved_contexts, "statements": claims})
+        contexts = sample.retrieved_contexts or []
+        shown = excerpts(" ".join(claims), contexts) if self.options.contexts == "excerpts" else contexts
+        judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims})
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
         evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason}
                                    for s, v, w in zip(claims, judged.parsed.verdicts, weighed)],
                     "statements_from": self.options.statements, "repeats_dropped": repeats,
-                    "judgment": mode_of(weighed)}
+                    "judgment": mode_of(weighed), **({"excerpts": shown} if shown is not contexts else {})}
         labels = sum(v.verdict for v in judged.parsed.verdicts)
         return Score(faithfulness([w.value for w in weighed]),
                      f"{labels} of {len(claims)} statements supported by the contexts", evidence)

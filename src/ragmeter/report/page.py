@@ -175,8 +175,9 @@ def _judge_check(data: dict[str, Any]) -> str:
             f"<td>{c['n']}</td><td>{escape(' · '.join(f'k={k}: {v:.2f}' for k, v in c['by_k'].items()))}</td>"
             f"<td>{escape(str(c['description']))}</td></tr>" for c in metric["checks"])
         failures = "".join(_failure_item(f) for f in metric.get("failures", []))
-        blocks.append(head + '<table class="summary"><thead><tr><th>check</th><th>should be</th><th>pass rate</th>'
-                      "<th>95% CI</th><th>median</th><th>n</th><th>pass rate by prompt size</th><th>case</th></tr>"
+        blocks.append(head + '<table class="summary check"><thead><tr><th>check</th><th>should be</th>'
+                      "<th>pass rate</th><th>95% CI</th><th>median</th><th>n</th><th>pass rate by prompt size</th>"
+                      "<th>case</th></tr>"
                       f"</thead><tbody>{rows}</tbody></table>"
                       + (f"<p>Failing cases (the worst first)</p><ul>{failures}</ul>" if failures else ""))
     return f'<section id="judge-check"><h2>Judge check</h2>{"".join(blocks)}</section>'
