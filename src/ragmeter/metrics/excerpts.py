@@ -82,7 +82,8 @@ def _overlap(wanted: set[str], sentence: str, weight: dict[str, float]) -> float
 
 def _join(sentences: list[str], kept: list[int]) -> str:
     """The kept sentences in order, with a gap mark where sentences were left out."""
-    parts, last = [], -1
+    parts: list[str] = []
+    last = -1
     for i in kept:
         if parts and i != last + 1:
             parts.append(GAP.strip())
