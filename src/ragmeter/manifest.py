@@ -160,7 +160,9 @@ def judge_record(judge: Any) -> dict[str, Any]:
     """The judge's name and identity, never its key; a fleet adds each replica's record."""
     servers = judge.servers() if hasattr(judge, "servers") else None
     batches = getattr(judge, "batches", None)
+    calibrated = {key: rule.record() for key, rule in judge.calibration().items()}
     return {"name": judge.describe(), **judge.identity(), "api_key_env": getattr(judge, "api_key_env", None),
+            **({"calibration": calibrated} if calibrated else {}),
             **({"servers": servers} if servers else {}), **({"batches": batches} if batches is not None else {})}
 
 

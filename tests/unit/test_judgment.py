@@ -256,3 +256,63 @@ def test_examples_are_shown_in_the_reply_schema_order():
     example_reply = json.loads(judge.requests[0].messages[2]["content"])
     assert list(example_reply["verdicts"][0]) == ["verdict", "reason"]
     assert list(judge.requests[0].schema["$defs"]["Verdict"]["properties"]) == ["verdict", "reason"]
+
+
+class CalibratedScript(ScriptedJudge):
+    """A scripted judge carrying a Platt line for faithfulness.verdicts (as the bundled Qwen does)."""
+
+    def __init__(self, script, version: str) -> None:
+        super().__init__(script)
+        from ragmeter.judges.calibration import Platt
+
+        self.rule = Platt("faithfulness.verdicts", version, "verdict", 2.0, -1.0, "test")
+
+    def calibration(self):
+        return {"faithfulness.verdicts": self.rule}
+
+
+def test_platt_line_maps_log_odds_and_leaves_other_fields():
+    from ragmeter.judges.calibration import Platt, calibrate
+
+    rule = Platt("faithfulness.verdicts", "v", "verdict", 2.0, -1.0, "test")
+    # logit(0.8) = ln 4; 2 ln 4 - 1 = 1.77259; sigmoid = 0.854779
+    assert rule.apply(0.8) == pytest.approx(1 / (1 + math.exp(-(2 * math.log(4) - 1))))
+    assert rule.apply(0.8) == pytest.approx(0.854779, abs=1e-6)
+    probs = {"verdicts.0.verdict": {"0": 0.2, "1": 0.8}, "rating": {"0": 0.5, "1": 0.25, "2": 0.25}}
+    out = calibrate(probs, rule)
+    assert out["verdicts.0.verdict"]["1"] == pytest.approx(0.854779, abs=1e-6)
+    assert out["verdicts.0.verdict"]["0"] == pytest.approx(1 - 0.854779, abs=1e-6)
+    assert out["rating"] == probs["rating"]
+
+
+def test_platt_fit_recovers_a_known_line():
+    import random
+
+    from ragmeter.judges.calibration import fit
+
+    rng = random.Random(0)
+    scores = [rng.uniform(0.02, 0.98) for _ in range(4000)]
+    # labels drawn from the line 2 * logit(p) - 1
+    labels = [int(rng.random() < 1 / (1 + math.exp(-(2 * math.log(p / (1 - p)) - 1)))) for p in scores]
+    slope, intercept = fit(scores, labels)
+    assert slope == pytest.approx(2.0, abs=0.15) and intercept == pytest.approx(-1.0, abs=0.15)
+
+
+def test_calibration_applies_to_its_own_prompt_version_only_and_the_cache_keeps_raw(tmp_path):
+    from ragmeter.prompts.template import builtin_prompt
+
+    version = builtin_prompt("faithfulness", "verdicts").version
+    script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8)])}
+    cache = tmp_path / "c.sqlite"
+    row = {**ROW, "response": "It is in Paris."}
+    calibrated = ragmeter.evaluate([row], ["faithfulness"], judge=CalibratedScript(script, version), cache=cache,
+                                   progress=False)
+    assert calibrated.rows[0]["faithfulness"] == pytest.approx(0.854779, abs=1e-6)
+    assert calibrated.manifest["judge"]["calibration"]["faithfulness.verdicts"]["slope"] == 2.0
+    # the same cached reply read by a judge without the line: the raw probability
+    plain = ragmeter.evaluate([row], ["faithfulness"], judge=ScriptedJudge({}), cache=cache, progress=False)
+    assert plain.rows[0]["faithfulness"] == pytest.approx(0.8)
+    # a line fitted on another version of the prompt is not applied
+    other = ragmeter.evaluate([row], ["faithfulness"], judge=CalibratedScript({}, "other-version"), cache=cache,
+                              progress=False)
+    assert other.rows[0]["faithfulness"] == pytest.approx(0.8)

@@ -84,6 +84,11 @@ class Judge(ABC):
     def describe(self) -> str:
         return f"{self.backend}:{self.model}"
 
+    def calibration(self) -> dict[str, Any]:
+        """Platt lines for this judge's verdict probabilities, by prompt key (calibration.py):
+        shipped for the bundled judges; none elsewhere."""
+        return {}
+
     @property
     def context_window(self) -> int | None:
         """Tokens the model can see (prompt + reply), or None when unknown."""

@@ -39,7 +39,7 @@ class LlamaCppJudge(Judge):
 
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
-                 bundled_model: BundledModel | None = None) -> None:
+                 bundled_model: BundledModel | None = None, calibrate: bool = True) -> None:
         self.model_path, self.bundled = model_path, bundled_model
         if bundled_model is not None:
             name = f"{bundled_model.name}=={bundled_model.version()}"
@@ -48,7 +48,7 @@ class LlamaCppJudge(Judge):
         else:
             raise ConfigError("the llamacpp judge needs a GGUF file or a bundled model name")
         super().__init__(name, params)
-        self.n_ctx, self.api = n_ctx, api
+        self.n_ctx, self.api, self.calibrate = n_ctx, api, calibrate
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Any = None
         self._chat: Any = None
@@ -61,12 +61,20 @@ class LlamaCppJudge(Judge):
         """`model` is a bundled judge's name or a GGUF path (see judges/spec.py)."""
         path = None if cfg.model in BUNDLED else Path(cfg.model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
-                   bundled_model=bundled(cfg.model) if path is None else None)
+                   bundled_model=bundled(cfg.model) if path is None else None, calibrate=cfg.calibrate)
 
     def identity(self) -> dict[str, Any]:
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
                 "prompt_eval": "shared-prefix-then-row"}
+
+    def calibration(self) -> dict[str, Any]:
+        """The bundled judge's shipped Platt lines (unless `calibrate: false`)."""
+        if self.bundled is None or not self.calibrate:
+            return {}
+        from ragmeter.judges.calibration import shipped
+
+        return dict(shipped(self.bundled.name))
 
     def describe(self) -> str:
         if self.bundled is not None:

@@ -56,6 +56,7 @@ class JudgeSession:
         #: with the same context, say) waits for that reply instead of calling the judge again.
         self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._identity_json: str | None = None  # the judge's identity never changes mid-run
+        self._calibration = judge.calibration()  # fixed at construction, like the identity
 
     async def ask(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None) -> Answer:
@@ -70,7 +71,8 @@ class JudgeSession:
         if hit is not None:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
-            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True, hit["probs"])
+            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True,
+                          self._calibrated(prompt, hit["probs"]))
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
@@ -83,7 +85,17 @@ class JudgeSession:
             del self._inflight[key]
         pending.set_result({"parsed": answer.parsed.model_dump(mode="json"), "truncated": answer.truncated,
                             "probs": answer.probs})
-        return answer
+        return Answer(answer.parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
+
+    def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        """The label probabilities through the judge's Platt line for this exact prompt version
+        (judges/calibration.py); the cache keeps them raw."""
+        rule = self._calibration.get(prompt.key)
+        if rule is None or rule.version != prompt.version or not probs:
+            return probs
+        from ragmeter.judges.calibration import calibrate
+
+        return calibrate(probs, rule)
 
     def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int) -> str:
         """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,

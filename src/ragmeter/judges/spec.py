@@ -34,6 +34,8 @@ class LlamaCppConfig(_JudgeSettings):
     backend: Literal["llamacpp"] = "llamacpp"
     api: Literal["auto", "chat", "completions"] = "auto"
     n_threads: int | None = None
+    #: a bundled judge's verdict probabilities through its shipped Platt line (judges/calibration.py)
+    calibrate: bool = True
 
 
 class HTTPJudgeConfig(_JudgeSettings):

@@ -28,6 +28,9 @@ class WrappedJudge(Judge):
     def describe(self) -> str:
         return self.inner.describe()
 
+    def calibration(self) -> dict[str, Any]:
+        return self.inner.calibration()
+
     @property
     def context_window(self) -> int | None:
         return self.inner.context_window

@@ -18,7 +18,7 @@ import re
 from ragmeter.text import split_sentences
 
 #: contexts up to this many characters in all are sent whole
-BUDGET_CHARS = 800
+BUDGET_CHARS = 400
 #: context sentences kept per claim sentence: the best, and others scoring at least this share of it
 PER_CLAIM = 2
 NEAR_BEST = 0.6

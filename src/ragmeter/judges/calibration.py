@@ -1,0 +1,85 @@
+"""Platt scaling of a bundled judge's verdict probabilities, so that a mean reads as a rate.
+
+A small judge's P(verdict = 1) ranks well but sits near the middle: an answer unrelated to
+its context and one copied from it may read 0.4 and 0.8. Platt scaling maps the log-odds
+through a line fitted by logistic regression against human labels,
+p' = 1 / (1 + exp(-(slope * logit(p) + intercept))): the order of the rows (and every
+ROC-AUC) is unchanged, and the probabilities mean what they say on the data it was fitted
+on. The lines ship for the bundled judges in `calibration.json`, one per prompt, fitted by
+benchmarks/bench_validity.py on rows of the human-labelled files that the benchmark does
+not report, and apply only to the exact prompt version they were fitted with: an edited or
+translated prompt gets the judge's own probabilities, and the manifest says which prompts
+were calibrated. A cached reply keeps the raw probabilities; calibration is applied on use.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+#: probabilities are kept this far from 0 and 1 before taking log-odds
+EPSILON = 1e-6
+
+
+@dataclass(frozen=True)
+class Platt:
+    """One fitted line for one prompt version and label field."""
+
+    prompt: str  # "faithfulness.verdicts"
+    version: str  # the prompt's content hash it was fitted with
+    field: str  # the binary label field, e.g. "verdict"
+    slope: float
+    intercept: float
+    fitted_on: str
+
+    def apply(self, p_one: float) -> float:
+        p = min(1 - EPSILON, max(EPSILON, p_one))
+        z = self.slope * math.log(p / (1 - p)) + self.intercept
+        return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+
+    def record(self) -> dict[str, Any]:
+        return {"version": self.version, "field": self.field, "slope": self.slope, "intercept": self.intercept,
+                "fitted_on": self.fitted_on}
+
+
+def calibrate(probs: dict[str, dict[str, float]], rule: Platt) -> dict[str, dict[str, float]]:
+    """`probs` (JSON path -> {label: p}) with every binary distribution of `rule.field`
+    replaced by its calibrated one; other fields as they were."""
+    out = {}
+    for path, dist in probs.items():
+        if path.rsplit(".", 1)[-1] == rule.field and set(dist) == {"0", "1"}:
+            one = rule.apply(dist["1"] / ((dist["0"] + dist["1"]) or 1.0))
+            dist = {"0": 1 - one, "1": one}
+        out[path] = dist
+    return out
+
+
+@cache
+def shipped(model: str) -> dict[str, Platt]:
+    """The lines fitted for a bundled judge, by prompt key."""
+    text = resources.files("ragmeter.judges").joinpath("calibration.json").read_text(encoding="utf-8")
+    entries = json.loads(text).get(model, {})
+    return {key: Platt(prompt=key, **entry) for key, entry in entries.items()}
+
+
+def fit(scores: list[float], labels: list[int], iterations: int = 100) -> tuple[float, float]:
+    """Slope and intercept of the logistic regression of `labels` on logit(score), by
+    Newton's method (two parameters, no penalty: the fit Platt describes)."""
+    import numpy as np
+
+    p = np.clip(np.asarray(scores, dtype=float), EPSILON, 1 - EPSILON)
+    x = np.stack([np.log(p / (1 - p)), np.ones_like(p)], axis=1)
+    y = np.asarray(labels, dtype=float)
+    w = np.zeros(2)
+    for _ in range(iterations):
+        q = 1 / (1 + np.exp(-(x @ w)))
+        hessian = x.T @ (x * (q * (1 - q))[:, None]) + 1e-9 * np.eye(2)
+        step = np.linalg.solve(hessian, x.T @ (y - q))
+        w += step
+        if np.abs(step).max() < 1e-10:
+            break
+    return float(w[0]), float(w[1])
