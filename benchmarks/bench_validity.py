@@ -14,6 +14,11 @@ Each metric runs once per judge with `judgment: probability`; the same replies a
 read with `judgment: label` from the cache (the probabilities come from the same decode),
 so both modes are measured on identical judge outputs.
 
+`--fit-calibration` fits a bundled judge's Platt line (judges/calibration.py) for
+faithfulness on the Q2 rows the benchmark does not report (the 80 outside its balanced
+sample of 120), with the judge's raw probabilities, and writes it to
+src/ragmeter/judges/calibration.json for the current prompt version.
+
     python benchmarks/bench_validity.py --judge llamacpp:qwen-coder-1.5b --tasks q2,clapnq \
         [--rows 120] [--pairs 60] [--cache PATH] [--json out.json] [--metric-opt faithfulness.statements=judge]
 """
@@ -60,13 +65,44 @@ def main() -> None:
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_validity.sqlite"))
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--json", type=Path, default=None, help="append the figures as JSON lines")
+    parser.add_argument("--fit-calibration", action="store_true", help="fit the judge's faithfulness Platt line")
     args = parser.parse_args()
+    if args.fit_calibration:
+        fit_calibration(args)
+        return
     for task in args.tasks.split(","):
         figures = pairs(args) if task == "pairs" else labelled(args, task)
         if args.json:
             with args.json.open("a") as handle:
                 handle.write(json.dumps({"judge": args.judge, "task": task, "opts": args.metric_opt,
                                          **figures}) + "\n")
+
+
+def fit_calibration(args: argparse.Namespace) -> None:
+    """Platt line for faithfulness.verdicts on Q2's rows outside the reported sample."""
+    from ragmeter.judges.bundled import BUNDLED, DEFAULT_BUNDLED
+    from ragmeter.judges.calibration import fit
+    from ragmeter.prompts.template import builtin_prompt
+
+    model = args.judge.partition(":")[2] or DEFAULT_BUNDLED
+    if not args.judge.startswith("llamacpp") or model not in BUNDLED:
+        raise SystemExit("--fit-calibration is for the bundled judges (llamacpp, llamacpp:NAME)")
+    rows = load_labelled(args.data / TASKS["q2"][0])
+    reported = {r["id"] for r in balanced_sample(rows, args.rows)}
+    held = [r for r in rows if r["id"] not in reported]
+    result = ragmeter.evaluate(held, metric_specs(["faithfulness"], args.metric_opt, "probability"),
+                               judge={"spec": args.judge, "calibrate": False}, cache=args.cache, progress=False)
+    kept = [(row["faithfulness"], r["label"]) for row, r in zip(result.rows, held) if row["faithfulness"] is not None]
+    slope, intercept = fit([k[0] for k in kept], [k[1] for k in kept])
+    path = Path(__file__).resolve().parents[1] / "src" / "ragmeter" / "judges" / "calibration.json"
+    shipped = json.loads(path.read_text())
+    shipped.setdefault(model, {})["faithfulness.verdicts"] = {
+        "version": builtin_prompt("faithfulness", "verdicts").version, "field": "verdict",
+        "slope": round(slope, 4), "intercept": round(intercept, 4),
+        "fitted_on": f"Q2 faithfulness, {len(kept)} human-labelled rows outside bench_validity's sample"}
+    path.write_text(json.dumps(shipped, indent=1, sort_keys=True) + "\n")
+    print(f"{model} faithfulness.verdicts: slope {slope:.4f}, intercept {intercept:.4f} on {len(kept)} rows "
+          f"-> {path}")
 
 
 def metric_specs(names: list[str], opts: list[str], judgment: str) -> list[Any]:

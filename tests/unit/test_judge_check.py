@@ -183,7 +183,8 @@ def test_documents_give_faithfulness_cases_only(tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
     for number, row in enumerate(ROWS):
-        (docs / f"d{number}.md").write_text(("# Doc\n\n" + row["retrieved_contexts"][0] + " ") * 4)
+        filler = " ".join(f"Paragraph {number}{i} of this page repeats nothing said before here." for i in range(6))
+        (docs / f"d{number}.md").write_text(f"# Doc {number}\n\n{row['retrieved_contexts'][0]}\n\n{filler}\n")
     sources, described = load_sources(docs, chunk_size=500, chunk_overlap=50)
     assert len(sources) >= 6 and all(s.question is None for s in sources) and "6 documents" in described
     result = judge_check(docs, judge=ScriptedJudge(perfect), sizes=(1,), chunk_size=500, chunk_overlap=50,
