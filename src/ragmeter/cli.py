@@ -505,7 +505,7 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
 def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:
     """What the last judge check of this judge found, or a hint to run one: a mean means
     little until the judge has been seen to score copied answers high and unrelated ones low."""
-    from ragmeter.judge_check import last_check
+    from ragmeter.judge_check.records import last_check
 
     if not any(m.get("judge_calls", 0) + m.get("cache_hits", 0) for m in manifest["metrics"].values()):
         return

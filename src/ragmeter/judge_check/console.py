@@ -49,7 +49,7 @@ def _table(check: MetricCheck, sizes: list[int]) -> Any:
     table.add_column("n", justify="right")
     shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in check.checks)]
     for k in shown_k:
-        table.add_column(f"k={k}", justify="right")
+        table.add_column(f"k{k}", justify="right")
     for c in check.checks:
         rate = "-" if c.pass_rate is None else f"{c.pass_rate:.2f}"
         interval = "-" if c.ci95 is None else f"{c.ci95[0]:.2f}-{c.ci95[1]:.2f}"
