@@ -38,18 +38,16 @@ def _heading(check: MetricCheck) -> str:
 
 
 def _table(check: MetricCheck, sizes: list[int]) -> Any:
+    from rich import box
     from rich.table import Table
 
-    table = Table(pad_edge=False)
-    table.add_column("check")
-    table.add_column("want")
-    table.add_column("pass", justify="right")
-    table.add_column("95% CI", justify="right")
-    table.add_column("median", justify="right")
-    table.add_column("n", justify="right")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("check", no_wrap=True, min_width=18)
+    for name in ("want", "pass", "95% CI", "median", "n"):
+        table.add_column(name, justify="left" if name == "want" else "right", no_wrap=True)
     shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in check.checks)]
     for k in shown_k:
-        table.add_column(f"k{k}", justify="right")
+        table.add_column(f"k{k}", justify="right", no_wrap=True)
     for c in check.checks:
         rate = "-" if c.pass_rate is None else f"{c.pass_rate:.2f}"
         interval = "-" if c.ci95 is None else f"{c.ci95[0]:.2f}-{c.ci95[1]:.2f}"
