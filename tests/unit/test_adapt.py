@@ -31,13 +31,13 @@ def test_only_string_leaves_are_sent_and_labels_and_keys_stay():
     judge = ScriptedJudge(translate_ok)
     results = {r.template.name: r for r in adapt(judge)}
     verdicts = results["verdicts"].template
-    # six examples: 8 contexts + 7 statements + 7 reasons; the 0/1 verdicts never reach the judge
-    assert len(results["verdicts"].translations) == 22
-    assert judge.calls() == 22 + 5  # + the statements prompt: question, answer, 3 statements
-    out = verdicts.examples[2].output["verdicts"]
+    # 1 context + 2 statements + 2 reasons; the 0/1 verdicts never reach the judge
+    assert len(results["verdicts"].translations) == 5
+    assert judge.calls() == 5 + 5  # + the statements prompt: question, answer, 3 statements
+    out = verdicts.examples[0].output["verdicts"]
     assert [v["verdict"] for v in out] == [1, 0]
-    assert out[1]["reason"] == "ES No context says where Curie was born."
-    assert verdicts.examples[2].input["statements"][1] == "ES Curie was born in Paris."
+    assert out[1]["reason"] == "ES The context says Computer Science, not Biology."
+    assert verdicts.examples[0].input["statements"][1] == "ES John is majoring in Biology."
     assert verdicts.language == "spanish" and verdicts.instruction.endswith("Write every text in the output in Spanish.")
     assert verdicts.input_fields == builtin_prompt("faithfulness", "verdicts").input_fields
     assert results["verdicts"].kept == []
@@ -55,10 +55,9 @@ def test_a_judge_that_merges_sentences_is_caught_and_asked_again():
     statements = results["statements"]
     assert statements.kept == [] and results["verdicts"].kept == []
     assert statements.template.examples[0].input["answer"].startswith("ES He was a German-born")
-    # four strings hold two sentences: the example answer, and in the verdicts examples two
-    # contexts and one statement
+    # two strings hold two sentences: the example answer and the verdicts example's context
     reasks = [r for r in judge.requests if "rejected: 2 sentence(s) became 1" in r.messages[-1]["content"]]
-    assert len(reasks) == 4
+    assert len(reasks) == 2
 
 
 def test_a_translation_that_stays_broken_keeps_the_original_and_is_reported(tmp_path):

@@ -83,12 +83,12 @@ def test_extract_json_from_prose_and_fences():
 
 def test_long_contexts_are_truncated_to_the_window_and_counted():
     prompt = builtin_prompt("faithfulness", "verdicts")
-    judge = ScriptedJudge({}, context_window=800)  # the instruction and examples take about 450
+    judge = ScriptedJudge({}, context_window=300)
     schema = {"type": "object"}
-    inputs = {"contexts": ["word " * 600, "short context"], "statements": ["s1", "s2"]}
+    inputs = {"contexts": ["word " * 400, "short context"], "statements": ["s1", "s2"]}
     messages, truncated = fit_to_window(prompt, inputs, judge, schema, max_tokens=64)
     assert truncated
-    assert judge.count_messages(messages) <= 800 - 64
+    assert judge.count_messages(messages) <= 300 - 64
     assert "[...]" in messages[-1]["content"]
     assert "[1] s1" in messages[-1]["content"] and "[2] s2" in messages[-1]["content"]  # never cut
     small = {"contexts": ["short"], "statements": ["s1"]}
@@ -96,7 +96,7 @@ def test_long_contexts_are_truncated_to_the_window_and_counted():
 
 
 def test_truncation_is_counted_in_the_manifest_and_noted_in_evidence():
-    judge = ScriptedJudge(dict(OK), context_window=800, max_tokens=64)
+    judge = ScriptedJudge(dict(OK), context_window=300, max_tokens=64)
     row = {**ROW, "retrieved_contexts": ["long " * 1000]}
     result = ragmeter.evaluate([row], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.manifest["metrics"]["faithfulness"]["truncated"] == 1

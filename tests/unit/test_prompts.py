@@ -51,7 +51,8 @@ def test_export_writes_one_valid_file_per_prompt_with_hash_and_schema(tmp_path):
     assert len(files) == 8 and "faithfulness.verdicts.english.json" in files
     data = json.loads((out / "faithfulness.verdicts.english.json").read_text())
     assert data["hash"] == builtin_prompt("faithfulness", "verdicts").version
-    assert data["output_schema"]["properties"]["verdicts"]["minItems"] == 1  # example 1 has 1 statement
+    assert data["output_schema"]["properties"]["verdicts"]["minItems"] == 2  # example 1 has 2 statements
+    # a one-statement list (the default: the whole response) is not led by the example's negative item
     assert data["examples"][0]["output"]["verdicts"][0]["verdict"] == 1
     assert data["ragmeter_version"]
     loaded = read_prompt_file(out / "faithfulness.verdicts.english.json", get_metric)
@@ -107,7 +108,7 @@ def _valid(metric="faithfulness", name="verdicts") -> dict:
     (lambda d: d.pop("instruction"), "missing required key 'instruction'"),
     (lambda d: d.update(instructions="x"), "unknown key 'instructions'"),
     (lambda d: d["examples"][0]["output"]["verdicts"].pop(), "example 1: output does not match the reply schema: "
-                                                             "verdicts: List should have at least 1 item"),
+                                                             "verdicts: List should have at least 2 items"),
     (lambda d: d["examples"][0]["output"]["verdicts"][0].update(verdict="yes"), "example 1: output does not match"),
     (lambda d: d["examples"][0]["input"].pop("statements"), "example 1: input must have exactly the fields"),
     (lambda d: d.update(input_fields=["contexts"]), "input_fields must be \\['contexts', 'statements'\\]"),
