@@ -113,11 +113,25 @@ def _others(source: Source, pool: list[Source], rng: random.Random, count: int) 
     return rng.sample(others, min(count, len(others)))
 
 
-def _prompt_contexts(context: str, distractors: list[Source], rng: random.Random) -> list[str]:
-    """The source context among the distractors' first contexts, at a seeded position."""
+def _other_questions(source: Source, pool: list[Source], rng: random.Random, keep: Callable[[Source], bool]
+                     ) -> list[Source]:
+    """Seeded other rows that ask another question and pass `keep`."""
+    return [o for o in _others(source, pool, rng, 20) if o.question != source.question and keep(o)]
+
+
+def _source_prompt(source: Source, pool: list[Source], k: int,
+                   rng: random.Random) -> tuple[str, list[str], list[Source]] | None:
+    """The row's first context with a claim-like sentence, placed at a seeded position among
+    k-1 other rows' first contexts: (that context, the prompt's contexts, the other rows)."""
+    context = next((c for c in source.contexts if claim_sentences(c)), None)
+    if context is None:
+        return None
+    distractors = _others(source, pool, rng, k - 1)
+    if len(distractors) < k - 1:
+        return None
     contexts = [d.contexts[0] for d in distractors]
     contexts.insert(rng.randrange(len(contexts) + 1), context)
-    return contexts
+    return context, contexts, distractors
 
 
 def _base_row(source: Source) -> dict[str, Any]:
@@ -144,14 +158,11 @@ GROUNDING = (
 def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Random,
                     language: str) -> Iterator[Case]:
     """Faithfulness-style checks: the same prompt contexts, five answers."""
-    context = next((c for c in source.contexts if claim_sentences(c)), None)
-    if context is None:
+    found = _source_prompt(source, pool, k, rng)
+    if found is None:
         return
+    context, contexts, distractors = found
     sentences = claim_sentences(context)
-    distractors = _others(source, pool, rng, k - 1)
-    if len(distractors) < k - 1:
-        return
-    contexts = _prompt_contexts(context, distractors, rng)
     base = {**_base_row(source), "retrieved_contexts": contexts}
     checks = {c.name: c for c in GROUNDING}
 
@@ -215,8 +226,7 @@ CONTEXT = (
 def context_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
     """Context relevance and precision: the row's relevant context against another row's."""
     relevant = source.relevant or source.contexts
-    others = [o for o in _others(source, pool, rng, 20) if o.question != source.question
-              and o.contexts[0] not in relevant][:1]
+    others = _other_questions(source, pool, rng, lambda o: o.contexts[0] not in relevant)[:1]
     if not relevant or not others:
         return
     base = _base_row(source)
@@ -233,11 +243,10 @@ RECALL = (
 
 def recall_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
     """Context recall: a reference the contexts hold against one they do not."""
-    context = next((c for c in source.contexts if claim_sentences(c)), None)
-    distractors = _others(source, pool, rng, k - 1)
-    if context is None or len(distractors) < k - 1:
+    found = _source_prompt(source, pool, k, rng)
+    if found is None:
         return
-    contexts = _prompt_contexts(context, distractors, rng)
+    context, contexts, distractors = found
     sentences = claim_sentences(context)
     start = rng.randrange(len(sentences))
     attributable = " ".join(sentences[start:start + 2])
@@ -260,8 +269,7 @@ ANSWER = (
 def answer_cases(source: Source, pool: list[Source], k: int, rng: random.Random, language: str) -> Iterator[Case]:
     """Answer relevancy: the row's answer against another row's."""
     own = source.reference or source.response
-    others = [o for o in _others(source, pool, rng, 20) if o.question != source.question
-              and (o.reference or o.response)]
+    others = _other_questions(source, pool, rng, lambda o: bool(o.reference or o.response))
     if not own or not others:
         return
     base = {"user_input": source.question, "retrieved_contexts": source.contexts}
