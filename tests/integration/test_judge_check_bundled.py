@@ -1,33 +1,33 @@
-"""The judge check on the default bundled judge (Qwen, in-process): copied answers read high,
-unrelated ones low, among other rows' contexts, and no reason is a few-shot example's."""
+"""The judge check on the default bundled judge (Qwen, in-process) over the example documents:
+copied answers read high and unrelated ones low among other chunks, and no reason is a
+few-shot example's (measured: medians 0.998 and 0.110, ROC-AUC 0.975, 22 cases)."""
 
 from __future__ import annotations
 
-import statistics
+import json
 
 import pytest
 
 from ragmeter.judge_check import judge_check
 from ragmeter.prompts.template import builtin_prompt
-from tests.unit.test_judge_check import ROWS
+from tests.conftest import EXAMPLES
 
 pytestmark = pytest.mark.integration
 
 
 def test_the_default_judge_reads_copied_answers_high_and_unrelated_ones_low(tmp_path):
-    result = judge_check(ROWS[:4], ["faithfulness"], judge="llamacpp", sizes=(3,), out=tmp_path / "jc",
-                         cache=tmp_path / "c.sqlite", progress=False)
-    checks = {c.check: c for c in result.metrics["faithfulness"].checks}
-    assert checks["verbatim_sentence"].n == 4 and checks["unrelated_sentence"].n == 4
-    assert checks["verbatim_sentence"].median >= 0.9
+    result = judge_check(EXAMPLES / "docs", ["faithfulness"], judge="llamacpp", chunk_size=500, limit=6, sizes=(3,),
+                         out=tmp_path / "jc", cache=tmp_path / "c.sqlite", progress=False)
+    faith = result.metrics["faithfulness"]
+    checks = {c.check: c for c in faith.checks}
+    for name in ("verbatim_sentence", "whole_context"):
+        assert checks[name].n == 5 and checks[name].pass_rate == 1.0 and checks[name].median >= 0.95
+    assert checks["unrelated_sentence"].n == 5 and checks["unrelated_sentence"].pass_rate == 1.0
     assert checks["unrelated_sentence"].median <= 0.2
-    assert result.metrics["faithfulness"].roc_auc >= 0.8
-    examples = {v["reason"] for e in builtin_prompt("faithfulness", "verdicts").examples
-                for v in e.output["verdicts"]}
-    import json
-
+    assert faith.roc_auc >= 0.9
     rows = [json.loads(line) for line in (tmp_path / "jc" / "runs" / "faithfulness" / "results.jsonl").open()]
     reasons = [s["reason"] for r in rows for s in r["faithfulness_evidence"]["statements"]]
-    assert len(reasons) == sum(c.n for c in checks.values())
+    assert len(reasons) == faith.cases
+    examples = {v["reason"] for e in builtin_prompt("faithfulness", "verdicts").examples
+                for v in e.output["verdicts"]}
     assert not set(reasons) & examples
-    assert statistics.median(r["faithfulness"] for r in rows if "/whole_context/" in r["id"]) >= 0.5
