@@ -8,6 +8,7 @@ answer, scores and evidence out of them, drawing one page of rows at a time.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ragmeter.runs import Run
@@ -25,8 +26,9 @@ def summary(runs: list[Run], comparison: Any = None, judge_check: dict[str, Any]
     """`judge_check`: a judge_check.json's content; by default the one beside the first run
     (or two folders up: a judge check's own metric runs are in its `runs/<metric>/`)."""
     metrics = [m for m in runs[0].metrics if all(m in r.metrics for r in runs[1:])]
-    found = judge_check if judge_check is not None else (_beside(runs[0], "judge_check.json")
-                                                          or _beside(runs[0], "../../judge_check.json"))
+    own_runs = Path(runs[0].source).parent.name == "runs"  # judge-check/runs/<metric>
+    found = judge_check if judge_check is not None else (
+        _beside(runs[0], "judge_check.json") or (_beside(runs[0], "../../judge_check.json") if own_runs else None))
     return {"metrics": metrics, "judge_check": found,
             "higher_is_better": {m: runs[0].manifest.metrics[m].higher_is_better for m in metrics},
             "runs": [_run_summary(run, metrics) for run in runs],
@@ -58,7 +60,6 @@ def _beside(run: Run, name: str) -> dict[str, Any] | None:
     """A JSON file written beside the run: meta_eval.json (`ragmeter meta-eval --out`: the
     judge's agreement with people), judge_check.json (`ragmeter judge-check`)."""
     import json
-    from pathlib import Path
 
     path = Path(run.source) / name
     if not path.is_file():
