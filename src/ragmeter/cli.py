@@ -149,9 +149,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
 
-    judge_cfg: Any = judge
-    if judge_opt:
-        judge_cfg = {"spec": judge, **pairs(judge_opt, "--judge-opt")}
+    judge_cfg = _judge_setting(judge, judge_opt)
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": pairs(column or [], "--column"),
                         "metrics": _metric_specs(metrics, metric_opt or []),
@@ -257,7 +255,7 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
     no-model word-overlap floor on the same rows."""
     from ragmeter.meta_eval import meta_evaluate, print_meta_eval
 
-    judge_cfg: Any = {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+    judge_cfg = _judge_setting(judge, judge_opt)
     result = meta_evaluate(labels, metric, judge=judge_cfg, limit=limit, out=out, label_column=label_column,
                            embeddings=embeddings, language=language, concurrency=concurrency,
                            overwrite=overwrite)
@@ -301,7 +299,7 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
     from ragmeter.judge_check import judge_check as check
     from ragmeter.judge_check.console import print_judge_check
 
-    judge_cfg: Any = {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+    judge_cfg = _judge_setting(judge, judge_opt)
     chosen = _metric_specs(metrics, metric_opt or [])
     try:
         size_list = tuple(int(k) for k in sizes.split(","))
@@ -431,6 +429,11 @@ def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the 
     console(wide=True).print(table)
     print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
           "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.")
+
+
+def _judge_setting(judge: str, judge_opt: Optional[list[str]]) -> Any:
+    """--judge with its --judge-opt KEY=VALUE settings: the spec string, or a mapping."""
+    return {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
 
 
 def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:
