@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ragmeter.cli_common import console, pairs
+from ragmeter.cli_common import console, judge_setting, pairs
 from ragmeter.cli_prompts import prompts_app
 from ragmeter.cli_rag import register as register_rag_commands
 from ragmeter.errors import RagmeterError
@@ -149,7 +149,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
     """Evaluate a dataset file without a config file."""
     from ragmeter.config import build_config
 
-    judge_cfg = _judge_setting(judge, judge_opt)
+    judge_cfg = judge_setting(judge, judge_opt)
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": pairs(column or [], "--column"),
                         "metrics": _metric_specs(metrics, metric_opt or []),
@@ -255,7 +255,7 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
     no-model word-overlap floor on the same rows."""
     from ragmeter.meta_eval import meta_evaluate, print_meta_eval
 
-    judge_cfg = _judge_setting(judge, judge_opt)
+    judge_cfg = judge_setting(judge, judge_opt)
     result = meta_evaluate(labels, metric, judge=judge_cfg, limit=limit, out=out, label_column=label_column,
                            embeddings=embeddings, language=language, concurrency=concurrency,
                            overwrite=overwrite)
@@ -299,7 +299,7 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
     from ragmeter.judge_check import judge_check as check
     from ragmeter.judge_check.console import print_judge_check
 
-    judge_cfg = _judge_setting(judge, judge_opt)
+    judge_cfg = judge_setting(judge, judge_opt)
     chosen = _metric_specs(metrics, metric_opt or [])
     try:
         size_list = tuple(int(k) for k in sizes.split(","))
@@ -429,11 +429,6 @@ def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the 
     console(wide=True).print(table)
     print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
           "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.")
-
-
-def _judge_setting(judge: str, judge_opt: Optional[list[str]]) -> Any:
-    """--judge with its --judge-opt KEY=VALUE settings: the spec string, or a mapping."""
-    return {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
 
 
 def _metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:

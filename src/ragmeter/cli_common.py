@@ -17,6 +17,11 @@ def pairs(items: list[str], flag: str) -> dict[str, Any]:
     return out
 
 
+def judge_setting(judge: str, judge_opt: list[str] | None) -> Any:
+    """--judge with its --judge-opt KEY=VALUE settings: the spec string, or a mapping."""
+    return {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+
+
 def scalar(value: str) -> Any:
     for cast in (int, float):
         try:

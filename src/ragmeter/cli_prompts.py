@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ragmeter.cli_common import console, pairs
+from ragmeter.cli_common import console, judge_setting
 
 prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
 
@@ -59,7 +59,7 @@ def adapt(language: Annotated[str, typer.Option(help="target language, e.g. span
 
     target = normalize_language(language)
     chosen = _metrics(metrics)
-    judge_obj = make_judge({"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge)
+    judge_obj = make_judge(judge_setting(judge, judge_opt))
     cache = open_cache(not no_cache)
     stats = MetricStats()
     try:
