@@ -182,11 +182,15 @@ def test_summary_mean_and_n_ignore_unscored_rows():
     assert m["judge_calls"] == 4
 
 
-def test_excerpts_keep_short_contexts_whole_and_cut_long_ones_to_the_claims_sentences():
+def test_excerpts_keep_one_short_context_whole_and_cut_the_rest_to_the_claims_sentences():
     from ragmeter.metrics.excerpts import excerpts
 
-    short = ["The tower is in Paris.", "It was built in 1889."]
-    assert excerpts("The tower is in Paris.", short) == short  # under the budget: as they were
+    one = ["The tower is in Paris. It was built in 1889."]
+    assert excerpts("The tower is in Paris.", one) == one  # one context under the budget: as it was
+    short = ["The tower is in Paris.", "Roses grow in gardens."]
+    assert excerpts("The tower is in Paris.", short) == ["The tower is in Paris."]  # several: always cut
+    both = ["The tower is in Paris.", "It was built in 1889."]
+    assert excerpts("The tower in Paris was built in 1889.", both) == both  # a claim two contexts make
     filler = " ".join(f"Sentence number {i} talks about gardens and roses." for i in range(30))
     long = [filler, "Gustave Eiffel's company built the tower. It opened in 1889 for the World's Fair. " + filler]
     shown = excerpts("The tower opened in 1889.", long)
