@@ -36,7 +36,7 @@ def make_runs(folder: Path, rows: int, metrics: int) -> tuple[Path, Path]:
 def step(name: str, a: str, b: str, out: str) -> None:
     started = time.perf_counter()
     if name == "compare":
-        from ragmeter.comparison import compare, write_comparison
+        from ragmeter.results.compare import compare, write_comparison
 
         write_comparison(compare(a, b), out)
     else:

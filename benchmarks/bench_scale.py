@@ -76,11 +76,11 @@ def bookkeeping(n: int, queue: mp.Queue) -> None:
     """The six core metrics over n rows, instant judge and embedder, a fresh sqlite cache."""
 
     from ragmeter.api import run_config
-    from ragmeter.config import RunConfig
-    from ragmeter.dry_run import synthesize
     from ragmeter.embeddings.base import Embedder
     from ragmeter.judges.base import JudgeReply
     from ragmeter.judges.scripted import ScriptedJudge
+    from ragmeter.run.config import RunConfig
+    from ragmeter.run.dry_run import synthesize
 
     class Instant(Embedder):
         name = "instant"
@@ -148,7 +148,7 @@ def start_servers(count: int, latency: float, slots: int) -> tuple[list[subproce
 
 def servers_run(urls: list[str], n: int, concurrency: int, engine: dict | None = None) -> dict:
     from ragmeter.api import run_config
-    from ragmeter.config import RunConfig
+    from ragmeter.run.config import RunConfig
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], progress=False,

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ragmeter.manifest import Manifest
+from ragmeter.results.manifest import Manifest
 from ragmeter.stats import bootstrap_mean_ci
 
 

@@ -13,8 +13,9 @@ __version__ = "0.1.0"
 __all__ = ["Comparison", "EvaluationResult", "__version__", "aevaluate", "compare", "estimate", "evaluate",
            "load_run"]
 #: public name -> the module that defines it
-_HOMES = {"evaluate": "api", "aevaluate": "api", "estimate": "api", "EvaluationResult": "api", "compare": "comparison",
-          "Comparison": "comparison", "load_run": "runs"}
+_HOMES = {"evaluate": "api", "aevaluate": "api", "estimate": "api", "EvaluationResult": "api",
+          "compare": "results.compare",
+          "Comparison": "results.compare", "load_run": "results.runs"}
 _LAZY = tuple(_HOMES)
 
 

@@ -9,22 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.cache import Cache, open_cache
-from ragmeter.comparison import Comparison
-from ragmeter.config import OutputFormat, RunConfig
-from ragmeter.dry_run import estimate_key
-from ragmeter.engine import RunResult, run_metrics
+from ragmeter.engine.local import RunResult, run_metrics
 from ragmeter.errors import RagmeterError
 from ragmeter.faults import FaultLog
-from ragmeter.gates import MIN_ROWS_FOR_INTERVAL, GateMode, GateReport, GateSettings, evaluate_gates
 from ragmeter.io.output import prepare_output, remove_other_results
 from ragmeter.io.writers import result_rows, write_json, write_results
 from ragmeter.judges.base import Judge
 from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
-from ragmeter.manifest import build_manifest
 from ragmeter.metrics import Metric, get_metrics
-from ragmeter.prepare import Prepared, prepare
-from ragmeter.runs import Run
+from ragmeter.results.compare import Comparison
+from ragmeter.results.gates import MIN_ROWS_FOR_INTERVAL, GateMode, GateReport, GateSettings, evaluate_gates
+from ragmeter.results.runs import Run
+from ragmeter.run.config import OutputFormat, RunConfig
+from ragmeter.run.dry_run import estimate_key
+from ragmeter.run.prepare import Prepared, prepare
+from ragmeter.run.record import build_manifest
 
 BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they are gathered into one batch
 BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
@@ -110,7 +110,7 @@ def estimate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict |
     """What `evaluate` with these arguments would cost, calling no judge: per metric the
     calls, prompt tokens, cache hits, and (after `ragmeter bench-judge`) seconds and price
     (a dry_run.Estimate; see README, "What a run will cost")."""
-    from ragmeter.dry_run import dry_run
+    from ragmeter.run.dry_run import dry_run
 
     cfg, given = _api_config(data, metrics, judge, embeddings, columns=columns, concurrency=concurrency,
                              cache=cache, limit=limit, progress=False, language=language, prompts_dir=prompts_dir,
@@ -120,7 +120,7 @@ def estimate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict |
     except RuntimeError:
         return asyncio.run(dry_run(cfg, data=data, **given))
     raise RagmeterError("estimate() was called inside a running event loop (e.g. Jupyter): "
-                        "use `await ragmeter.dry_run.dry_run(config, data=...)` instead")
+                        "use `await ragmeter.run.dry_run.dry_run(config, data=...)` instead")
 
 
 def _api_config(data: Any, metrics: list[Any] | None, judge: Any, embeddings: Any,
@@ -187,7 +187,7 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
     """The rows scored in this process, or on Ray when the config's engine says so."""
     cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
     if cfg.engine.kind == "ray":
-        from ragmeter.ray_engine import RaySettings, run_on_ray
+        from ragmeter.engine.ray import RaySettings, run_on_ray
 
         settings = RaySettings(cfg.engine.address, cfg.engine.workers, cfg.engine.chunk_rows)
         return await run_on_ray(ready, cache, faults, settings)
@@ -203,8 +203,8 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
 
 def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:
     """Gate outcomes (and the comparison with the baseline) into the result and its manifest."""
-    from ragmeter.comparison import compare
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.compare import compare
+    from ragmeter.results.manifest import Manifest
 
     if baseline is not None:
         this = Run.from_rows(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), source)
@@ -216,14 +216,14 @@ def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | 
 
 def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
     """The Markdown summary, JUnit XML and compare.json the config asks for."""
-    from ragmeter.ci_files import junit_xml, markdown_summary, write_text
-    from ragmeter.comparison import write_comparison
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.ci_files import junit_xml, markdown_summary, write_text
+    from ragmeter.results.compare import write_comparison
+    from ragmeter.results.manifest import Manifest
 
     if cfg.summary_md:
         write_text(cfg.summary_md, markdown_summary(result.manifest, result.gates, result.comparison))
     if cfg.junit:
-        from ragmeter.gates import GateReport
+        from ragmeter.results.gates import GateReport
 
         higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
         rows = result.rows if cfg.junit_rows else None

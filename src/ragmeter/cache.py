@@ -46,7 +46,7 @@ def default_cache_path() -> Path:
 
 class Cache:
     """Five tables: judge replies, embeddings, the faults each run survived (faults.py), each
-    run's dry-run estimate (dry_run.py) and the batch each submitted request is in
+    run's dry-run estimate (run/dry_run.py) and the batch each submitted request is in
     (judges/batch.py); all JSON text keyed by hash."""
 
     def __init__(self, path: str | Path) -> None:
@@ -180,3 +180,42 @@ def open_cache(setting: bool | str) -> Cache:
     if setting is False or setting == "false":
         return NullCache()
     return Cache(default_cache_path() if setting is True or setting == "true" else Path(setting))
+
+
+class OverlayCache(Cache):
+    """A cache read through, written only in memory: the dry run's stand-in replies, and a Ray
+    worker's new replies until the driver writes them."""
+
+    def __init__(self, base: Cache) -> None:  # noqa: D107 - wraps, opens nothing
+        self.path, self._base = base.path, base
+        self._memory: dict[tuple[str, str], Any] = {}
+
+    def get(self, key: str, table: str = "replies") -> Any | None:
+        found = self._memory.get((table, key))
+        return found if found is not None else self._base.get(key, table)
+
+    def put(self, key: str, value: Any, table: str = "replies") -> None:
+        self._memory[(table, key)] = value
+
+    def get_many(self, keys: list[str], table: str = "replies") -> dict[str, Any]:
+        found = {k: self._memory[(table, k)] for k in keys if (table, k) in self._memory}
+        return {**self._base.get_many([k for k in keys if k not in found], table), **found}
+
+    def put_many(self, items: dict[str, Any], table: str = "replies") -> None:
+        for key, value in items.items():
+            self.put(key, value, table)
+
+    def flush(self) -> None:
+        """Nothing is written."""
+
+    def delete(self, key: str, table: str = "replies") -> None:
+        self._memory.pop((table, key), None)
+
+    def count(self, table: str = "replies") -> int:
+        return self._base.count(table)
+
+    def merge_from(self, other: str | Path) -> int:
+        raise NotImplementedError("a dry run writes no cache")
+
+    def close(self) -> None:
+        self._base.close()

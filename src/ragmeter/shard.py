@@ -1,5 +1,5 @@
 """`--shard I/N`: a SLURM array task scores the rows whose id hashes to shard I of N
-(merge.py joins the shards). Only the standard library here: config.py validates with it.
+(results/merge.py joins the shards). Only the standard library here: run/config.py validates with it.
 """
 
 from __future__ import annotations

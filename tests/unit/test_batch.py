@@ -13,8 +13,8 @@ from email.policy import HTTP
 import pytest
 
 from ragmeter.api import run_config
-from ragmeter.config import RunConfig
 from ragmeter.errors import ConfigError
+from ragmeter.run.config import RunConfig
 from tests.http_fakes import JSONHandler, serving
 
 ROWS = [{"id": f"q{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red. It is big.",

@@ -19,7 +19,7 @@ def test_specs_name_the_bundled_judges():
 
 
 def test_a_config_file_keeps_bundled_names_and_resolves_paths(tmp_path):
-    from ragmeter.config import load_config
+    from ragmeter.run.config import load_config
 
     config = tmp_path / "c.yaml"
     config.write_text("dataset: d.jsonl\njudge: llamacpp:qwen-coder-1.5b\n")

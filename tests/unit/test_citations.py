@@ -228,7 +228,7 @@ def test_default_metrics_for_a_cited_file_are_the_citation_family():
 # --- generation ----------------------------------------------------------------------------
 
 def test_generate_special_tokens_is_resumable(tmp_path):
-    from ragmeter.generate import generate_rows, write_generations
+    from ragmeter.rag.generate import generate_rows, write_generations
 
     records = [{"id": "a", "text": SPECIAL}, {"id": "b", "text": SPECIAL.replace("Who", "Whom")}]
     judge = ScriptedJudge(lambda request: "ana<|analysis_end|><|answer_start|>It was Cervantes")
@@ -250,7 +250,7 @@ def test_generate_special_tokens_is_resumable(tmp_path):
 
 
 def test_generate_chat_sends_the_text_as_a_user_message(tmp_path):
-    from ragmeter.generate import generate_rows
+    from ragmeter.rag.generate import generate_rows
 
     judge = ScriptedJudge(lambda request: "Cervantes <ref name=\"1\">Cervantes wrote</ref>")
     run = asyncio.run(generate_rows([{"text": GENERIC}], judge, Cache(tmp_path / "c.sqlite"), "chat"))
@@ -269,7 +269,7 @@ def test_plain_rows_with_cited_response_and_ids_work_too():
 
 
 def test_generate_refuses_to_replace_responses_without_overwrite():
-    from ragmeter.generate import check_rows
+    from ragmeter.rag.generate import check_rows
 
     records = [{"text": SPECIAL}, row("x")]
     with pytest.raises(DataError, match=r"in.jsonl, row 2, field 'generated_response': already has a "

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ragmeter.config import load_config
 from ragmeter.errors import ConfigError, DataError
+from ragmeter.run.config import load_config
 from tests.http_fakes import JSONHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]

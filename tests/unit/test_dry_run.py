@@ -11,13 +11,13 @@ import pytest
 
 from ragmeter.api import run_config
 from ragmeter.cache import Cache
-from ragmeter.config import RunConfig
-from ragmeter.dry_run import APPROXIMATE, EXACT, dry_run, synthesize
-from ragmeter.judge_speed import CallTiming, JudgeSpeed, bench_judge, fit, load_speed, save_speed
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics.schemas import verdicts
-from ragmeter.prepare import prepare
+from ragmeter.run.config import RunConfig
+from ragmeter.run.dry_run import APPROXIMATE, EXACT, dry_run, synthesize
+from ragmeter.run.judge_speed import CallTiming, JudgeSpeed, bench_judge, fit, load_speed, save_speed
+from ragmeter.run.prepare import prepare
 
 ROWS = [{"id": f"r{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is a thing. It is red.",
          "retrieved_contexts": [f"Item {i} is a red thing.", "Unrelated text."]} for i in range(4)]
@@ -182,9 +182,9 @@ def test_every_judged_metrics_stand_in_replies_validate(example):
     """A stand-in that failed validation would be re-asked: a call the run would not make."""
     from pathlib import Path
 
-    from ragmeter.cache import NullCache
-    from ragmeter.dry_run import CountingJudge, NoEmbedder, OverlayCache
-    from ragmeter.engine import run_metrics
+    from ragmeter.cache import NullCache, OverlayCache
+    from ragmeter.engine.local import run_metrics
+    from ragmeter.run.dry_run import CountingJudge, NoEmbedder
 
     data = Path(__file__).resolve().parents[2] / "examples" / example
     ready = prepare(RunConfig(dataset=str(data), metrics=["applicable"], cache=False,

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import ragmeter
-from ragmeter.comparison import compare
 from ragmeter.errors import ConfigError
-from ragmeter.gates import GateSettings, evaluate_gates, parse_fail_under
+from ragmeter.results.compare import compare
+from ragmeter.results.gates import GateSettings, evaluate_gates, parse_fail_under
 from tests.run_factory import metric_record, write_run
 
 

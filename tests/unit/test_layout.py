@@ -1,5 +1,6 @@
-"""The package layout has no import cycles: every import (also those inside functions) goes
-one way between ragmeter's packages and top-level modules."""
+"""The package layout: no import cycles, and every import (also those inside functions) goes
+down the floors of docs/architecture.md, never up. Also the size rules the layout keeps:
+at most 12 top-level modules and no module over 350 lines."""
 
 from __future__ import annotations
 
@@ -73,3 +74,44 @@ def test_no_import_cycles_between_packages():
 
 def test_the_cycle_finder_finds_one():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: ragmeter's floors, lowest first: a module may import its own floor and those below it.
+FLOORS = (
+    ("errors", "samples", "text", "stats", "cache", "accounting", "faults", "endpoints", "shard"),  # the ground
+    ("citations",), ("io",), ("judges", "embeddings"), ("prompts",), ("metrics",),  # the judge and its data
+    ("results",),  # finished runs: reading a run folder never needs the engine or the run's machinery
+    ("report",), ("engine",), ("run",), ("api",),
+    ("meta_eval",), ("testset",), ("judge_check", "rag", "pytest_plugin"),  # built on the public API
+    ("cli",),
+)
+
+
+def floor_of(unit: str) -> int:
+    name = unit.removeprefix("ragmeter.")
+    return next(i for i, names in enumerate(FLOORS) if name in names)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} -> {b}" for a, targets in graph.items() for b in targets if floor_of(b) > floor_of(a))
+
+
+def test_every_package_and_module_has_a_floor_and_imports_only_downward():
+    graph = import_graph()
+    units = {"ragmeter." + p.name.removesuffix(".py") for p in SRC.iterdir()
+             if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").exists()}
+    assert [u for u in sorted(units) if not any(u.removeprefix("ragmeter.") in f for f in FLOORS)] == []
+    assert upward_imports(graph) == []
+
+
+def test_an_upward_import_is_found():
+    assert upward_imports({"ragmeter.results": {"ragmeter.engine"}, "ragmeter.cli": {"ragmeter.api"}}) == [
+        "ragmeter.results -> ragmeter.engine"]
+
+
+def test_at_most_twelve_top_level_modules_and_none_over_350_lines():
+    top = sorted(p.name for p in SRC.glob("*.py"))
+    assert len(top) <= 12, top
+    long = {str(p.relative_to(SRC)): n for p in SRC.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 350}
+    assert long == {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import time
 
-from ragmeter.progress import _Lines, row_progress
+from ragmeter.engine.progress import _Lines, row_progress
 
 
 def test_lines_report_rows_rate_and_eta():

@@ -202,7 +202,7 @@ def test_prompts_cli_export_and_evaluate_with_language(tmp_path):
 
 
 def test_config_file_language_and_prompts_dir_resolve_against_the_file(tmp_path):
-    from ragmeter.config import load_config
+    from ragmeter.run.config import load_config
 
     (tmp_path / "conf").mkdir()
     config = tmp_path / "conf" / "run.yaml"

@@ -12,9 +12,9 @@ import pytest
 
 import ragmeter
 from ragmeter.api import run_config
-from ragmeter.config import build_config
 from ragmeter.errors import ConfigError, DataError
-from ragmeter.merge import merge_runs
+from ragmeter.results.merge import merge_runs
+from ragmeter.run.config import build_config
 from ragmeter.shard import parse_shard, shard_of
 
 ROWS = [{"id": f"q{i}", "user_input": f"question {i}", "response": f"the answer is {i % 4}",

@@ -7,7 +7,7 @@ import io
 
 import ragmeter
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.summary import print_summary
+from ragmeter.results.console import print_summary
 
 ROWS = [{"id": f"r{i}", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c"], "reference": "a."}
         for i in range(4)]
@@ -55,7 +55,7 @@ def test_the_manifest_is_typed_and_its_format_cannot_drift():
     import pydantic
     import pytest
 
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.manifest import Manifest
 
     result = ragmeter.evaluate(ROWS, CORE, judge=scripted(), cache=False, progress=False)
     typed = Manifest.model_validate(result.manifest)

@@ -20,7 +20,7 @@ def remember(judge_record: dict[str, Any], checked: JudgeCheckResult) -> None:
     what its check found (or that none was run)."""
     import datetime as dt
 
-    from ragmeter.judge_records import judge_key, record_file, write_record
+    from ragmeter.judges.records import judge_key, record_file, write_record
 
     figures = {name: {"pass_rate": _overall(m), "roc_auc": m.roc_auc,
                       "worst": min(((c.check, c.pass_rate) for c in m.checks if c.pass_rate is not None),
@@ -32,7 +32,7 @@ def remember(judge_record: dict[str, Any], checked: JudgeCheckResult) -> None:
 
 def last_check(judge_record: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the last judge check of this judge found, or None."""
-    from ragmeter.judge_records import judge_key, read_records, record_file
+    from ragmeter.judges.records import judge_key, read_records, record_file
 
     if not judge_record:
         return None

@@ -205,7 +205,7 @@ def _sign(value: float) -> int:
 def print_meta_eval(result: MetaEvalResult, console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.summary import printable
+    from ragmeter.results.console import printable
 
     table = Table("scorer", "measure", "value", "95% CI", "n",
                   title=printable(f"{result.metric} vs human {result.kind} labels ({result.labels}) · judge "

@@ -85,7 +85,7 @@ def question_of(row: dict[str, Any]) -> str | list[dict[str, str]] | None:
 async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concurrency: int = 1,
                       retries: int = 3, backoff: float = 1.0, progress: bool | None = None) -> dict[str, Any]:
     """Answer every row in place (order kept); returns the run's accounting."""
-    from ragmeter.progress import row_progress
+    from ragmeter.engine.progress import row_progress
 
     gate = asyncio.Semaphore(max(1, concurrency))
     tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}

@@ -185,8 +185,8 @@ async def _evaluate(cfg: ExperimentConfig, answers: Path | None, out: Path, prog
 def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -> dict[str, Any]:
     """The variant x metric table (mean, 95% interval, n), the best variant per metric, and
     each variant's paired comparison with the baseline."""
-    from ragmeter.comparison import compare
-    from ragmeter.runs import load_run
+    from ragmeter.results.compare import compare
+    from ragmeter.results.runs import load_run
 
     runs = {name: load_run(path) for name, path in results.items()}
     table: dict[str, dict[str, Any]] = {}
@@ -216,7 +216,7 @@ def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -
 def print_experiment(summary: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.summary import printable
+    from ragmeter.results.console import printable
 
     table = Table(title=f"variants x metrics (mean [95% CI]); paired difference vs {summary['baseline']}")
     metrics = list(next(iter(summary["table"].values())))

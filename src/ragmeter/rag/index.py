@@ -123,7 +123,7 @@ async def _embed(embedder: Any, texts: list[str], cache: bool | str | Path, prog
     from ragmeter.accounting import MetricStats
     from ragmeter.cache import open_cache
     from ragmeter.embeddings.base import EmbeddingSession
-    from ragmeter.progress import row_progress
+    from ragmeter.engine.progress import row_progress
 
     store = open_cache(str(cache) if isinstance(cache, Path) else cache)
     session, stats = EmbeddingSession(embedder, store), MetricStats()

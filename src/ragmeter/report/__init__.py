@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ragmeter.errors import DataError
-from ragmeter.runs import Run, load_run
+from ragmeter.results.runs import Run, load_run
 
 
 def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
@@ -27,7 +27,7 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
             raise DataError("the run has no rows to report", source=one.source)
     comparison = None
     if len(runs) == 2:
-        from ragmeter.comparison import compare
+        from ragmeter.results.compare import compare
 
         comparison = compare(runs[0], runs[1])
     target = Path(out)

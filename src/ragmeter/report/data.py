@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragmeter.runs import Run
+from ragmeter.results.runs import Run
 
 BINS = 10
 #: where each part of a row is found: the run's column mapping first, then these names

@@ -101,9 +101,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.cache import open_cache
     from ragmeter.embeddings import make_embedder
     from ragmeter.embeddings.base import EmbeddingSession
+    from ragmeter.engine.progress import row_progress
     from ragmeter.judges.session import JudgeSession
     from ragmeter.judges.spec import make_judge
-    from ragmeter.progress import row_progress
     from ragmeter.testset.chunking import split
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.generation import Judging

@@ -77,7 +77,7 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
 
 
 def print_quality(report: dict[str, Any], console: Any) -> None:
-    from ragmeter.summary import printable
+    from ragmeter.results.console import printable
 
     lines = [
         f"{report['kept']} kept of {report['generated']} generated (survival {report['survival_rate']}); asked for "

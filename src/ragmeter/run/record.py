@@ -1,5 +1,5 @@
-"""The run record beside the results: version, config, judge identity, prompt versions,
-per-metric aggregates and accounting, and run timings. Scripts and CI read it."""
+"""The run record written beside the results: built from the run's config, the engine's
+result, the judge and the cache, and checked against the Manifest schema before it is kept."""
 
 from __future__ import annotations
 
@@ -8,101 +8,14 @@ import hashlib
 import platform
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from ragmeter import __version__
-from ragmeter.config import RunConfig
-from ragmeter.engine import RunResult
+from ragmeter.engine.local import RunResult
+from ragmeter.results.manifest import Manifest, index_of
+from ragmeter.run.config import RunConfig
 
 TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the reply budget), every retrieved "
                      "context in it keeps its beginning and loses its end by the same ratio, marked ' [...]'; "
                      "questions, answers and statements are never cut; such rows are counted as 'truncated'")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class MetricRecord(_Strict):
-    """One metric's aggregate, accounting and identity in manifest.json."""
-
-    mean: float | None
-    ci95: tuple[float, float] | None
-    n: int
-    unscored: int
-    unscored_reasons: dict[str, int]
-    judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
-    judge_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    cache_hits: int
-    reasks: int
-    unparseable: int
-    truncated: int
-    embed_calls: int
-    embed_cache_hits: int
-    judge_seconds: float
-    embed_seconds: float
-    seconds: float
-    version: str
-    metric: str
-    settings: dict[str, Any]
-    required: list[str]
-    higher_is_better: bool
-
-
-class DatasetRecord(_Strict):
-    source: str
-    sha256: str | None
-    rows: int
-
-
-class Faults(_Strict):
-    retries: int
-    timeouts: int
-    reasks: int
-    unparseable: int
-    structured_output_refused: int
-    #: Ray workers that died mid-run and were replaced (ray_engine.py)
-    worker_restarts: int = 0
-    http_errors: dict[str, int]
-    processes: int
-
-
-class Manifest(_Strict):
-    """manifest.json as a type: the summary printer and the CLI read this, and a run checks
-    its own manifest against it before writing, so the documented format cannot drift."""
-
-    ragmeter_version: str
-    created_at: str
-    python: str
-    config: dict[str, Any]
-    dataset: DatasetRecord
-    judge: dict[str, Any] | None
-    embeddings: dict[str, Any] | None
-    language: str
-    prompts_dir: str | None
-    prompts: dict[str, dict[str, dict[str, Any]]]
-    prompt_notes: list[str]
-    cache: str
-    truncation_policy: str
-    metrics: dict[str, MetricRecord]
-    rag_index: dict[str, Any] | None
-    faults: Faults
-    wall_seconds: float
-    judge_seconds: float
-    embed_seconds: float
-    judge_load_seconds: float
-    model_busy_seconds: float
-    overhead_seconds: float
-    cpu_seconds: float
-    results_file: str | None = None
-    #: gate outcomes when the run had gates (gates.py): {passed, mode, results: [...]}
-    gates: dict[str, Any] | None = None
-    #: the shard folders `ragmeter merge` joined into this run
-    merged_from: list[str] | None = None
-    #: the dry run's estimate for this run (`--dry-run`), with the actuals beside it
-    estimate: dict[str, Any] | None = None
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any,
@@ -182,16 +95,3 @@ def rag_index(run: RunResult) -> dict[str, Any] | None:
 
     names = [m.label for m in run.metrics if m.name in CITATION_METRICS]
     return index_of({n: run.column(n) for n in names})
-
-
-def index_of(columns: dict[str, list[float | None]]) -> dict[str, Any] | None:
-    """The RAG Index over these citation metrics' score columns (None without any)."""
-    from ragmeter.stats import index_with_ci
-
-    names = list(columns)
-    if not names:
-        return None
-    index = index_with_ci(columns)
-    if index is None:
-        return {"value": None, "components": [], "missing": names}
-    return {**index, "missing": [n for n in names if n not in index["components"]]}

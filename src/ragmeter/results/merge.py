@@ -26,7 +26,7 @@ TIMINGS = ("wall_seconds", "judge_seconds", "embed_seconds", "judge_load_seconds
 
 def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = False) -> Path:
     """One run folder from shard folders: rows in dataset order, aggregates from the rows."""
-    from ragmeter.runs import load_run
+    from ragmeter.results.runs import load_run
 
     if not folders:
         raise ConfigError("merge: give the shard folders")
@@ -124,7 +124,7 @@ def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, An
 
 
 def _rag_index(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    from ragmeter.manifest import index_of
+    from ragmeter.results.manifest import index_of
     from ragmeter.metrics import CITATION_METRICS
 
     names = [n for n, m in manifest["metrics"].items() if m["metric"] in CITATION_METRICS]
@@ -134,7 +134,7 @@ def _rag_index(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str
 def _write(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str, overwrite: bool) -> Path:
     from ragmeter.io.output import prepare_output
     from ragmeter.io.writers import write_json, write_results
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.manifest import Manifest
 
     prepare_output(out, {"merged": manifest["merged_from"]}, overwrite,
                    fingerprint_of=lambda path: {"merged": json.loads(path.read_text()).get("merged_from")})

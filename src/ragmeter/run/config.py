@@ -54,7 +54,7 @@ class RunConfig(BaseModel):
     prompts_dir: str | None = None
     #: replace another run's results in `output` (a re-run of the same run always may)
     overwrite: bool = False
-    # CI gates (gates.py): bars per metric, mean or interval, unscored share, a baseline run
+    # CI gates (results/gates.py): bars per metric, mean or interval, unscored share, a baseline run
     thresholds: dict[str, float] = Field(default_factory=dict)
     gate: Literal["mean", "lower"] = "mean"
     max_unscored: float | None = Field(default=None, ge=0, le=1)
@@ -88,7 +88,7 @@ class RunConfig(BaseModel):
         return value
 
     def gate_settings(self) -> Any:
-        from ragmeter.gates import GateSettings
+        from ragmeter.results.gates import GateSettings
 
         return GateSettings(thresholds=self.thresholds, gate=self.gate, max_unscored=self.max_unscored,
                             baseline=self.baseline, max_drop=self.max_drop)

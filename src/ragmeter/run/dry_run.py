@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from ragmeter.cache import Cache, make_key
+from ragmeter.cache import Cache, OverlayCache, make_key
 from ragmeter.embeddings.base import Embedder
-from ragmeter.judge_speed import JudgeSpeed, load_speed
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.wrap import WrappedJudge
 from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.run.judge_speed import JudgeSpeed, load_speed
 
 APPROXIMATE = "estimate: ~3 characters per token (this judge has no local tokenizer)"
 EXACT = "exact: the judge's own tokenizer"
@@ -107,44 +106,6 @@ class CountingJudge(WrappedJudge):
         """The real judge is closed by whoever built it."""
 
 
-class OverlayCache(Cache):
-    """The run's cache, read-only: the dry run's stand-in replies stay in memory."""
-
-    def __init__(self, base: Cache) -> None:  # noqa: D107 - wraps, opens nothing
-        self.path, self._base = base.path, base
-        self._memory: dict[tuple[str, str], Any] = {}
-
-    def get(self, key: str, table: str = "replies") -> Any | None:
-        found = self._memory.get((table, key))
-        return found if found is not None else self._base.get(key, table)
-
-    def put(self, key: str, value: Any, table: str = "replies") -> None:
-        self._memory[(table, key)] = value
-
-    def get_many(self, keys: list[str], table: str = "replies") -> dict[str, Any]:
-        found = {k: self._memory[(table, k)] for k in keys if (table, k) in self._memory}
-        return {**self._base.get_many([k for k in keys if k not in found], table), **found}
-
-    def put_many(self, items: dict[str, Any], table: str = "replies") -> None:
-        for key, value in items.items():
-            self.put(key, value, table)
-
-    def flush(self) -> None:
-        """Nothing is written."""
-
-    def delete(self, key: str, table: str = "replies") -> None:
-        self._memory.pop((table, key), None)
-
-    def count(self, table: str = "replies") -> int:
-        return self._base.count(table)
-
-    def merge_from(self, other: str | Path) -> int:
-        raise NotImplementedError("a dry run writes no cache")
-
-    def close(self) -> None:
-        self._base.close()
-
-
 class NoEmbedder(Embedder):
     """Embeddings cost no judge tokens: the dry run counts batches and computes none."""
 
@@ -164,7 +125,7 @@ async def dry_run(cfg: Any, *, data: Any = None, judge: Judge | None = None, emb
     itself (in the cache, where the real run finds it and reports it beside its actuals).
     The keywords are prepare()'s."""
     from ragmeter.cache import open_cache
-    from ragmeter.prepare import prepare
+    from ragmeter.run.prepare import prepare
 
     ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics)
     cache = open_cache(cfg.cache)
@@ -186,7 +147,7 @@ def estimate_key(fingerprint: dict[str, Any]) -> str:
 async def estimate(ready: Any, cache: Cache) -> Estimate:
     """Run `ready` (prepare.Prepared) through the counting judge, one metric at a time (so each
     call is the metric's), against a read-only view of `cache`."""
-    from ragmeter.engine import run_metrics
+    from ragmeter.engine.local import run_metrics
 
     overlay = OverlayCache(cache)
     speed = load_speed(ready.judge.identity()) if ready.judge is not None else None

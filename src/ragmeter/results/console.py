@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.manifest import Manifest
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -34,7 +34,7 @@ def plain(value: Any) -> str:
 def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bool = False) -> None:
     from rich.table import Column, Table
 
-    from ragmeter.manifest import Manifest
+    from ragmeter.results.manifest import Manifest
 
     run = manifest if isinstance(manifest, Manifest) else Manifest.model_validate(manifest)
     judge = run.judge["name"] if run.judge else "-"

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ragmeter.judge_records import judge_key, read_records, record_file, write_record
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.records import judge_key, read_records, record_file, write_record
 from ragmeter.judges.wrap import WrappedJudge
 
 
@@ -98,9 +98,9 @@ async def bench_judge(spec: Any, data: Any, rows: int = 5, metrics: list[Any] | 
     the first `rows` rows of `data`, fit the speed and store it for this judge (`spec`: a
     judge spec or a Judge)."""
     from ragmeter.cache import NullCache
-    from ragmeter.config import RunConfig
-    from ragmeter.engine import run_metrics
-    from ragmeter.prepare import prepare
+    from ragmeter.engine.local import run_metrics
+    from ragmeter.run.config import RunConfig
+    from ragmeter.run.prepare import prepare
 
     given = spec if isinstance(spec, Judge) else None
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",

@@ -53,7 +53,7 @@ def junit_xml(gates: Any, rows: list[dict[str, Any]] | None = None, ids: list[st
     import xml.etree.ElementTree as ET
 
     suites = ET.Element("testsuites", name="ragmeter")
-    suite = ET.SubElement(suites, "testsuite", name="ragmeter.gates")
+    suite = ET.SubElement(suites, "testsuite", name="ragmeter.results.gates")
     for gate in gates.results:
         _case(suite, f"ragmeter.{gate.kind}", f"{gate.kind}: {gate.metric}", gate.passed, gate.message)
     if rows is not None and thresholds:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
-from ragmeter.manifest import Manifest
+from ragmeter.results.manifest import Manifest
 
 
 @dataclass

@@ -15,6 +15,7 @@ from typing import Any
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
+from ragmeter.engine.progress import row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
@@ -22,7 +23,6 @@ from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
-from ragmeter.progress import row_progress
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.samples import Sample
 from ragmeter.stats import bootstrap_mean_ci

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ragmeter.cli_common import console, judge_setting
+from ragmeter.cli.common import console, judge_setting
 
 prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
 

@@ -1,24 +1,24 @@
 """A run checked and ready to score: the config read, the data loaded and sharded, the
 metrics, prompts, gates and baseline checked, the judge and embedder built (not loaded).
 Everything here fails before any judge call; the run (api.py), the dry run (dry_run.py),
-bench-judge (judge_speed.py) and Ray (ray_engine.py) all start from it."""
+bench-judge (judge_speed.py) and Ray (engine/ray.py) all start from it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ragmeter.config import RunConfig
 from ragmeter.embeddings import make_embedder
 from ragmeter.errors import ConfigError, DataError
-from ragmeter.gates import GateSettings
 from ragmeter.io.output import expand, run_fingerprint
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.judges.base import Judge
 from ragmeter.judges.spec import make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
-from ragmeter.runs import Run, load_run
+from ragmeter.results.gates import GateSettings
+from ragmeter.results.runs import Run, load_run
+from ragmeter.run.config import RunConfig
 
 
 def chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:

@@ -20,13 +20,12 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ragmeter.accounting import MetricStats
-from ragmeter.cache import Cache, open_cache
-from ragmeter.dry_run import OverlayCache
-from ragmeter.engine import RunResult, _preflight, check_columns
+from ragmeter.cache import Cache, OverlayCache, open_cache
+from ragmeter.engine.local import RunResult, _preflight, check_columns
+from ragmeter.engine.progress import row_progress
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
-from ragmeter.progress import row_progress
 
 INSTALL = "pip install 'ragmeter[ray]'"
 NAMESPACE = "ragmeter"
@@ -66,7 +65,7 @@ class ScoringWorker:
         self.loop = asyncio.new_event_loop()  # one loop for the actor's life: HTTP clients stay bound to it
 
     def score(self, chunk: Dataset) -> dict[str, Any]:
-        from ragmeter.engine import run_metrics
+        from ragmeter.engine.local import run_metrics
 
         cache = CollectingCache(self.cache)
         faults = FaultLog()

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ragmeter.errors import DataError
-from ragmeter.runs import Run, load_run
+from ragmeter.results.runs import Run, load_run
 
 ALPHA = 0.05
 TOP_ROWS = 5
@@ -177,7 +177,7 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
     """The rich table: one line per metric, then the rows that moved most."""
     from rich.table import Table
 
-    from ragmeter.summary import printable
+    from ragmeter.results.console import printable
 
     table = Table("metric", "A", "B", "B - A", "95% CI", "p (Holm)", "n", "excl.", "verdict",
                   title=printable(f"{comparison.run_a} -> {comparison.run_b}"))

@@ -1,0 +1,102 @@
+"""The `ragmeter` command line: the app, its commands in help order, and the entry point that
+turns library errors into one line on stderr and an exit code."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from ragmeter.cli import evaluate, judges, results, testset
+from ragmeter.cli.prompts import prompts_app
+from ragmeter.cli.rag import register as register_rag_commands
+from ragmeter.errors import RagmeterError
+from ragmeter.results.console import plain
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done "
+                       "(gates passed), 1 a gate failed, 2 a usage, config or data error, 3 a judge or "
+                       "infrastructure failure (errors are one line on stderr), 130 interrupted (finished "
+                       "judge replies are cached).")
+
+
+def _version(value: bool) -> None:
+    if value:
+        from ragmeter import __version__
+
+        print(f"ragmeter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                 help="print the version and exit")] = False) -> None:
+    """Evaluate RAG datasets with Ragas-compatible metrics on any judge."""
+
+
+#: (name, function) in the order `ragmeter --help` lists them
+COMMANDS = (("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
+            ("compare", results.compare_runs), ("report", results.html_report), ("meta-eval", judges.meta_eval),
+            ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
+            ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics))
+for _name, _command in COMMANDS:
+    app.command(_name)(_command)
+app.add_typer(prompts_app, name="prompts")
+register_rag_commands(app)
+
+
+def _log_to_stderr() -> None:
+    """ragmeter's own notices (a judge server taken out, a batch submitted or finished) as
+    `ragmeter: ...` lines on stderr; other libraries' logging is left as it is."""
+    import logging
+
+    logger = logging.getLogger("ragmeter")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("ragmeter: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+def main() -> None:
+    """Entry point: library errors become one line on stderr and a non-zero exit."""
+    _log_to_stderr()
+    try:
+        code = app(standalone_mode=False)  # click returns typer.Exit's code here instead of raising
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except RagmeterError as exc:
+        from ragmeter.errors import JudgeError
+
+        print(f"ragmeter: error: {plain(exc)}", file=sys.stderr)
+        sys.exit(3 if isinstance(exc, JudgeError) else 2)
+    except KeyboardInterrupt:
+        print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # usage errors from typer's click
+        code = _usage_error(exc)
+        if code is None:
+            raise
+        sys.exit(code)
+
+
+def _usage_error(exc: Exception) -> int | None:
+    """A usage error (unknown option, missing argument, bad value) as one line; exit code 2."""
+    import click
+    from typer._click import exceptions as typer_click  # typer >= 0.20 vendors its own click
+
+    if isinstance(exc, (click.exceptions.Abort, typer_click.Abort if hasattr(typer_click, "Abort") else ())):
+        return 130
+    if not isinstance(exc, (click.ClickException, typer_click.ClickException)):
+        return None
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        return 2  # help was printed already
+    context = getattr(exc, "ctx", None)
+    command = context.command_path if context is not None else "ragmeter"
+    message = " ".join(exc.format_message().split())
+    print(f"ragmeter: error: {plain(message)} (see: {command} --help)", file=sys.stderr)
+    return exc.exit_code

@@ -1,0 +1,57 @@
+"""Helpers the command modules share: KEY=VALUE options, --metrics with --metric-opt, the
+--dry-run flag and the console to print to."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ragmeter.errors import RagmeterError
+
+DryRun = Annotated[bool, typer.Option("--dry-run", help="call no judge: print per metric the calls, prompt tokens, "
+                                                        "seconds and price the run would cost")]
+
+
+def pairs(items: list[str], flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise RagmeterError(f"{flag} expects KEY=VALUE, got '{item}'")
+        out[key.strip()] = scalar(value.strip())
+    return out
+
+
+def judge_setting(judge: str, judge_opt: list[str] | None) -> Any:
+    """--judge with its --judge-opt KEY=VALUE settings: the spec string, or a mapping."""
+    return {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+
+
+def scalar(value: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return value
+
+
+def console(wide: bool = False) -> Any:
+    """The terminal's width (80 columns off a terminal), at least 150 for `wide` tables."""
+    from rich.console import Console
+
+    found = Console()
+    return Console(width=150) if wide and found.width < 150 else found
+
+
+def metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:
+    """--metrics a,b plus --metric-opt a.key=value -> config entries (str or {name: settings})."""
+    chosen = [m.strip() for m in names.split(",") if m.strip()] if names else []
+    options: dict[str, dict[str, Any]] = {}
+    for key, value in pairs(settings, "--metric-opt").items():
+        metric, dot, setting = key.rpartition(".")
+        if not dot or metric not in chosen:
+            raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics")
+        options.setdefault(metric, {})[setting] = value
+    return [{m: options[m]} if m in options else m for m in chosen] or None

@@ -1,0 +1,212 @@
+"""`ragmeter run` and `ragmeter evaluate`: flags become a RunConfig, one call runs it, the
+summary, the judge check's line and the gates are printed."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
+from ragmeter.errors import RagmeterError
+from ragmeter.results.console import plain
+
+# CI gate options shared by `run` and `evaluate` (results/gates.py)
+FailUnder = Annotated[Optional[str], typer.Option(
+    "--fail-under", help="bars per metric, e.g. faithfulness=0.8,context_recall=0.7 (at most, for metrics "
+                         "where lower is better); exit 1 when one is missed")]
+GateOpt = Annotated[Optional[str], typer.Option("--gate", help="mean | lower: the mean, or the pessimistic end "
+                                                               "of its 95% interval, must clear the bar")]
+MaxUnscored = Annotated[Optional[float], typer.Option("--max-unscored", help="fail when a metric leaves more "
+                                                                             "than this share of rows unscored")]
+Baseline = Annotated[Optional[Path], typer.Option("--baseline", help="a run folder: fail when a metric is "
+                                                                     "significantly worse (paired test)")]
+MaxDrop = Annotated[Optional[float], typer.Option("--max-drop", help="with --baseline: a significant drop up to "
+                                                                     "this much still passes (default 0)")]
+SummaryMd = Annotated[Optional[Path], typer.Option("--summary-md", help="write a Markdown summary (e.g. for "
+                                                                        "$GITHUB_STEP_SUMMARY)")]
+Junit = Annotated[Optional[Path], typer.Option("--junit", help="write JUnit XML: one test case per gate")]
+JunitRows = Annotated[bool, typer.Option("--junit-rows", help="JUnit: also one test case per row and "
+                                                              "thresholded metric")]
+HtmlReport = Annotated[bool, typer.Option("--report", help="write report.html beside the results")]
+RayAddress = Annotated[Optional[str], typer.Option(
+    "--ray", help="score on Ray: local (start one here), auto (the running cluster) or HOST:PORT")]
+RayWorkers = Annotated[Optional[int], typer.Option("--workers", help="Ray workers, each with its own judge "
+                                                                    "(default: the cluster's CPUs)")]
+Batch = Annotated[bool, typer.Option("--batch", help="send judge requests through the provider's batch API "
+                                                     "(half price; polled; a restart resumes pending batches)")]
+
+
+def _gate_overrides(fail_under: Optional[str], gate: Optional[str], max_unscored: Optional[float],
+                    baseline: Optional[Path], max_drop: Optional[float], summary_md: Optional[Path],
+                    junit: Optional[Path], junit_rows: bool, report: bool) -> dict[str, Any]:
+    """The gate flags as config keys; None where a flag was not given (the file's value stays)."""
+    from ragmeter.results.gates import parse_fail_under
+
+    return {"thresholds": parse_fail_under(fail_under) if fail_under else None, "gate": gate,
+            "max_unscored": max_unscored, "baseline": str(baseline) if baseline else None, "max_drop": max_drop,
+            "summary_md": str(summary_md) if summary_md else None, "junit": str(junit) if junit else None,
+            "junit_rows": junit_rows or None, "report": report or None}
+
+
+def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, output, judge, metrics, ...")],
+        out: Annotated[Optional[str], typer.Option("--out", help="override output folder")] = None,
+        no_cache: Annotated[bool, typer.Option("--no-cache", help="call the judge for everything")] = False,
+        limit: Annotated[Optional[int], typer.Option("--limit", help="only the first N rows")] = None,
+        shard: Annotated[Optional[str], typer.Option("--shard", help="I/N: only the rows whose id hashes to shard "
+                                                                   "I of N (join with `ragmeter merge`)")] = None,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
+                                                                   "output folder")] = False,
+        verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
+                                                                     "seconds per metric")] = False,
+        fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
+        baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
+        junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
+        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False) -> None:
+    """Evaluate the dataset a config file names; write results and manifest.json."""
+    from ragmeter.run.config import load_config
+
+    gates = _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop, summary_md, junit, junit_rows,
+                            report)
+    # paths given on the command line are relative to the working directory, not the config file
+    paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
+    overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
+                                 "batch": True if batch else None,
+                                 "overwrite": True if overwrite else None, **gates}
+    cfg = load_config(config, overrides)
+    cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {}), **_engine(cfg, ray, workers)})
+    _execute(cfg, verbose, dry_run)
+
+
+def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, .csv or .parquet")],
+             metrics: Annotated[Optional[str], typer.Option(
+                 help="comma-separated metric names, or all, or applicable (every metric whose fields the data "
+                      "has)")] = None,
+             judge: Annotated[str, typer.Option(
+                 help="llamacpp (bundled Qwen) | llamacpp:gemma-270m | llamacpp:PATH.gguf | openai:MODEL | "
+                      "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
+             judge_opt: Annotated[Optional[list[str]], typer.Option(
+                 "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
+             metric_opt: Annotated[Optional[list[str]], typer.Option(
+                 "--metric-opt", help="metric setting METRIC.KEY=VALUE, e.g. ndcg@k.k=5")] = None,
+             embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:DIR | "
+                                                          "openai-compat:URL#MODEL")] = "bundled",
+             out: Annotated[str, typer.Option(help="output folder; {timestamp} gives each run its own")] = "results",
+             overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
+                                                                        "output folder")] = False,
+             verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
+                                                                          "seconds per metric")] = False,
+             format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = "jsonl",
+             column: Annotated[Optional[list[str]], typer.Option(
+                 help="map a field to your column: FIELD=COLUMN, e.g. user_input=q")] = None,
+             concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
+             timeout: Annotated[float, typer.Option(help="seconds per judge call")] = 300.0,
+             no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
+             limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+             shard: Annotated[Optional[str], typer.Option(help="I/N: only the rows whose id hashes to shard I of "
+                                                               "N (join with `ragmeter merge`)")] = None,
+             language: Annotated[str, typer.Option(help="prompt language: english | spanish | any "
+                                                        "language --prompts-dir provides")] = "english",
+             prompts_dir: Annotated[Optional[Path], typer.Option(
+                 "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "
+                                       "replace the built-in ones")] = None,
+             fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
+             baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
+             junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
+             dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
+             price: Annotated[Optional[str], typer.Option(
+                 "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None
+             ) -> None:
+    """Evaluate a dataset file without a config file."""
+    from ragmeter.run.config import build_config
+
+    judge_cfg = judge_setting(judge, judge_opt)
+    cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
+                        "embeddings": embeddings, "columns": pairs(column or [], "--column"),
+                        "metrics": metric_specs(metrics, metric_opt or []),
+                        "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
+                        "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
+                        "prompts_dir": str(prompts_dir) if prompts_dir else None,
+                        "price_per_million": _price(price), "batch": batch,
+                        **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
+                                                            summary_md, junit, junit_rows, report).items()
+                           if v is not None}}, "command line")
+    _execute(cfg.model_copy(update=_engine(cfg, ray, workers)), verbose, dry_run)
+
+
+def _engine(cfg: Any, ray: Optional[str], workers: Optional[int]) -> dict[str, Any]:
+    """--ray/--workers over the config's `engine:`."""
+    if ray is None and workers is None:
+        return {}
+    if ray is None and cfg.engine.kind != "ray":
+        raise RagmeterError("--workers is for Ray runs: add --ray local (or auto, or HOST:PORT)")
+    engine = cfg.engine.model_copy(update={"kind": "ray", **({"address": ray} if ray else {}),
+                                           **({"workers": workers} if workers else {})})
+    return {"engine": engine}
+
+
+def _price(value: Optional[str]) -> Optional[dict[str, float]]:
+    if value is None:
+        return None
+    parts = value.split(",")
+    try:
+        prompt, completion = (float(p) for p in parts)
+    except ValueError:
+        raise RagmeterError(f"--price-per-million {value}: expected PROMPT,COMPLETION, e.g. 0.15,0.60") \
+            from None
+    return {"prompt": prompt, "completion": completion}
+
+
+def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
+    import warnings
+
+    from rich.console import Console
+
+    if dry_run:
+        from ragmeter.results.console import print_estimate
+        from ragmeter.run.dry_run import dry_run as estimate_run
+
+        print_estimate(asyncio.run(estimate_run(cfg)), console(wide=True))
+        return
+
+    from ragmeter.api import run_config
+    from ragmeter.judges.bundled import JudgeValidityWarning
+    from ragmeter.results.console import print_summary, printable
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", JudgeValidityWarning)
+        result = asyncio.run(run_config(cfg))
+    print_summary(result.manifest, console(wide=verbose), verbose)
+    _judge_check_line(result.manifest, cfg)
+    for note in result.manifest["prompt_notes"]:
+        Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
+    for warning in caught:
+        Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
+    print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
+    if result.gates is not None:
+        for gate in result.gates.results:
+            mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
+            console().print(f"{mark} {printable(gate.message)}", highlight=False)
+        if not result.gates.passed:
+            raise typer.Exit(1)
+
+
+def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:
+    """What the last judge check of this judge found, or a hint to run one: a mean means
+    little until the judge has been seen to score copied answers high and unrelated ones low."""
+    from ragmeter.judge_check.records import last_check
+
+    if not any(m.get("judge_calls", 0) + m.get("cache_hits", 0) for m in manifest["metrics"].values()):
+        return
+    found = last_check(manifest.get("judge"))
+    if found is None:
+        console().print(plain(f"hint: this judge has not been checked yet: ragmeter judge-check {cfg.dataset} "
+                              "(see README: Can I trust the judge on my data?)"), highlight=False, markup=False)
+        return
+    parts = [f"{name} passes {m['pass_rate']:.0%} of cases" + (f" (worst: {m['worst'][0]} {m['worst'][1]:.0%})"
+                                                                if m.get("worst") else "")
+             for name, m in found["metrics"].items() if m.get("pass_rate") is not None]
+    console().print(plain(f"judge check ({found['checked_at']}, {found['data']}): " + "; ".join(parts)),
+                    highlight=False, markup=False)

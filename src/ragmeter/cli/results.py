@@ -1,0 +1,56 @@
+"""Commands that read finished runs: `compare`, `report` and `merge`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ragmeter.cli.common import console
+from ragmeter.results.console import plain
+
+
+def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to compare against (baseline)")],
+                 run_b: Annotated[Path, typer.Argument(help="the run folder to compare (candidate)")],
+                 metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every metric "
+                                                                     "both runs have")] = None,
+                 out: Annotated[Optional[Path], typer.Option(help="folder for compare.json")] = None,
+                 top: Annotated[int, typer.Option(help="rows that changed most, per metric")] = 5) -> None:
+    """Paired comparison of two runs: per metric the difference B - A with a 95% paired-bootstrap
+    interval, a sign-flip p-value (Holm-adjusted across metrics) and the rows that moved most."""
+    from ragmeter.results.compare import compare, print_comparison, write_comparison
+
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    result = compare(run_a, run_b, names, top=top)
+    print_comparison(result, console(wide=True))
+    if out:
+        print(plain(f"wrote {write_comparison(result, out)}"))
+
+
+def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
+                run_b: Annotated[Optional[Path], typer.Argument(help="a second run folder, compared with the "
+                                                                     "first row by row")] = None,
+                out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
+                judge_check: Annotated[Optional[Path], typer.Option(
+                    "--judge-check", help="a judge_check.json to show (default: the one beside the run)")] = None
+                ) -> None:
+    """One self-contained HTML page: summary with intervals and distributions, paired
+    differences for two runs, and every row with its evidence (search, sort, filter)."""
+    from ragmeter.report import write_report
+
+    print(plain(f"wrote {write_report(run_a, run_b, out, judge_check=judge_check)}"))
+
+
+def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run folders (--shard 0/N ... N-1/N)")],
+          out: Annotated[Path, typer.Option(help="the merged run folder")],
+          overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+    """Join the run folders of `--shard I/N` runs into one run: rows in dataset order, means and
+    intervals recomputed from the rows, judge accounting summed."""
+    from ragmeter.results.console import print_summary
+    from ragmeter.results.merge import merge_runs
+    from ragmeter.results.runs import load_run
+
+    path = merge_runs(list(folders), out, overwrite)
+    print_summary(load_run(out).manifest.model_dump(mode="json"), console())
+    print(plain(f"wrote {path} and {out / 'manifest.json'}"))
