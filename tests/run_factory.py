@@ -8,16 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.results.manifest import Manifest
-from ragmeter.stats import bootstrap_mean_ci
+from ragmeter.stats import score_summary
 
 
 def metric_record(values: list[float | None], higher_is_better: bool = True, ci: bool = True) -> dict[str, Any]:
-    scored = [v for v in values if v is not None]
-    unscored = len(values) - len(scored)
-    return {"mean": sum(scored) / len(scored) if scored else None,
-            "ci95": bootstrap_mean_ci(scored, resamples=500) if (ci and scored) else None,
-            "n": len(scored), "unscored": unscored,
-            "unscored_reasons": {"no reply": unscored} if unscored else {},
+    unscored = sum(v is None for v in values)
+    summary = score_summary(values, {"no reply": unscored} if unscored else {}, resamples=500)
+    return {**summary, "ci95": summary["ci95"] if ci else None,
             "judge_calls": len(values), "prompt_tokens": 100 * len(values), "completion_tokens": 10 * len(values),
             "cache_hits": 0, "reasks": 0, "unparseable": 0, "truncated": 0, "embed_calls": 0,
             "embed_cache_hits": 0, "judge_seconds": 0.5 * len(values), "embed_seconds": 0.0,

@@ -20,6 +20,18 @@ def _index_batches(rng: Any, rows: int, resamples: int) -> Any:
         yield rng.integers(0, rows, size=(min(per_batch, resamples - start), rows))
 
 
+def score_summary(values: list[float | None], unscored_reasons: dict[str, int] | None = None,
+                  resamples: int = RESAMPLES) -> dict[str, Any]:
+    """A metric's aggregate over its rows (None: unscored), as manifest.json holds it: the mean,
+    its bootstrap interval, how many rows were scored and why the others were not. The
+    engine and `merge` both average through here, so a merged run reads as one run."""
+    scored = [v for v in values if v is not None]
+    ci = bootstrap_mean_ci(scored, resamples=resamples)
+    reasons = sorted((unscored_reasons or {}).items(), key=lambda kv: -kv[1])[:10]
+    return {"mean": sum(scored) / len(scored) if scored else None, "ci95": list(ci) if ci else None,
+            "n": len(scored), "unscored": len(values) - len(scored), "unscored_reasons": dict(reasons)}
+
+
 def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int = RESAMPLES,
                       seed: int = SEED) -> tuple[float, float] | None:
     """Percentile interval of the mean; None without values."""

@@ -25,7 +25,7 @@ from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.samples import Sample
-from ragmeter.stats import bootstrap_mean_ci
+from ragmeter.stats import score_summary
 
 TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"
 
@@ -43,16 +43,11 @@ class RunResult:
     faults: FaultLog = field(default_factory=FaultLog)
 
     def aggregate(self, name: str) -> dict[str, Any]:
-        values = [v for row in self.scores if (v := row[name].value) is not None]
         reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
-        mean = sum(values) / len(values) if values else None
-        ci = bootstrap_mean_ci(values)
         # which judgment mode each scored row used (metrics/judgment.py); absent for metrics without one
         modes = Counter(row[name].evidence.get("judgment") for row in self.scores if row[name].scored)
         modes.pop(None, None)
-        return {"mean": mean, "ci95": list(ci) if ci else None, "n": len(values),
-                "unscored": len(self.scores) - len(values), "unscored_reasons": dict(reasons.most_common(10)),
-                **({"judgment": dict(modes)} if modes else {})}
+        return {**score_summary(self.column(name), dict(reasons)), **({"judgment": dict(modes)} if modes else {})}
 
     def column(self, name: str) -> list[float | None]:
         return [row[name].value for row in self.scores]

@@ -92,18 +92,14 @@ def _dataset_order(source: str, sha256: str | None) -> dict[str, int]:
 
 
 def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from ragmeter.stats import bootstrap_mean_ci
+    from ragmeter.stats import score_summary
 
     base = runs[0].manifest.model_dump(mode="json")
     base["config"] = {**base["config"], "shard": None, "output": None}
     base["dataset"]["rows"] = len(rows)
     for name, record in base["metrics"].items():
-        values = [v for r in rows if (v := r.get(name)) is not None]
         reasons = Counter(r.get(f"{name}_reason") for r in rows if r.get(name) is None)
-        ci = bootstrap_mean_ci(values)
-        record.update({"mean": sum(values) / len(values) if values else None, "ci95": list(ci) if ci else None,
-                       "n": len(values), "unscored": len(rows) - len(values),
-                       "unscored_reasons": dict(reasons.most_common(10))})
+        record.update(score_summary([r.get(name) for r in rows], dict(reasons)))
         for counter in COUNTERS:
             if counter in record:
                 record[counter] = round(sum(getattr(r.manifest.metrics[name], counter, 0) or 0 for r in runs), 4)
