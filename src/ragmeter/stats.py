@@ -20,7 +20,7 @@ def _index_batches(rng: Any, rows: int, resamples: int) -> Any:
         yield rng.integers(0, rows, size=(min(per_batch, resamples - start), rows))
 
 
-def score_summary(values: list[float | None], unscored_reasons: dict[str, int] | None = None,
+def score_summary(values: list[float | None], unscored_reasons: dict[Any, int] | None = None,
                   resamples: int = RESAMPLES) -> dict[str, Any]:
     """A metric's aggregate over its rows (None: unscored), as manifest.json holds it: the mean,
     its bootstrap interval, how many rows were scored and why the others were not. The
