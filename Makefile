@@ -37,7 +37,7 @@ lint: setup
 	$(BIN)/mypy
 
 test-unit: setup
-	$(BIN)/python -m pytest -q -m "not integration"
+	$(BIN)/python -m pytest -q -m "not model"
 
 bench: setup
 	$(BIN)/python benchmarks/bench_core.py

@@ -14,7 +14,7 @@ import pytest
 import ragmeter
 from tests.integration.conftest import DATASET, GEMMA, METRICS, env_with_cache, ragmeter_cmd
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def assert_every_row_scored_or_explained(rows: list[dict], count: int = 20) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.integration.conftest import GEMMA, ROOT, env_with_cache, ragmeter_cmd
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 SAMPLE = ROOT / "examples" / "pleias_sample.parquet"
 JUDGED = ["query_adherence", "grounded_statement", "language_quality", "reasoning_quality"]
 

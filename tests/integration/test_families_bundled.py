@@ -10,7 +10,7 @@ import pytest
 import ragmeter
 from tests.integration.conftest import DATASET, GEMMA, ROOT
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def check(result) -> None:

@@ -12,7 +12,7 @@ from ragmeter.judge_check import judge_check
 from ragmeter.prompts.template import builtin_prompt
 from tests.conftest import EXAMPLES
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def test_the_default_judge_reads_copied_answers_high_and_unrelated_ones_low(tmp_path):

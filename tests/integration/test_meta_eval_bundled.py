@@ -10,7 +10,7 @@ import pytest
 
 from tests.integration.conftest import ROOT
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def test_meta_eval_q2_slice_beats_the_floor(tmp_path):

@@ -11,7 +11,7 @@ import ragmeter
 from ragmeter.judges.bundled import GEMMA_NOTE, JudgeValidityWarning
 from tests.integration.conftest import GEMMA
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 QWEN = "llamacpp:qwen-coder-1.5b"
 CONTEXT = ["The Eiffel Tower is a wrought-iron lattice tower in Paris, France, completed in 1889."]

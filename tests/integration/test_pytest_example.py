@@ -12,7 +12,7 @@ import pytest
 
 from tests.integration.conftest import ROOT
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def run_example(cache) -> subprocess.CompletedProcess:

@@ -12,7 +12,7 @@ import pytest
 
 from tests.integration.conftest import GEMMA, ROOT
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 DOCS = ROOT / "examples" / "docs"
 
 

@@ -21,7 +21,7 @@ from ragmeter.run.config import EngineConfig, RunConfig
 from tests.http_fakes import JSONHandler, serving
 
 ray = pytest.importorskip("ray")
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.ray
 
 ROWS = [{"id": f"item-{i}", "user_input": f"Which colour is item {i}?", "response": f"Item {i} is red.",
          "reference": f"Item {i} is {'red' if i % 3 else 'blue'}.",

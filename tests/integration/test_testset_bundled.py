@@ -11,7 +11,7 @@ import pytest
 
 from tests.integration.conftest import ROOT
 
-pytestmark = pytest.mark.integration
+pytestmark = pytest.mark.model
 
 
 def test_testset_on_example_docs(tmp_path):

@@ -95,9 +95,10 @@ def test_cli_report_and_run_flag(tmp_path):
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
 def test_report_in_headless_chromium(tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+    from playwright import sync_api  # a dev dependency: missing, it fails here rather than skipping
     run_a, run_b = hostile_runs(tmp_path)
     report = write_report(run_a, run_b, tmp_path / "report.html")
     with sync_api.sync_playwright() as p:
