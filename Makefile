@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.ragmeter-setup
 
-.PHONY: setup quickstart test test-unit lint browser bench clean
+.PHONY: setup quickstart test test-unit lint docs browser bench clean
 
 setup: $(STAMP)
 
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 quickstart: setup
 	$(BIN)/ragmeter run examples/quickstart.yaml
 
-test: setup lint browser
+test: setup lint docs browser
 	$(BIN)/python -m pytest -q
 
 # The HTML report is tested in Debian's Chromium (driven by Playwright, no browser download);
@@ -36,6 +36,10 @@ lint: setup
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 
+# The documentation site (MkDocs, offline); --strict: a broken link, page or anchor fails.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 test-unit: setup
 	$(BIN)/python -m pytest -q -m "not model"
 
@@ -43,4 +47,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_core.py
 
 clean:
-	rm -rf $(VENV) examples/results .pytest_cache
+	rm -rf $(VENV) examples/results .pytest_cache site

@@ -109,7 +109,7 @@ def estimate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict |
              price_per_million: dict[str, float] | None = None) -> Any:
     """What `evaluate` with these arguments would cost, calling no judge: per metric the
     calls, prompt tokens, cache hits, and (after `ragmeter bench-judge`) seconds and price
-    (a dry_run.Estimate; see README, "What a run will cost")."""
+    (a dry_run.Estimate; see docs/runs.md, "What a run will cost")."""
     from ragmeter.run.dry_run import dry_run
 
     cfg, given = _api_config(data, metrics, judge, embeddings, columns=columns, concurrency=concurrency,

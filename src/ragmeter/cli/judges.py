@@ -118,7 +118,8 @@ def bench_judge(judge: Annotated[str, typer.Argument(help="the judge spec, as --
     print(plain(f"stored in {path}: `--dry-run` with this judge now gives seconds"))
 
 
-def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the README's Markdown table")] = False
+def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the Markdown table in docs/metrics.md")
+                                     ] = False
                  ) -> None:
     """List every metric: the fields it needs, what it uses, its settings with their defaults,
     and what it measures."""

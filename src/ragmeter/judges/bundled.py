@@ -55,7 +55,7 @@ class JudgeValidityWarning(UserWarning):
 #: The default offline judge: the rule is the best measured validity among the bundled judges
 #: whose `make quickstart` (20 rows, six metrics) finishes in 10 minutes on a 2-core machine.
 #: Qwen: Q2 faithfulness ROC-AUC 0.888 against Gemma's 0.421, and its quickstart took 4 min
-#: 44 s (README, Benchmarks) once a metric's shared prompt prefix is evaluated once.
+#: 44 s (docs/benchmarks.md) once a metric's shared prompt prefix is evaluated once.
 DEFAULT_BUNDLED = QWEN.name
 
 

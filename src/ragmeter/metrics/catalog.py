@@ -1,5 +1,5 @@
 """The metric reference table, generated from the registry: `ragmeter metrics --markdown`
-prints it and the README holds it between markers (a test fails when the two drift)."""
+prints it and docs/metrics.md holds it between markers (a test fails when the two drift)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def rows() -> list[tuple[str, str, str, str, str]]:
 
 
 def markdown() -> str:
-    """The table as Markdown, between the README's markers."""
+    """The table as Markdown, between the markers in docs/metrics.md."""
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 

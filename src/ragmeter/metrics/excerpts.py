@@ -2,7 +2,7 @@
 
 A small judge reads a claim against a few sentences far better than against thousands of
 characters of retrieved chunks (the bundled Qwen's verbatim-copy answers read 0.46 among
-five 500-character chunks and 0.70 against one: README, "Can I trust the judge?"). Fact
+five 500-character chunks and 0.70 against one: docs/judge-check.md). Fact
 verification pipelines select evidence sentences before they verify (FEVER; MiniCheck
 checks a claim chunk by chunk), and so does this: for each sentence of the claim, the
 context sentences that share the most of its words, each with the sentence before it (for

@@ -1,6 +1,6 @@
 """`--rag TARGET`: a Python callable (`package.module:function`) or a RAG served over HTTP.
 
-HTTP contract (documented in the README): ragmeter POSTs JSON
+HTTP contract (documented in docs/rag.md): ragmeter POSTs JSON
 `{"question": str, "messages": [{"role", "content"}, ...] | null, "id": str}` and expects
 `{"answer": str, "contexts": [str | {"text": str, "id": str, "score": float}]}`.
 5xx, 429 and connection errors are transient (retried); other statuses are the row's error.

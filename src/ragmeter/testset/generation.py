@@ -96,7 +96,7 @@ def transcript(turns: list[dict[str, str]]) -> str:
 
 #: groundedness as the context_relevance metric's 0/1/2 rating (read as 1/3/5): on ClapNQ's
 #: human labels the seed's rationale-first 1-5 prompt scored ROC-AUC 0.423 with the bundled
-#: Qwen judge (below chance), this one 0.792 (README, Benchmarks)
+#: Qwen judge (below chance), this one 0.792 (docs/benchmarks.md)
 GROUNDED = {0: 1.0, 1: 3.0, 2: 5.0}
 
 
