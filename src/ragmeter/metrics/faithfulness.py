@@ -33,7 +33,7 @@ def faithfulness(flags: list[float]) -> float:
 
 class FaithfulnessOptions(JudgedOptions):
     statements: Literal["response", "sentences", "judge"] = "response"
-    #: `excerpts`: long contexts cut to the sentences the claims are about (metrics/excerpts.py)
+    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
 
 
