@@ -12,7 +12,7 @@ from ragmeter.cli import evaluate, judges, results, testset
 from ragmeter.cli.prompts import prompts_app
 from ragmeter.cli.rag import register as register_rag_commands
 from ragmeter.errors import RagmeterError
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done "

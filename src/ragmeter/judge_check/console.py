@@ -11,7 +11,7 @@ SHOWN = 3
 
 
 def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     console.print(printable(f"judge check · judge {result.judge} · {result.data} · {result.sources} source rows · "
                             f"seed {result.seed}"), highlight=False)

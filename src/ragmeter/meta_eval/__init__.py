@@ -33,8 +33,8 @@ from ragmeter.meta_eval.measures import (
     roc_auc,
     spearman,
     word_overlap,
-    words,
 )
+from ragmeter.text import content_words as words
 
 __all__ = ["MetaEvalResult", "balanced_accuracy", "balanced_sample", "bootstrap_ci", "cohen_kappa",
            "kendall_tau_b", "load_labelled", "meta_evaluate", "pearson", "ranks", "roc_auc", "spearman",
@@ -205,7 +205,7 @@ def _sign(value: float) -> int:
 def print_meta_eval(result: MetaEvalResult, console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     table = Table("scorer", "measure", "value", "95% CI", "n",
                   title=printable(f"{result.metric} vs human {result.kind} labels ({result.labels}) · judge "
