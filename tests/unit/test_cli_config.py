@@ -283,3 +283,10 @@ def test_the_documented_config_keys_are_the_generated_ones():
     start, end = page.index(KEYS_START), page.index(KEYS_END) + len(KEYS_END)
     assert page[start:end] == keys_markdown(), "regenerate with ragmeter.run.config.keys_markdown()"
     assert [n for n, f in RunConfig.model_fields.items() if not f.description] == []  # every key says what it is
+
+
+def test_the_documented_exit_codes_are_the_ones_the_cli_uses():
+    from ragmeter.cli.app import exit_codes_markdown
+    from tests.conftest import ROOT
+
+    assert exit_codes_markdown() in (ROOT / "docs" / "runs.md").read_text(encoding="utf-8")
