@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def make_runs(folder: Path, rows: int, metrics: int) -> tuple[Path, Path]:
-    from tests.run_factory import write_run
+    from ragmeter.testing.runs import write_run
 
     rng = random.Random(0)
     names = ["faithfulness", "context_recall", "answer_relevancy", "context_precision"][:metrics]

@@ -6,7 +6,7 @@ import asyncio
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from ragmeter.cache import Cache, open_cache
 from ragmeter.engine.local import RunResult, run_metrics
@@ -68,65 +68,96 @@ class EvaluationResult:
         return f"<EvaluationResult {len(self.rows)} rows: {means}{where}>"
 
 
-def evaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
-             embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
-             out: str | Path | None = None, format: OutputFormat = "jsonl", cache: bool | str | Path = True,
-             concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
-             progress: bool | None = None, language: str = "english",
-             prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:
+class EstimateOptions(TypedDict, total=False):
+    """Keyword arguments of `estimate` (defaults in DEFAULTS): what a run reads and judges with."""
+
+    judge: str | dict | Judge  # "llamacpp" (the bundled Qwen), a spec, a settings mapping, or a Judge
+    embeddings: str | dict | Any  # "bundled", a spec, or an embedder
+    columns: dict[str, str] | None  # FIELD -> your column
+    cache: bool | str | Path  # True: the per-user cache; False: none; a path: that file
+    concurrency: int  # judge calls in flight
+    limit: int | None  # only the first N rows
+    language: str  # the built-in prompts' language: "english" | "spanish"
+    prompts_dir: str | Path | None  # exported or translated prompt files that replace the built-in ones
+    price_per_million: dict[str, float] | None  # {"prompt": X, "completion": Y}, for the estimate's price
+
+
+class EvaluateOptions(TypedDict, total=False):
+    """Keyword arguments of `evaluate` and `aevaluate` (defaults in DEFAULTS), written once."""
+
+    judge: str | dict | Judge
+    embeddings: str | dict | Any
+    columns: dict[str, str] | None
+    cache: bool | str | Path
+    concurrency: int
+    limit: int | None
+    language: str
+    prompts_dir: str | Path | None
+    out: str | Path | None  # write results and manifest.json here (None: keep them in memory)
+    format: OutputFormat  # "jsonl" | "csv" | "parquet"
+    timeout: float  # seconds per judge call
+    retries: int  # per judge call, with backoff
+    progress: bool | None  # the progress line (None: when stderr is a terminal)
+    overwrite: bool  # replace another run's results in `out`
+
+
+DEFAULTS: dict[str, Any] = {"judge": "llamacpp", "embeddings": "bundled", "columns": None, "cache": True,
+                            "concurrency": 1, "limit": None, "language": "english", "prompts_dir": None,
+                            "price_per_million": None, "out": None, "format": "jsonl", "timeout": 300.0,
+                            "retries": 3, "progress": None, "overwrite": False}
+
+
+def evaluate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EvaluateOptions]) -> EvaluationResult:
     """Evaluate a path, list of dicts, DataFrame or datasets.Dataset (see `aevaluate`)."""
-    options = dict(judge=judge, embeddings=embeddings, columns=columns, out=out, format=format, cache=cache,
-                   concurrency=concurrency, timeout=timeout, retries=retries, limit=limit, progress=progress,
-                   language=language, prompts_dir=prompts_dir, overwrite=overwrite)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(aevaluate(data, metrics, **options))  # type: ignore[arg-type]
-    raise RagmeterError("evaluate() was called inside a running event loop (e.g. Jupyter): "
-                        "use `await ragmeter.aevaluate(...)` instead")
+    return _outside_a_loop(aevaluate(data, metrics, **options), "evaluate", "`await ragmeter.aevaluate(...)`")
 
 
-async def aevaluate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
-                    embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
-                    out: str | Path | None = None, format: OutputFormat = "jsonl", cache: bool | str | Path = True,
-                    concurrency: int = 1, timeout: float = 300.0, retries: int = 3, limit: int | None = None,
-                    progress: bool | None = None, language: str = "english",
-                    prompts_dir: str | Path | None = None, overwrite: bool = False) -> EvaluationResult:
+async def aevaluate(data: Any, metrics: list[Any] | None = None,
+                    **options: Unpack[EvaluateOptions]) -> EvaluationResult:
     """Score `data` with `metrics` (default: the six core metrics) using `judge` and `embeddings`.
     `language` picks the built-in prompts; `prompts_dir` replaces them with exported or
-    translated files (see `ragmeter prompts`)."""
-    cfg, given = _api_config(data, metrics, judge, embeddings, output=str(out) if out else "results", format=format,
-                             columns=columns, concurrency=concurrency, timeout=timeout, retries=retries, cache=cache,
-                             limit=limit, progress=progress, language=language, prompts_dir=prompts_dir,
-                             overwrite=overwrite)
-    return await run_config(cfg, data=data, write=out is not None, **given)
+    translated files (see `ragmeter prompts`). Keyword arguments: `EvaluateOptions`."""
+    given = _options(options, EvaluateOptions, "evaluate")
+    out = given.pop("out")
+    cfg, objects = _api_config(data, metrics, output=str(out) if out else "results", **given)
+    return await run_config(cfg, data=data, write=out is not None, **objects)
 
 
-def estimate(data: Any, metrics: list[Any] | None = None, *, judge: str | dict | Judge = "llamacpp",
-             embeddings: str | dict | Any = "bundled", columns: dict[str, str] | None = None,
-             cache: bool | str | Path = True, concurrency: int = 1, limit: int | None = None,
-             language: str = "english", prompts_dir: str | Path | None = None,
-             price_per_million: dict[str, float] | None = None) -> Any:
+def estimate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EstimateOptions]) -> Any:
     """What `evaluate` with these arguments would cost, calling no judge: per metric the
     calls, prompt tokens, cache hits, and (after `ragmeter bench-judge`) seconds and price
-    (a dry_run.Estimate; see docs/runs.md, "What a run will cost")."""
+    (a dry_run.Estimate; see docs/runs.md, "What a run will cost"). Keyword arguments:
+    `EstimateOptions`."""
     from ragmeter.run.dry_run import dry_run
 
-    cfg, given = _api_config(data, metrics, judge, embeddings, columns=columns, concurrency=concurrency,
-                             cache=cache, limit=limit, progress=False, language=language, prompts_dir=prompts_dir,
-                             price_per_million=price_per_million)
+    cfg, objects = _api_config(data, metrics, progress=False, **_options(options, EstimateOptions, "estimate"))
+    return _outside_a_loop(dry_run(cfg, data=data, **objects), "estimate",
+                           "`await ragmeter.run.dry_run.dry_run(config, data=...)`")
+
+
+def _options(given: Any, schema: Any, name: str) -> dict[str, Any]:
+    """The keyword arguments with their defaults; a name the function does not take fails as
+    Python's own keyword check would (a TypedDict is not checked at run time)."""
+    unknown = sorted(set(given) - set(schema.__annotations__))
+    if unknown:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
+    return {**{k: DEFAULTS[k] for k in schema.__annotations__}, **given}
+
+
+def _outside_a_loop(coro: Any, name: str, instead: str) -> Any:
+    """Run `coro` to completion; inside a running event loop (Jupyter) say what to await instead."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(dry_run(cfg, data=data, **given))
-    raise RagmeterError("estimate() was called inside a running event loop (e.g. Jupyter): "
-                        "use `await ragmeter.run.dry_run.dry_run(config, data=...)` instead")
+        return asyncio.run(coro)
+    coro.close()
+    raise RagmeterError(f"{name}() was called inside a running event loop (e.g. Jupyter): use {instead} instead")
 
 
-def _api_config(data: Any, metrics: list[Any] | None, judge: Any, embeddings: Any,
-                **fields: Any) -> tuple[RunConfig, dict[str, Any]]:
+def _api_config(data: Any, metrics: list[Any] | None, **fields: Any) -> tuple[RunConfig, dict[str, Any]]:
     """The RunConfig the API's arguments make, and the objects given in place of specs (a
     Judge, an embedder, Metric instances)."""
+    judge, embeddings = fields.pop("judge"), fields.pop("embeddings")
     cache, prompts_dir = fields.pop("cache"), fields.pop("prompts_dir")
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),

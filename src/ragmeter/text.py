@@ -1,8 +1,9 @@
-"""Small text utilities shared by metrics."""
+"""Small text utilities every floor shares: sentences, content words, and text made safe to print."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
                   "inc", "ltd", "jr", "sr", "u.s", "u.k", "sra", "dra", "ee.uu"}
@@ -25,3 +26,25 @@ def split_sentences(text: str) -> list[str]:
         start = match.end()
     pieces.append(text[start:].strip())
     return [p for p in pieces if p]
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased words of three or more characters: what word-overlap measures compare."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+def printable(value: Any) -> str:
+    """Text from data or config, safe for rich and the terminal: control characters shown as
+    escapes, markup escaped."""
+    from rich.markup import escape
+
+    return escape(plain(value))
+
+
+def plain(value: Any) -> str:
+    """Control characters shown as escapes, for print() (no rich markup to escape)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))

@@ -273,3 +273,20 @@ def test_the_api_checks_metric_names_and_prompt_folders_before_reading_the_data(
         ragmeter.evaluate(missing, ["faithfulnes"], progress=False, cache=False)
     with pytest.raises(ConfigError, match="prompts folder not found"):
         ragmeter.evaluate(missing, ["faithfulness"], prompts_dir=tmp_path / "nope", progress=False, cache=False)
+
+
+def test_the_documented_config_keys_are_the_generated_ones():
+    from ragmeter.run.config import KEYS_END, KEYS_START, RunConfig, keys_markdown
+    from tests.conftest import ROOT
+
+    page = (ROOT / "docs" / "runs.md").read_text(encoding="utf-8")
+    start, end = page.index(KEYS_START), page.index(KEYS_END) + len(KEYS_END)
+    assert page[start:end] == keys_markdown(), "regenerate with ragmeter.run.config.keys_markdown()"
+    assert [n for n, f in RunConfig.model_fields.items() if not f.description] == []  # every key says what it is
+
+
+def test_the_documented_exit_codes_are_the_ones_the_cli_uses():
+    from ragmeter.cli.app import exit_codes_markdown
+    from tests.conftest import ROOT
+
+    assert exit_codes_markdown() in (ROOT / "docs" / "runs.md").read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 from ragmeter import compare
 from ragmeter.errors import DataError
 from ragmeter.stats import LARGE_SAMPLE, bootstrap_mean_ci, holm, paired_ci, sign_flip_p
-from tests.run_factory import write_run
+from ragmeter.testing.runs import write_run
 
 
 def test_identical_runs_difference_zero_p_one(tmp_path):

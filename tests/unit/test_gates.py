@@ -15,7 +15,7 @@ import ragmeter
 from ragmeter.errors import ConfigError
 from ragmeter.results.compare import compare
 from ragmeter.results.gates import GateSettings, evaluate_gates, parse_fail_under
-from tests.run_factory import metric_record, write_run
+from ragmeter.testing.runs import metric_record, write_run
 
 
 def rows(matches: int, total: int = 20) -> list[dict]:

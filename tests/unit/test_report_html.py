@@ -16,7 +16,7 @@ from ragmeter.errors import DataError
 from ragmeter.report import write_report
 from ragmeter.report.data import histogram
 from ragmeter.report.page import embed_json
-from tests.run_factory import write_run
+from ragmeter.testing.runs import write_run
 
 HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
 RTL = "\u202eevil\u202c \u05e9\u05dc\u05d5\u05dd"

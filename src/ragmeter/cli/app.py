@@ -12,13 +12,16 @@ from ragmeter.cli import evaluate, judges, results, testset
 from ragmeter.cli.prompts import prompts_app
 from ragmeter.cli.rag import register as register_rag_commands
 from ragmeter.errors import RagmeterError
-from ragmeter.results.console import plain
+from ragmeter.text import plain
+
+#: every command's exit codes: `--help` and docs/runs.md list them from here (a test fails on drift)
+EXIT_CODES = {0: "done (gates passed)", 1: "a gate failed", 2: "a usage, config or data error",
+              3: "a judge or infrastructure failure (errors are one line on stderr)",
+              130: "interrupted (finished judge replies are cached)"}
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: 0 done "
-                       "(gates passed), 1 a gate failed, 2 a usage, config or data error, 3 a judge or "
-                       "infrastructure failure (errors are one line on stderr), 130 interrupted (finished "
-                       "judge replies are cached).")
+                  help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: "
+                       + ", ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items()) + ".")
 
 
 def _version(value: bool) -> None:
@@ -100,3 +103,8 @@ def _usage_error(exc: Exception) -> int | None:
     message = " ".join(exc.format_message().split())
     print(f"ragmeter: error: {plain(message)} (see: {command} --help)", file=sys.stderr)
     return exc.exit_code
+
+
+def exit_codes_markdown() -> str:
+    """The exit codes as a Markdown table, for docs/runs.md."""
+    return "\n".join(["| exit code | meaning |", "|---|---|", *(f"| {c} | {m} |" for c, m in EXIT_CODES.items())])

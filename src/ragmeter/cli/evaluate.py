@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
 FailUnder = Annotated[Optional[str], typer.Option(
@@ -173,7 +173,8 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
 
     from ragmeter.api import run_config
     from ragmeter.judges.bundled import JudgeValidityWarning
-    from ragmeter.results.console import print_summary, printable
+    from ragmeter.results.console import print_summary
+    from ragmeter.text import printable
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeValidityWarning)

@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 
 def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `label`: binary 0/1, ordinal "

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 
 def register(app: typer.Typer) -> None:
@@ -93,7 +93,7 @@ def experiment(config: Annotated[Path, typer.Argument(help="EXPERIMENT.yaml: tes
 
     from ragmeter.judges.bundled import JudgeValidityWarning
     from ragmeter.rag.experiment import load_experiment, print_experiment, run_experiment
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     cfg = load_experiment(config)
     shown: Any = console(wide=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ragmeter.cli.common import console
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 
 def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to compare against (baseline)")],

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console, pairs
-from ragmeter.results.console import plain
+from ragmeter.text import plain
 
 
 def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "

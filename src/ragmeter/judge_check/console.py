@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.judge_check import JudgeCheckResult, MetricCheck
+from ragmeter.judge_check.check import JudgeCheckResult, MetricCheck
 
 #: failing cases shown per metric in the terminal (judge_check.json keeps more)
 SHOWN = 3
 
 
 def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     console.print(printable(f"judge check · judge {result.judge} · {result.data} · {result.sources} source rows · "
                             f"seed {result.seed}"), highlight=False)

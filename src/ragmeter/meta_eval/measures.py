@@ -7,10 +7,9 @@ tests check them against both.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+from ragmeter.text import content_words
 
 
 def roc_auc(scores: list[float], labels: list[int]) -> float:
@@ -33,14 +32,10 @@ def balanced_accuracy(scores: list[float], labels: list[int], threshold: float =
     return (sum(pos) / len(pos) + sum(neg) / len(neg)) / 2
 
 
-def words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
-
-
 def word_overlap(query: str, passages: list[str]) -> float:
     """The floor: share of the query's words (3+ letters) found in the passages. No model."""
-    q = words(query)
-    return len(q & words(" ".join(passages))) / len(q) if q else 0.0
+    q = content_words(query)
+    return len(q & content_words(" ".join(passages))) / len(q) if q else 0.0
 
 
 def pearson(x: list[float], y: list[float]) -> float:

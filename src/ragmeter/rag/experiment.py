@@ -216,7 +216,7 @@ def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -
 def print_experiment(summary: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     table = Table(title=f"variants x metrics (mean [95% CI]); paired difference vs {summary['baseline']}")
     metrics = list(next(iter(summary["table"].values())))

@@ -177,7 +177,7 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
     """The rich table: one line per metric, then the rows that moved most."""
     from rich.table import Table
 
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     table = Table("metric", "A", "B", "B - A", "95% CI", "p (Holm)", "n", "excl.", "verdict",
                   title=printable(f"{comparison.run_a} -> {comparison.run_b}"))

@@ -9,26 +9,14 @@ as text, never obeyed by the terminal).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
+
+from ragmeter.text import plain, printable
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
     from ragmeter.results.manifest import Manifest
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(value: Any) -> str:
-    """Text from data or config, safe for rich and the terminal: control characters shown as
-    escapes, markup escaped."""
-    from rich.markup import escape
-
-    return escape(plain(value))
-
-
-def plain(value: Any) -> str:
-    """Control characters shown as escapes, for print() (no rich markup to escape)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
+__all__ = ["plain", "print_estimate", "print_summary", "printable"]
 
 
 def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bool = False) -> None:

@@ -196,9 +196,9 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
     """The k chunks sharing most words with the question (no model: cheap over a corpus)."""
-    from ragmeter.meta_eval.measures import words
+    from ragmeter.text import content_words
 
-    asked = words(question)
+    asked = content_words(question)
     ranked = sorted(chunks, key=lambda c: (-len(asked & _chunk_words(c)), c.id))
     return ranked[:k]
 
@@ -206,9 +206,9 @@ def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
 @functools.lru_cache(maxsize=200_000)
 def _chunk_words(chunk: Chunk) -> frozenset[str]:
     """A chunk's words, computed once per chunk for every unanswerable question."""
-    from ragmeter.meta_eval.measures import words
+    from ragmeter.text import content_words
 
-    return frozenset(words(chunk.text))
+    return frozenset(content_words(chunk.text))
 
 
 __all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]

@@ -30,10 +30,10 @@ def language_mismatch(text: str, language: str) -> bool:
 
 def answer_in_chunk(answer: str, contexts: list[str]) -> bool:
     """Most (>= 60%) of the answer's content words appear in its chunk(s)."""
-    from ragmeter.meta_eval.measures import words
+    from ragmeter.text import content_words
 
-    wanted = words(answer)
-    return not wanted or len(wanted & words(" ".join(contexts))) / len(wanted) >= 0.6
+    wanted = content_words(answer)
+    return not wanted or len(wanted & content_words(" ".join(contexts))) / len(wanted) >= 0.6
 
 
 def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], chunks: list[Chunk],
@@ -77,7 +77,7 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
 
 
 def print_quality(report: dict[str, Any], console: Any) -> None:
-    from ragmeter.results.console import printable
+    from ragmeter.text import printable
 
     lines = [
         f"{report['kept']} kept of {report['generated']} generated (survival {report['survival_rate']}); asked for "

@@ -1,5 +1,6 @@
-"""Run folders with chosen scores (a valid manifest.json + results.jsonl), for the tests of
-compare, gates and the report, and for benchmarks/bench_compare.py. No judge involved."""
+"""Run folders with chosen scores (a valid manifest.json + results.jsonl), for testing what
+reads runs (compare, gates, the report, your own CI scripts) without a judge; ragmeter's own
+tests and benchmarks/bench_compare.py use them."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def write_run(folder: Path, scores: dict[str, list[float | None]], ids: list[str
         lines.append(json.dumps(row, ensure_ascii=False))
     (folder / "results.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     hib = higher_is_better or {}
-    manifest = {"ragmeter_version": "test", "created_at": "2026-11-22T00:00:00+00:00", "python": "3.11",
+    manifest: dict[str, Any] = {"ragmeter_version": "test", "created_at": "2026-11-22T00:00:00+00:00", "python": "3.11",
                 "config": {"dataset": "data.jsonl", "columns": {}}, "judge": {"name": "scripted"},
                 "dataset": {"source": "data.jsonl", "sha256": dataset_sha, "rows": n}, "embeddings": None,
                 "language": "english", "prompts_dir": None,

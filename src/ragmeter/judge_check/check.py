@@ -1,0 +1,249 @@
+"""`ragmeter judge-check DATA --metrics M --judge J`: can I trust this judge on my data?
+
+Builds cases whose right score is known without a model from the user's own rows
+(cases.py: copied answers should score high; unrelated, negated and fact-swapped ones
+low), at several prompt sizes (the source context alone, and among k-1 contexts of other
+rows), scores them with the metric and judge like any run (cached, resumable), and reports
+per metric and check the pass rate (score >= 0.5 where it should be high, < 0.5 where low)
+with a Wilson 95% interval, the median score, and ROC-AUC between the should-be-high and
+should-be-low cases, plus the failing cases with the judge's evidence.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ragmeter.errors import ConfigError
+from ragmeter.judge_check.cases import FAMILIES, METRIC_FAMILY, Case, build_cases
+from ragmeter.judge_check.sources import load_sources
+
+__all__ = ["DEFAULT_SIZES", "JudgeCheckResult", "check_report", "estimate_check", "judge_check", "measure", "plan"]
+
+DEFAULT_SIZES = (1, 3, 5)
+PASS_AT = 0.5
+#: failing cases kept with their evidence in judge_check.json, per check
+FAILURES_KEPT = 5
+
+
+class CheckResult(BaseModel):
+    check: str
+    expect: str
+    description: str
+    n: int
+    unscored: int
+    passed: int
+    pass_rate: float | None
+    ci95: tuple[float, float] | None
+    median: float | None
+    #: pass rate per prompt size k (contexts in the prompt)
+    by_k: dict[str, float]
+
+
+class Failure(BaseModel):
+    """A case scored on the wrong side of 0.5, with what a person needs to see why."""
+
+    id: str
+    check: str
+    k: int
+    expect: str
+    score: float | None
+    answer: str
+    edit: str
+    reason: str
+    evidence: dict[str, Any]
+
+
+class MetricCheck(BaseModel):
+    metric: str
+    family: str
+    cases: int
+    #: ROC-AUC between should-be-high and should-be-low cases (1.0: every high above every low)
+    roc_auc: float | None
+    roc_auc_ci95: tuple[float, float] | None
+    checks: list[CheckResult]
+    failures: list[Failure]
+    #: cases resting on the row's own contexts being relevant (the row named no reference)
+    assumed_relevant: int = 0
+    note: str = ""
+
+
+class JudgeCheckResult(BaseModel):
+    """Written as judge_check.json."""
+
+    data: str
+    judge: str
+    language: str
+    seed: int
+    sizes: list[int]
+    sources: int
+    metrics: dict[str, MetricCheck]
+
+
+def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",
+                sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0, limit: int | None = None,
+                out: str | Path | None = None, columns: dict[str, str] | None = None, language: str = "english",
+                chunk_size: int = 2000, chunk_overlap: int = 200, **options: Any) -> JudgeCheckResult:
+    """Build the cases from `data` (a dataset, or a folder of documents), score them with each
+    metric on `judge`, and measure. `options` go to ragmeter.evaluate (cache, concurrency,
+    embeddings, progress, prompts_dir, ...). With `out`, writes judge_check.json and each
+    metric's run folder under `out/runs/`."""
+    from ragmeter.api import evaluate
+
+    sources, described, planned = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
+                                       language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    results: dict[str, MetricCheck] = {}
+    judge_name, judge_record = str(judge), None
+    for spec, metric, family, cases in planned:
+        if not cases:
+            results[metric.label] = _no_cases(metric.label, family.name, family.needs_question)
+            continue
+        run_out = Path(out) / "runs" / metric.label if out is not None else None
+        result = evaluate([c.row for c in cases], [spec], judge=judge, out=run_out, language=language,
+                          overwrite=True, **options)
+        judge_record = result.manifest.get("judge") or judge_record
+        judge_name = (judge_record or {}).get("name", judge_name)
+        rows = result.rows
+        results[metric.label] = measure(metric.label, family.name, cases, [r[metric.label] for r in rows],
+                                        [r[f"{metric.label}_reason"] for r in rows],
+                                        [r[f"{metric.label}_evidence"] for r in rows])
+    checked = JudgeCheckResult(data=described, judge=judge_name, language=language, seed=seed, sizes=list(sizes),
+                               sources=len(sources), metrics=results)
+    if out is not None:
+        from ragmeter.io.writers import write_json
+
+        write_json(Path(out) / "judge_check.json", checked.model_dump(mode="json"))
+    if judge_record is not None:
+        from ragmeter.judge_check.records import remember
+
+        remember(judge_record, checked)
+    return checked
+
+
+def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0,
+         limit: int | None = None, columns: dict[str, str] | None = None, language: str = "english",
+         chunk_size: int = 2000, chunk_overlap: int = 200) -> tuple[list[Any], str, list[tuple[Any, ...]]]:
+    """The source rows, where they came from, and per metric (spec, Metric, Family, cases):
+    everything the check will score, built before any judge call (the dry run stops here)."""
+    from ragmeter.metrics import get_metric
+
+    sizes = _check_sizes(sizes)
+    sources, described = load_sources(data, columns=columns, limit=limit, seed=seed, chunk_size=chunk_size,
+                                      chunk_overlap=chunk_overlap)
+    planned = []
+    for spec in metrics or default_metrics(sources):
+        metric = get_metric(spec)
+        family = _family_of(metric.name)
+        planned.append((spec, metric, family, build_cases(family, sources, sizes, seed, language)))
+    return sources, described, planned
+
+
+def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",
+                   language: str = "english", plan_options: dict[str, Any] | None = None,
+                   **options: Any) -> list[Any]:
+    """What the check would cost, per metric (dry_run.Estimate each), calling no judge."""
+    from ragmeter.api import estimate
+
+    _, _, planned = plan(data, metrics, language=language, **(plan_options or {}))
+    return [estimate([c.row for c in cases], [spec], judge=judge, language=language, **options)
+            for spec, _, _, cases in planned if cases]
+
+
+def check_report(out: str | Path, result: JudgeCheckResult) -> Path | None:
+    """report.html in the check's folder: the judge check's section, and the rows (cases with
+    their evidence) of its first metric that has cases."""
+    from ragmeter.report import write_report
+
+    first = next((name for name, m in result.metrics.items() if m.cases), None)
+    if first is None:
+        return None
+    return write_report(Path(out) / "runs" / first, out=Path(out) / "report.html", title="ragmeter judge check",
+                        judge_check=Path(out) / "judge_check.json")
+
+
+def _check_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    if not sizes or any(k < 1 for k in sizes):
+        raise ConfigError(f"prompt sizes must be whole numbers >= 1, got {list(sizes)}")
+    return tuple(sorted(set(sizes)))
+
+
+def default_metrics(sources: list[Any]) -> list[str]:
+    """faithfulness always; context_relevance where the rows have questions."""
+    return ["faithfulness", *(["context_relevance"] if any(s.question for s in sources) else [])]
+
+
+def _family_of(name: str) -> Any:
+    family = METRIC_FAMILY.get(name)
+    if family is None:
+        raise ConfigError(f"the judge check has no cases for metric '{name}' (it checks: "
+                          f"{', '.join(METRIC_FAMILY)})")
+    return FAMILIES[family]
+
+
+def _no_cases(label: str, family: str, needs_question: bool) -> MetricCheck:
+    why = ("the rows have no question (user_input)" if needs_question else
+           "no row has a context with a claim-like sentence and enough other rows")
+    return MetricCheck(metric=label, family=family, cases=0, roc_auc=None, roc_auc_ci95=None, checks=[],
+                       failures=[], note=f"no cases: {why}")
+
+
+def passes(expect: str, score: float) -> bool:
+    return score >= PASS_AT if expect == "high" else score < PASS_AT
+
+
+def measure(label: str, family: str, cases: list[Case], scores: list[float | None], reasons: list[str],
+            evidence: list[dict[str, Any]]) -> MetricCheck:
+    """Pass rates per check, ROC-AUC high vs low, and the failures (the worst first)."""
+    from ragmeter.meta_eval.measures import bootstrap_ci, roc_auc
+
+    checks: list[CheckResult] = []
+    for check in FAMILIES[family].checks:
+        picked = [(c, s) for c, s in zip(cases, scores) if c.check == check.name]
+        if picked:
+            checks.append(_check_result(check, picked))
+    scored = [(float(s), int(c.expect == "high")) for c, s in zip(cases, scores) if s is not None]
+    labels = [y for _, y in scored]
+    auc = ci = None
+    if 0 < sum(labels) < len(labels):
+        values = [s for s, _ in scored]
+        auc, ci = roc_auc(values, labels), bootstrap_ci(roc_auc, [values, [float(y) for y in labels]])
+    failures = [_failure(c, s, r, e) for c, s, r, e in zip(cases, scores, reasons, evidence)
+                if s is not None and not passes(c.expect, s)]
+    failures.sort(key=lambda f: abs((f.score or 0.0) - PASS_AT), reverse=True)
+    kept: list[Failure] = []
+    for result in checks:
+        kept.extend([f for f in failures if f.check == result.check][:FAILURES_KEPT])
+    return MetricCheck(metric=label, family=family, cases=len(cases), roc_auc=auc, roc_auc_ci95=ci, checks=checks,
+                       failures=kept, assumed_relevant=sum(c.assumed for c in cases))
+
+
+def _check_result(check: Any, picked: list[tuple[Case, float | None]]) -> CheckResult:
+    from ragmeter.stats import proportion_ci
+
+    scored = [(c, s) for c, s in picked if s is not None]
+    wins = [passes(c.expect, s) for c, s in scored]
+    by_k: dict[str, list[bool]] = {}
+    for (case, _), won in zip(scored, wins):
+        by_k.setdefault(str(case.k), []).append(won)
+    return CheckResult(check=check.name, expect=check.expect, description=check.description, n=len(picked),
+                       unscored=len(picked) - len(scored), passed=sum(wins),
+                       pass_rate=sum(wins) / len(wins) if wins else None, ci95=proportion_ci(sum(wins), len(wins)),
+                       median=statistics.median(s for _, s in scored) if scored else None,
+                       by_k={k: sum(v) / len(v) for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0]))})
+
+
+def _failure(case: Case, score: float | None, reason: str, evidence: dict[str, Any]) -> Failure:
+    answer = case.row.get("reference") if case.family == "recall" else case.row.get("response")
+    if case.family == "context":
+        answer = "\n".join(case.row.get("retrieved_contexts") or [])
+    return Failure(id=case.id, check=case.check, k=case.k, expect=case.expect, score=score, answer=str(answer or ""),
+                   edit=case.edit, reason=_judge_reason(evidence) or reason, evidence=evidence or {})
+
+
+def _judge_reason(evidence: dict[str, Any] | None) -> str:
+    """The judge's own words where the metric kept them (a statement's reason), else ""."""
+    items = (evidence or {}).get("statements") or (evidence or {}).get("verdicts") or []
+    return " / ".join(str(i["reason"]) for i in items if isinstance(i, dict) and i.get("reason"))

@@ -1,0 +1,102 @@
+"""Answer a test set end to end: your RAG (a callable, a URL, an adapter) or the baseline
+over its index, through the cache, into an answers file and its manifest."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from ragmeter.rag.answer import AnswerRun
+
+
+def build_index(*args: Any, **kwargs: Any) -> Any:
+    """See rag/index.py: chunk, embed and store documents in a FAISS index."""
+    from ragmeter.rag.index import build_index as build
+
+    return build(*args, **kwargs)
+
+
+def answer(testset: Any, rag: Any = None, **options: Any) -> AnswerRun:
+    """Answer every row of `testset` (a path, a list of dicts or a DataFrame) with `rag` (a
+    callable, `module:function`, an http URL) or the baseline (`index=...`); see `aanswer`."""
+    return asyncio.run(aanswer(testset, rag, **options))
+
+
+async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = None,
+                  generator: str | dict | Any = "llamacpp", embeddings: str | dict | None = None, k: int = 5,
+                  prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
+                  rerank: str | None = None, rerank_candidates: int | None = None,
+                  rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
+                  concurrency: int = 1, retries: int = 3, cache: bool | str | Path = True,
+                  progress: bool | None = None, overwrite: bool = False) -> AnswerRun:
+    """Rows of `testset` with `response`, `retrieved_contexts` (+ ids, scores), latency and
+    `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given."""
+    from ragmeter.cache import open_cache
+    from ragmeter.errors import ConfigError
+    from ragmeter.rag.answer import answer_rows, answers_manifest, load_testset, write_answers
+
+    if (rag is None) == (index is None):
+        raise ConfigError("give either a RAG to test (--rag) or an index for the baseline RAG (--index)")
+    if format not in ("jsonl", "parquet"):
+        raise ConfigError("--format must be jsonl or parquet")
+    rows, source = load_testset(testset)
+    target = _target(rag, rag_id) if rag is not None else _baseline(
+        index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates)
+    if out is not None:
+        _prepare(Path(out), source, target, overwrite)
+    started = time.perf_counter()
+    store = open_cache(str(cache) if isinstance(cache, Path) else cache)
+    try:
+        await target.check()
+        tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, progress=progress)
+    finally:
+        store.close()
+        await target.aclose()
+    manifest = answers_manifest(rows, target, source, tally, time.perf_counter() - started)
+    path = write_answers(Path(out), rows, manifest, format) if out is not None else None
+    return AnswerRun(rows, manifest, path)
+
+
+def _target(rag: Any, rag_id: str | None) -> Any:
+    from ragmeter.rag.targets import CallableRAG, resolve_target
+
+    if isinstance(rag, str):
+        return resolve_target(rag, rag_id)
+    if hasattr(rag, "identity") and hasattr(rag, "check"):  # a BaselineRAG or a target already built
+        return rag
+    return CallableRAG(rag, rag_id)
+
+
+def _baseline(index: Any, generator: Any, embeddings: Any, k: int, prompt: Any, language: str,
+              max_tokens: int, rerank: str | None, candidates: int | None) -> Any:
+    from ragmeter.embeddings import make_embedder
+    from ragmeter.judges.spec import make_judge
+    from ragmeter.rag.baseline import BaselineRAG
+    from ragmeter.rag.prompt import load_answer_prompt
+    from ragmeter.rag.rerank import make_reranker
+
+    judge = generator if not isinstance(generator, (str, dict)) else make_judge(generator)
+    embedder = make_embedder(embeddings) if isinstance(embeddings, (str, dict)) else embeddings
+    reranker = rerank if rerank is None or not isinstance(rerank, str) else make_reranker(rerank, judge, language)
+    return BaselineRAG(index, judge, embedder=embedder, k=k, prompt=load_answer_prompt(prompt, language),
+                       max_tokens=max_tokens, reranker=reranker, candidates=candidates)
+
+
+def _prepare(out: Path, source: str, target: Any, overwrite: bool) -> None:
+    """Before any call: writable, and not holding answers from another test set or RAG."""
+    import json
+
+    from ragmeter.io.output import prepare_output
+
+    def fingerprint_of(manifest: Path) -> Any:
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        rag = {k: v for k, v in (data.get("rag") or {}).items() if k != "name"}
+        return {"kind": data.get("kind"), "testset": data.get("testset"), "rag": rag}
+
+    prepare_output(out, {"kind": "answers", "testset": source, "rag": target.identity()}, overwrite,
+                   fingerprint_of=fingerprint_of)

@@ -1,0 +1,240 @@
+"""Test sets from your own documents: `ragmeter testset DOCS --size 50 --out DIR`.
+
+documents.py reads them, chunking.py splits them as the seed does, sampling.py picks the
+chunks, generation.py asks the judge for questions and critiques, pipeline.py runs the
+generate -> critique -> filter -> deduplicate loop, quality.py reports on the result.
+The judge session, cache, retries and accounting are the evaluation engine's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import itertools
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError
+
+__all__ = ["TestsetResult", "generate_testset", "parse_types", "plan_testset"]
+
+
+@dataclass
+class TestsetResult:
+    rows: list[dict[str, Any]]
+    rejected: list[dict[str, Any]]
+    quality: dict[str, Any]
+    manifest: dict[str, Any]
+    path: Path | None = None
+
+    __test__ = False  # not a pytest test class, despite the name
+
+
+def parse_types(text: str | dict[str, float] | None) -> dict[str, float]:
+    """`factoid:0.6,multi_hop:0.2,unanswerable:0.2` -> a mix of known types summing to 1."""
+    from ragmeter.testset.pipeline import TYPES
+
+    if text is None:
+        return {"factoid": 1.0}
+    mix: dict[str, float] = {}
+    if isinstance(text, dict):
+        mix = {str(k): float(v) for k, v in text.items()}
+    else:
+        for item in text.split(","):
+            name, sep, weight = item.strip().partition(":")
+            try:
+                mix[name.strip()] = float(weight) if sep else 1.0
+            except ValueError:
+                raise ConfigError(f"--types: '{item.strip()}' is not TYPE:WEIGHT") from None
+    unknown = [t for t in mix if t not in TYPES]
+    if unknown:
+        raise ConfigError(f"--types: unknown question type(s) {', '.join(unknown)} (known: {', '.join(TYPES)})")
+    if any(w < 0 for w in mix.values()) or abs(sum(mix.values()) - 1) > 1e-6:
+        raise ConfigError(f"--types: weights must be >= 0 and sum to 1, got {sum(mix.values()):g}")
+    return {t: w for t, w in mix.items() if w > 0}
+
+
+def generate_testset(docs: Any, size: int = 50, *, out: str | Path | None = None, judge: str | dict | Any = "llamacpp",
+                     embeddings: str | dict | Any = "bundled", language: str = "english",
+                     audience: str | None = None, types: str | dict[str, float] | None = None, seed: int = 0,
+                     chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
+                     min_score: int = 4, max_attempts: int = 4, dedup_threshold: float = 0.92,
+                     groundedness: str = "rating", format: str = "jsonl", cache: bool | str | Path = True,
+                     concurrency: int = 1, progress: bool | None = None, overwrite: bool = False) -> TestsetResult:
+    """Chunk `docs`, generate and critique questions until `size` survive, and write
+    testset.<jsonl|parquet>, rejected.jsonl and manifest.json to `out` (if given)."""
+    from ragmeter.testset.pipeline import Settings
+
+    if size < 1:
+        raise ConfigError("--size must be at least 1")
+    if not 1 <= min_score <= 5:
+        raise ConfigError("--min-score must be between 1 and 5")
+    if format not in ("jsonl", "parquet"):
+        raise ConfigError("--format must be jsonl or parquet")
+    if groundedness not in ("rating", "seed"):
+        raise ConfigError("groundedness must be rating or seed")
+    from ragmeter.prompts.languages import normalize_language
+
+    settings = Settings(size=size, types=parse_types(types), language=normalize_language(language),
+                        audience=audience or Settings.audience, seed=seed, min_score=min_score,
+                        max_attempts=max_attempts, dedup_threshold=dedup_threshold, groundedness=groundedness)
+    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunk_unit": chunk_unit}
+    if out is not None:
+        _prepare(Path(out), settings, options, overwrite)
+    coro = _generate(docs, settings, options, judge, embeddings, cache, concurrency, progress)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        result = asyncio.run(coro)
+    else:
+        raise ConfigError("generate_testset() was called inside a running event loop: run it in a thread")
+    if out is not None:
+        result.path = _write(Path(out), result, format)
+    return result
+
+
+async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spec: Any, embed_spec: Any,
+                    cache_opt: Any, concurrency: int, progress: bool | None) -> TestsetResult:
+    from ragmeter.cache import open_cache
+    from ragmeter.embeddings import make_embedder
+    from ragmeter.embeddings.base import EmbeddingSession
+    from ragmeter.engine.progress import row_progress
+    from ragmeter.judges.session import JudgeSession
+    from ragmeter.judges.spec import make_judge
+    from ragmeter.testset.chunking import split
+    from ragmeter.testset.documents import load_documents
+    from ragmeter.testset.generation import Judging
+    from ragmeter.testset.pipeline import CRITERIA, TYPES, build
+    from ragmeter.testset.quality import quality_report
+
+    started = time.perf_counter()
+    corpus = load_documents(docs)
+    chunks = split(corpus.documents, options["chunk_size"], options["chunk_overlap"], options["chunk_unit"])
+    _check_chunks(chunks, options)
+    from ragmeter.embeddings.base import Embedder
+    from ragmeter.judges.base import Judge
+
+    judge = judge_spec if isinstance(judge_spec, Judge) else make_judge(judge_spec)
+    embedder = embed_spec if isinstance(embed_spec, Embedder) else make_embedder(embed_spec)
+    cache = open_cache(cache_opt)
+    stats: dict[str, Any] = {}
+    try:
+        await judge.check()
+        judging = Judging(JudgeSession(judge, cache, concurrency=concurrency), settings.language, stats)
+        embed_session = EmbeddingSession(embedder, cache)
+
+        async def embed(texts: list[str]) -> list[list[float]]:
+            from ragmeter.accounting import MetricStats
+
+            return await embed_session.embed(texts, stats.setdefault("embed", MetricStats()))
+
+        with row_progress(settings.size, progress) as bar:
+            outcome = await build(chunks, settings, judging, embed, bar)
+    finally:
+        cache.close()
+        await judge.aclose()
+        await embedder.aclose()
+    quality = quality_report(outcome.kept, outcome.rejected, chunks, settings.language, stats,
+                             outcome.stop_reason, settings.size)
+    manifest = {"kind": "testset", "ragmeter_version": _version(),
+                "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "settings": asdict(settings), "chunking": options,
+                "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
+                              "count": len(corpus.documents), "skipped": corpus.skipped},
+                "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
+                "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
+                            "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version},
+                "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
+    return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
+
+
+def plan_testset(docs: Any, size: int = 50, *, language: str = "english", types: str | dict[str, float] | None = None,
+                 seed: int = 0, chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
+                 max_attempts: int = 4, audience: str | None = None) -> dict[str, Any]:
+    """What a run would spend, without a judge call: the prompts of the first `size` attempts
+    rendered and measured (4 characters per token, an estimate), as a lower bound (every
+    question kept) and an upper bound (the whole attempt budget, every critique asked)."""
+    from ragmeter.prompts.languages import normalize_language
+    from ragmeter.prompts.template import builtin_prompt
+    from ragmeter.testset.chunking import split
+    from ragmeter.testset.documents import load_documents
+    from ragmeter.testset.pipeline import ORDER, type_plan
+    from ragmeter.testset.sampling import chunk_order
+
+    language = normalize_language(language)
+    corpus = load_documents(docs)
+    chunks = split(corpus.documents, chunk_size, chunk_overlap, chunk_unit)
+    _check_chunks(chunks, {})
+    plan, order = type_plan(parse_types(types), seed), chunk_order(chunks, seed)
+    question = "What does this typical generated question of about twelve words ask about?"
+    per_attempt: list[int] = []
+    for chunk in itertools.islice(order, size):
+        kind, text = next(plan), chunk.text
+        contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
+        tokens = _tokens(builtin_prompt("testset", kind, language).messages(contexts))
+        for criterion in ORDER:
+            inputs = {"question": question, "context": text, "audience": audience or "developers"}
+            prompt = builtin_prompt("testset", criterion, language)
+            tokens += _tokens(prompt.messages({k: inputs[k] for k in prompt.input_fields}))
+        per_attempt.append(tokens)
+    attempts = len(per_attempt)
+    mean = sum(per_attempt) / attempts if attempts else 0
+    calls = 1 + len(ORDER)
+    return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
+            "attempts": {"at_least": attempts, "at_most": size * max_attempts},
+            "judge_calls": {"at_least": attempts * calls, "at_most": size * max_attempts * calls},
+            "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)),
+                                       "at_most": round(mean * size * max_attempts)},
+            "token_count": "estimate: 4 characters per token"}
+
+
+def _tokens(messages: list[dict[str, Any]]) -> int:
+    return sum(len(m["content"]) for m in messages) // 4
+
+
+def _check_chunks(chunks: list[Any], options: dict[str, Any]) -> None:
+    from ragmeter.errors import DataError
+    from ragmeter.testset.chunking import MIN_CHUNK_CHARS
+
+    if not any(len(c.text.strip()) >= MIN_CHUNK_CHARS for c in chunks):
+        raise DataError(f"every document is shorter than the minimum chunk ({MIN_CHUNK_CHARS} characters): "
+                        "nothing to ask questions about")
+
+
+def _version() -> str:
+    from ragmeter import __version__
+
+    return __version__
+
+
+def _prepare(out: Path, settings: Any, options: dict[str, Any], overwrite: bool) -> None:
+    """Before any judge call: the folder is writable and holds no other test set."""
+    from ragmeter.io.output import prepare_output
+
+    fingerprint = {"kind": "testset", "settings": asdict(settings), "chunking": options}
+    prepare_output(out, fingerprint, overwrite, fingerprint_of=_testset_fingerprint)
+
+
+def _testset_fingerprint(manifest: Path) -> Any:
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {"kind": data.get("kind"), "settings": data.get("settings"), "chunking": data.get("chunking")}
+
+
+def _write(out: Path, result: TestsetResult, fmt: str) -> Path:
+    from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes, parquet_bytes, write_json
+
+    path = out / f"testset.{fmt}"
+    if fmt == "parquet":
+        atomic_write_bytes(path, parquet_bytes(result.rows))
+    else:
+        atomic_write_bytes(path, jsonl_bytes(result.rows))
+    atomic_write_bytes(out / "rejected.jsonl",
+                       jsonl_bytes(result.rejected))
+    write_json(out / "manifest.json", {**result.manifest, "testset_file": path.name})
+    return path
