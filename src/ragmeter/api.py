@@ -68,8 +68,9 @@ class EvaluationResult:
         return f"<EvaluationResult {len(self.rows)} rows: {means}{where}>"
 
 
-class EstimateOptions(TypedDict, total=False):
-    """Keyword arguments of `estimate` (defaults in DEFAULTS): what a run reads and judges with."""
+class RunOptions(TypedDict, total=False):
+    """Keyword arguments every entry point takes (defaults in DEFAULTS): what a run reads and
+    judges with."""
 
     judge: str | dict | Judge  # "llamacpp" (the bundled Qwen), a spec, a settings mapping, or a Judge
     embeddings: str | dict | Any  # "bundled", a spec, or an embedder
@@ -79,20 +80,17 @@ class EstimateOptions(TypedDict, total=False):
     limit: int | None  # only the first N rows
     language: str  # the built-in prompts' language: "english" | "spanish"
     prompts_dir: str | Path | None  # exported or translated prompt files that replace the built-in ones
+
+
+class EstimateOptions(RunOptions, total=False):
+    """Keyword arguments of `estimate`."""
+
     price_per_million: dict[str, float] | None  # {"prompt": X, "completion": Y}, for the estimate's price
 
 
-class EvaluateOptions(TypedDict, total=False):
-    """Keyword arguments of `evaluate` and `aevaluate` (defaults in DEFAULTS), written once."""
+class EvaluateOptions(RunOptions, total=False):
+    """Keyword arguments of `evaluate` and `aevaluate`."""
 
-    judge: str | dict | Judge
-    embeddings: str | dict | Any
-    columns: dict[str, str] | None
-    cache: bool | str | Path
-    concurrency: int
-    limit: int | None
-    language: str
-    prompts_dir: str | Path | None
     out: str | Path | None  # write results and manifest.json here (None: keep them in memory)
     format: OutputFormat  # "jsonl" | "csv" | "parquet"
     timeout: float  # seconds per judge call
@@ -138,10 +136,11 @@ def estimate(data: Any, metrics: list[Any] | None = None, **options: Unpack[Esti
 def _options(given: Any, schema: Any, name: str) -> dict[str, Any]:
     """The keyword arguments with their defaults; a name the function does not take fails as
     Python's own keyword check would (a TypedDict is not checked at run time)."""
-    unknown = sorted(set(given) - set(schema.__annotations__))
+    keys = schema.__required_keys__ | schema.__optional_keys__  # the inherited ones too
+    unknown = sorted(set(given) - keys)
     if unknown:
         raise TypeError(f"{name}() got an unexpected keyword argument '{unknown[0]}'")
-    return {**{k: DEFAULTS[k] for k in schema.__annotations__}, **given}
+    return {**{k: DEFAULTS[k] for k in keys}, **given}
 
 
 def _outside_a_loop(coro: Any, name: str, instead: str) -> Any:
