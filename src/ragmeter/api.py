@@ -6,7 +6,7 @@ import asyncio
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ragmeter.cache import Cache, open_cache
 from ragmeter.engine.local import RunResult, run_metrics
@@ -25,6 +25,9 @@ from ragmeter.run.config import OutputFormat, RunConfig
 from ragmeter.run.dry_run import estimate_key
 from ragmeter.run.prepare import Prepared, prepare
 from ragmeter.run.record import build_manifest
+
+if TYPE_CHECKING:
+    from ragmeter.run.dry_run import Estimate
 
 BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they are gathered into one batch
 BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
@@ -121,7 +124,7 @@ async def aevaluate(data: Any, metrics: list[Any] | None = None,
     return await run_config(cfg, data=data, write=out is not None, **objects)
 
 
-def estimate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EstimateOptions]) -> Any:
+def estimate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EstimateOptions]) -> Estimate:
     """What `evaluate` with these arguments would cost, calling no judge: per metric the
     calls, prompt tokens, cache hits, and (after `ragmeter bench-judge`) seconds and price
     (a dry_run.Estimate; see docs/runs.md, "What a run will cost"). Keyword arguments:
@@ -217,10 +220,12 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
     """The rows scored in this process, or on Ray when the config's engine says so."""
     cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
     if cfg.engine.kind == "ray":
-        from ragmeter.engine.ray import RaySettings, run_on_ray
+        from ragmeter.engine.ray import RayJob, run_on_ray
 
-        settings = RaySettings(cfg.engine.address, cfg.engine.workers, cfg.engine.chunk_rows)
-        return await run_on_ray(ready, cache, faults, settings)
+        job = RayJob(ready.dataset, ready.metrics, ready.prompts, ready.judge, ready.embedder, ready.judge_config,
+                     cfg.embeddings, cfg.cache, cfg.concurrency, RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
+                     cfg.progress)
+        return await run_on_ray(job, cache, faults, cfg.engine)
     concurrency, timeout = cfg.concurrency, cfg.timeout
     use_store = getattr(ready.judge, "use_store", None)
     if use_store is not None:  # the batch API: every request in flight, a day to answer

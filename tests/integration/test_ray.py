@@ -14,10 +14,11 @@ import time
 import pytest
 
 from ragmeter.api import run_config
+from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError
 from ragmeter.results.merge import merge_runs
 from ragmeter.results.runs import load_run
-from ragmeter.run.config import EngineConfig, RunConfig
+from ragmeter.run.config import RunConfig
 from tests.http_fakes import JSONHandler, serving
 
 ray = pytest.importorskip("ray")

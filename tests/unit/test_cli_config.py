@@ -200,6 +200,20 @@ def test_keys_in_judge_urls_are_refused_without_echoing_them(url):
         assert "URLKEY" not in str(err.value) and "judge.test/v1" in str(err.value)
 
 
+@pytest.mark.parametrize("settings, message", [
+    ({"backend": "openai-compat", "model": "m"}, "the openai-compat judge needs `base_url`"),
+    ({"backend": "openai-compat", "base_url": "http://judge.test/v1"}, "the openai-compat judge needs `model`"),
+    ({"backend": "hf"}, "the hf judge needs `model`"),
+])
+def test_a_judge_mapping_without_a_setting_its_backend_needs_names_it(settings, message):
+    """Once a TypeError or AttributeError from deep inside the backend."""
+    from ragmeter.judges.spec import make_judge
+
+    with pytest.raises(ConfigError) as err:
+        make_judge(settings)
+    assert str(err.value) == message
+
+
 @pytest.mark.parametrize("args, message", [
     (["evaluate", "{data}", "--metric", "faithfulness"], "No such option: --metric (Possible options: --metric-opt, --metrics)"),
     (["evaluate"], "Missing argument 'data'"),

@@ -23,9 +23,15 @@ from ragmeter.accounting import MetricStats
 from ragmeter.cache import Cache, OverlayCache, open_cache
 from ragmeter.engine.local import RunResult, _preflight, check_columns
 from ragmeter.engine.progress import row_progress
+from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
+from ragmeter.judges.base import Judge
+from ragmeter.judges.retry import RetryPolicy
+from ragmeter.judges.spec import JudgeConfig
+from ragmeter.metrics.base import Metric
+from ragmeter.prompts.prompt_set import PromptSet
 
 INSTALL = "pip install 'ragmeter[ray]'"
 NAMESPACE = "ragmeter"
@@ -33,12 +39,21 @@ MAX_ATTEMPTS = 3  # a chunk whose worker died this many times stops the run
 
 
 @dataclass(frozen=True)
-class RaySettings:
-    """Where the cluster is (None: start one on this machine) and how many workers to use."""
+class RayJob:
+    """What a Ray run needs of a prepared run: the rows, metrics and prompts, the driver's judge
+    and embedder (checked before Ray starts), and the specs each worker builds its own from."""
 
-    address: str | None = None
-    workers: int | None = None
-    chunk_rows: int | None = None
+    dataset: Dataset
+    metrics: list[Metric]
+    prompts: PromptSet
+    judge: Judge | None
+    embedder: Any
+    judge_config: JudgeConfig | None  # parsed once by prepare; None when a Judge object was given
+    embeddings: str | dict[str, Any]
+    cache: str | bool
+    concurrency: int
+    policy: RetryPolicy
+    progress: bool | None
 
 
 class CollectingCache(OverlayCache):
@@ -53,13 +68,13 @@ class CollectingCache(OverlayCache):
 class ScoringWorker:
     """One Ray actor: a judge, an embedder and a cache reader that live as long as it does."""
 
-    def __init__(self, judge_spec: Any, embeddings_spec: Any, metrics: list[Any], prompts: Any,
-                 cache_setting: Any, concurrency: int, policy: Any) -> None:
+    def __init__(self, judge_config: JudgeConfig, embeddings_spec: str | dict[str, Any], metrics: list[Metric],
+                 prompts: PromptSet, cache_setting: str | bool, concurrency: int, policy: RetryPolicy) -> None:
         from ragmeter.embeddings import make_embedder
         from ragmeter.judges.spec import make_judge
 
         self.metrics, self.prompts, self.concurrency, self.policy = metrics, prompts, concurrency, policy
-        self.judge = make_judge(judge_spec) if any(m.uses_judge for m in metrics) else None
+        self.judge = make_judge(judge_config) if any(m.uses_judge for m in metrics) else None
         self.embedder = make_embedder(embeddings_spec) if any(m.uses_embeddings for m in metrics) else None
         self.cache = open_cache(cache_setting)
         self.loop = asyncio.new_event_loop()  # one loop for the actor's life: HTTP clients stay bound to it
@@ -90,20 +105,23 @@ def import_ray() -> Any:
     return ray
 
 
-async def run_on_ray(ready: Any, cache: Cache, faults: FaultLog, settings: RaySettings) -> RunResult:
-    """Score `ready` (prepare.Prepared) over Ray; the same RunResult a local run returns."""
+async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig) -> RunResult:
+    """Score `job` over Ray; the same RunResult a local run returns."""
     ray = import_ray()
-    check_columns(ready.dataset, ready.metrics)
-    await _preflight(ready.metrics, ready.judge, ready.embedder)  # a dead judge server fails before Ray starts
+    if job.judge_config is None and any(m.uses_judge for m in job.metrics):
+        raise ConfigError("a Ray run builds each worker's judge from a judge spec; "
+                          "give the judge as a spec or settings mapping, not a Judge object")
+    check_columns(job.dataset, job.metrics)
+    await _preflight(job.metrics, job.judge, job.embedder)  # a dead judge server fails before Ray starts
     started = connect(ray, settings)
     try:
-        return await _score(ray, ready, cache, faults, settings)
+        return await _score(ray, job, cache, faults, settings)
     finally:
         if started:
             ray.shutdown()
 
 
-def connect(ray: Any, settings: RaySettings) -> bool:
+def connect(ray: Any, settings: EngineConfig) -> bool:
     """Join the cluster at `address` (checked first, so a wrong address fails at once, naming
     it), or start a local one; True when this call started it."""
     if ray.is_initialized():
@@ -135,17 +153,13 @@ def _check_reachable(address: str) -> None:
                           f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
-async def _score(ray: Any, ready: Any, cache: Cache, faults: FaultLog, settings: RaySettings) -> RunResult:
-    dataset, metrics = ready.dataset, ready.metrics
+async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig) -> RunResult:
+    dataset, metrics = job.dataset, job.metrics
     workers = settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     size = settings.chunk_rows or max(1, min(64, math.ceil(len(dataset) / (workers * 4))))
     chunks = [list(range(i, min(i + size, len(dataset)))) for i in range(0, len(dataset), size)]
     actor = ray.remote(num_cpus=1)(ScoringWorker)
-    from ragmeter.judges.retry import RetryPolicy
-
-    cfg = ready.cfg
-    args = (cfg.judge, cfg.embeddings, metrics, ready.prompts, cfg.cache, cfg.concurrency,
-            RetryPolicy(timeout=cfg.timeout, retries=cfg.retries))
+    args = (job.judge_config, job.embeddings, metrics, job.prompts, job.cache, job.concurrency, job.policy)
     generation = iter(range(10**9))
 
     def spawn(slot: int) -> Any:
@@ -153,16 +167,16 @@ async def _score(ray: Any, ready: Any, cache: Cache, faults: FaultLog, settings:
 
     pool = [spawn(i) for i in range(min(workers, len(chunks)) or 1)]
     try:
-        return await _schedule(ray, ready, cache, faults, chunks, pool, spawn)
+        return await _schedule(ray, job, cache, faults, chunks, pool, spawn)
     finally:
         for worker in pool:
             ray.kill(worker)
 
 
-async def _schedule(ray: Any, ready: Any, cache: Cache, faults: FaultLog, chunks: list[list[int]],
+async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunks: list[list[int]],
                     pool: list[Any], spawn: Any) -> RunResult:
     """Chunks to idle workers until all are scored; a dead worker's chunk goes to its replacement."""
-    dataset, metrics, cfg = ready.dataset, ready.metrics, ready.cfg
+    dataset, metrics = job.dataset, job.metrics
     scores: list[dict[str, Any]] = [{} for _ in dataset.samples]
     stats = {m.label: MetricStats() for m in metrics}
     timings: dict[str, float] = {}
@@ -170,7 +184,7 @@ async def _schedule(ray: Any, ready: Any, cache: Cache, faults: FaultLog, chunks
     queue, attempts = deque(range(len(chunks))), [0] * len(chunks)
     pending: dict[Any, tuple[int, int]] = {}
     idle = deque(range(len(pool)))
-    with row_progress(len(dataset), cfg.progress) as bar:
+    with row_progress(len(dataset), job.progress) as bar:
         while queue or pending:
             while queue and idle:
                 slot, chunk = idle.popleft(), queue.popleft()
@@ -200,7 +214,7 @@ async def _schedule(ray: Any, ready: Any, cache: Cache, faults: FaultLog, chunks
     busy = timings.get("model_busy_seconds", 0.0) / max(1, len(pool))
     timings.update(wall_seconds=wall, overhead_seconds=max(0.0, wall - busy),
                    cpu_seconds=time.process_time() - cpu + timings.get("cpu_seconds", 0.0))
-    return RunResult(dataset, metrics, scores, stats, ready.prompts, timings, faults)
+    return RunResult(dataset, metrics, scores, stats, job.prompts, timings, faults)
 
 
 def _absorb(out: dict[str, Any], rows: list[int], scores: list[dict[str, Any]], stats: dict[str, MetricStats],

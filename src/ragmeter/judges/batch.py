@@ -21,12 +21,15 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.cache import Cache, make_key
 from ragmeter.errors import JudgeError, TransientJudgeError
 from ragmeter.judges.base import JudgeReply, JudgeRequest
 from ragmeter.judges.openai_compat import OpenAICompatJudge
+
+if TYPE_CHECKING:
+    from ragmeter.judges.spec import HTTPJudgeConfig
 
 ENDED = {"completed", "failed", "expired", "cancelled"}
 log = logging.getLogger("ragmeter")
@@ -52,9 +55,9 @@ class BatchJudge(OpenAICompatJudge):
         self.batches: dict[str, str] = {}
 
     @classmethod
-    def from_config(cls, cfg: Any, poll_seconds: float = 30.0) -> BatchJudge:
+    def from_config(cls, cfg: HTTPJudgeConfig, poll_seconds: float = 30.0) -> BatchJudge:
         api = "chat" if cfg.api == "auto" else cfg.api
-        return cls(cfg.base_url, cfg.model, backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
+        return cls(cfg.needs("base_url"), cfg.needs("model"), backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
                    structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
                    logprobs=cfg.logprobs, poll_seconds=poll_seconds)
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.label_probs import LabelDist, LabelProbe, label_fields
 from ragmeter.judges.render import render_completion
+
+if TYPE_CHECKING:
+    from ragmeter.judges.spec import HFConfig
 
 HINT = "pip install 'ragmeter[hf]'"
 TOP_ALTERNATIVES = 20
@@ -36,8 +39,8 @@ class HFJudge(Judge):
         self.load_seconds = 0.0
 
     @classmethod
-    def from_config(cls, cfg: Any) -> HFJudge:
-        return cls(Path(cfg.model).expanduser(), cfg.params(), cfg.context_window)
+    def from_config(cls, cfg: HFConfig) -> HFJudge:
+        return cls(Path(cfg.needs("model")).expanduser(), cfg.params(), cfg.context_window)
 
     def describe(self) -> str:
         return f"hf:{self.path}"

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
@@ -29,6 +29,9 @@ from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp_decode import PrefixStates, PromptParts, fresh_state, greedy_constrained, prompt_parts
 from ragmeter.judges.render import completion_text
+
+if TYPE_CHECKING:
+    from ragmeter.judges.spec import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
 
@@ -57,11 +60,12 @@ class LlamaCppJudge(Judge):
         self.load_seconds = 0.0
 
     @classmethod
-    def from_config(cls, cfg: Any) -> LlamaCppJudge:
+    def from_config(cls, cfg: LlamaCppConfig) -> LlamaCppJudge:
         """`model` is a bundled judge's name or a GGUF path (see judges/spec.py)."""
-        path = None if cfg.model in BUNDLED else Path(cfg.model).expanduser()
+        model = cfg.needs("model")
+        path = None if model in BUNDLED else Path(model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
-                   bundled_model=bundled(cfg.model) if path is None else None, calibrate=cfg.calibrate)
+                   bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate)
 
     def identity(self) -> dict[str, Any]:
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -34,6 +34,9 @@ from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.render import completion_text
+
+if TYPE_CHECKING:
+    from ragmeter.judges.spec import HTTPJudgeConfig
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
 OVERLOADED = {429, 503}  # the server is busy: halve its concurrency and retry
@@ -66,9 +69,9 @@ class OpenAICompatJudge(Judge):
             raise ConfigError(f"judge api: '{api}'; valid for HTTP judges: chat, completions")
 
     @classmethod
-    def from_config(cls, cfg: Any) -> OpenAICompatJudge:
+    def from_config(cls, cfg: HTTPJudgeConfig) -> OpenAICompatJudge:
         api = "chat" if cfg.api == "auto" else cfg.api
-        return cls(cfg.base_url, cfg.model, backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
+        return cls(cfg.needs("base_url"), cfg.needs("model"), backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
                    structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
                    logprobs=cfg.logprobs)
 

@@ -27,6 +27,13 @@ class _JudgeSettings(BaseModel):
     def params(self) -> DecodingParams:
         return DecodingParams(self.temperature, self.seed, self.max_tokens)
 
+    def needs(self, name: str) -> str:
+        """A setting this backend cannot do without, or a ConfigError naming it."""
+        value = getattr(self, name)
+        if not value:
+            raise ConfigError(f"the {getattr(self, 'backend', '?')} judge needs `{name}`")
+        return str(value)
+
 
 class LlamaCppConfig(_JudgeSettings):
     """In-process llama.cpp: a bundled judge by name or a GGUF path."""

@@ -7,27 +7,17 @@ errors that list the valid ones. Relative paths resolve against the config file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, explain_validation
 
+if TYPE_CHECKING:
+    from ragmeter.results.gates import GateSettings
+
 OutputFormat = Literal["jsonl", "csv", "parquet"]
-
-
-class EngineConfig(BaseModel):
-    """Where rows are scored: in this process (`local`) or on a Ray cluster (`ray`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    kind: Literal["local", "ray"] = "local"
-    #: Ray: "local" or None starts Ray on this machine; "auto" joins the running cluster; or host:port
-    address: str | None = None
-    #: Ray actors, each with its own judge and embedder (default: the cluster's CPUs)
-    workers: int | None = Field(default=None, ge=1)
-    #: rows per task (default: enough for four tasks per worker, at most 64)
-    chunk_rows: int | None = Field(default=None, ge=1)
 
 
 class RunConfig(BaseModel):
@@ -99,7 +89,7 @@ class RunConfig(BaseModel):
                 raise ValueError(f"threshold {name}={bar} is outside [0, 1] (scores are in [0, 1])")
         return value
 
-    def gate_settings(self) -> Any:
+    def gate_settings(self) -> GateSettings:
         from ragmeter.results.gates import GateSettings
 
         return GateSettings(thresholds=self.thresholds, gate=self.gate, max_unscored=self.max_unscored,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -24,6 +24,9 @@ from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.wrap import WrappedJudge
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.run.judge_speed import JudgeSpeed, load_speed
+
+if TYPE_CHECKING:
+    from ragmeter.run.prepare import Prepared
 
 APPROXIMATE = "estimate: ~3 characters per token (this judge has no local tokenizer)"
 EXACT = "exact: the judge's own tokenizer"
@@ -144,7 +147,7 @@ def estimate_key(fingerprint: dict[str, Any]) -> str:
     return make_key({"estimate-of-run": fingerprint})
 
 
-async def estimate(ready: Any, cache: Cache) -> Estimate:
+async def estimate(ready: Prepared, cache: Cache) -> Estimate:
     """Run `ready` (prepare.Prepared) through the counting judge, one metric at a time (so each
     call is the metric's), against a read-only view of `cache`."""
     from ragmeter.engine.local import run_metrics
@@ -172,7 +175,7 @@ async def estimate(ready: Any, cache: Cache) -> Estimate:
                     metrics=per_metric, total=total, speed=_speed_note(speed, ready))
 
 
-def _parallel(ready: Any) -> int:
+def _parallel(ready: Prepared) -> int:
     """Requests served at once: one for an in-process model (one model answers one request at
     a time), --concurrency for a server (assuming it keeps up)."""
     return 1 if ready.judge is None or ready.judge.backend in ("llamacpp", "hf") else ready.cfg.concurrency
@@ -196,7 +199,7 @@ def _figures(calls: list[Call], cache_hits: int, embed_batches: int, speed: Judg
     return out
 
 
-def _speed_note(speed: JudgeSpeed | None, ready: Any) -> str:
+def _speed_note(speed: JudgeSpeed | None, ready: Prepared) -> str:
     if ready.judge is None:
         return "no judge calls"
     if speed is None:

@@ -13,7 +13,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.io.output import expand, run_fingerprint
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.judges.base import Judge
-from ragmeter.judges.spec import make_judge, parse_judge_spec
+from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.results.gates import GateSettings
@@ -54,6 +54,8 @@ class Prepared:
     metrics: list[Metric]
     prompts: PromptSet
     judge: Judge | None
+    #: the judge spec, parsed once (None when a Judge object was given): Ray workers build theirs from it
+    judge_config: JudgeConfig | None
     embedder: Any
     fingerprint: dict[str, Any]
     gates: GateSettings
@@ -67,8 +69,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     `metrics`: Metric objects to run instead of the names in the config."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
-    if judge is None:
-        parse_judge_spec(cfg.judge)
+    judge_cfg = parse_judge_spec(cfg.judge) if judge is None else None
     chosen: Any = metrics if metrics is not None else chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
@@ -88,19 +89,20 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     if baseline is not None:
         gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
-    judge = judge or (make_run_judge(cfg) if any(m.uses_judge for m in metric_objs) else None)
+    if judge is None and judge_cfg is not None and any(m.uses_judge for m in metric_objs):
+        judge = make_run_judge(cfg, judge_cfg)
     embedder = embedder or (make_embedder(cfg.embeddings) if any(m.uses_embeddings for m in metric_objs) else None)
     fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
                                   [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
-    return Prepared(cfg, dataset, metric_objs, prompts, judge, embedder, fingerprint, gates, baseline)
+    return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline)
 
 
-def make_run_judge(cfg: RunConfig) -> Judge:
-    """The config's judge; with `batch`, its batch-API form (HTTP judges only, not on Ray)."""
+def make_run_judge(cfg: RunConfig, judge_cfg: JudgeConfig) -> Judge:
+    """The config's judge (`judge_cfg`, its parsed spec); with `batch`, its batch-API form
+    (HTTP judges only, not on Ray)."""
     if not cfg.batch:
-        return make_judge(cfg.judge)
-    judge_cfg = parse_judge_spec(cfg.judge)
+        return make_judge(judge_cfg)
     if judge_cfg.backend not in ("openai", "openai-compat"):
         raise ConfigError(f"--batch needs an OpenAI-compatible judge with a batch API; {judge_cfg.backend} has none")
     if cfg.engine.kind == "ray":
