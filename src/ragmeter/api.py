@@ -38,8 +38,10 @@ class EvaluationResult:
     """Rows with scores and evidence, the manifest, and where they were written (if anywhere)."""
 
     rows: list[dict[str, Any]]
+    #: manifest.json's content as written (the dict `json.load` gives; checked against results.manifest.Manifest)
     manifest: dict[str, Any]
-    run: RunResult
+    #: each row's id, in the rows' order
+    ids: list[str]
     results_path: Path | None = None
     manifest_path: Path | None = None
     #: the config's gates (thresholds, max_unscored, baseline), None when it sets none
@@ -57,7 +59,14 @@ class EvaluationResult:
         settings = GateSettings(thresholds=thresholds, gate=gate, min_rows=min_rows)
         settings.check_metrics(list(self.manifest["metrics"]))
         report = evaluate_gates(settings, self.manifest["metrics"])
-        return report.with_worst_rows(self.rows, self.run.dataset.ids())
+        return report.with_worst_rows(self.rows, self.ids)
+
+    def as_run(self, source: str = "<in-memory>") -> Run:
+        """This result as a finished run (what `load_run` returns for its folder): for
+        `compare(result.as_run(), "runs/baseline")` and the report without writing it first."""
+        from ragmeter.results.manifest import Manifest
+
+        return Run.from_rows(Manifest.model_validate(self.manifest), self.rows, self.ids, source)
 
     def to_pandas(self) -> Any:
         import pandas as pd
@@ -202,7 +211,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         warnings.warn(GEMMA_NOTE, JudgeValidityWarning, stacklevel=2)
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
-    result = EvaluationResult(rows, manifest, run)
+    result = EvaluationResult(rows, manifest, dataset.ids())
     if ready.gates.active:
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)
     if write:
@@ -239,10 +248,9 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
 def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:
     """Gate outcomes (and the comparison with the baseline) into the result and its manifest."""
     from ragmeter.results.compare import compare
-    from ragmeter.results.manifest import Manifest
 
     if baseline is not None:
-        this = Run.from_rows(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(), source)
+        this = result.as_run(source)
         result.comparison = compare(baseline, this, [m for m in this.metrics if m in baseline.metrics] or None)
     result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
     result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
@@ -253,7 +261,6 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
     """The Markdown summary, JUnit XML and compare.json the config asks for."""
     from ragmeter.results.ci_files import junit_xml, markdown_summary, write_text
     from ragmeter.results.compare import write_comparison
-    from ragmeter.results.manifest import Manifest
 
     if cfg.summary_md:
         write_text(cfg.summary_md, markdown_summary(result.manifest, result.gates, result.comparison))
@@ -263,13 +270,11 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
         higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
         rows = result.rows if cfg.junit_rows else None
         gates = result.gates if result.gates is not None else GateReport(results=[])  # a failed report is falsy
-        write_text(cfg.junit, junit_xml(gates, rows, result.run.dataset.ids(), cfg.thresholds, higher))
+        write_text(cfg.junit, junit_xml(gates, rows, result.ids, cfg.thresholds, higher))
     if result.comparison is not None:
         write_comparison(result.comparison, cfg.output)
     if cfg.report:
         from ragmeter.report import write_report
 
-        this = Run.from_rows(Manifest.model_validate(result.manifest), result.rows, result.run.dataset.ids(),
-                             cfg.output)
-        write_report(this, out=Path(cfg.output) / "report.html")
+        write_report(result.as_run(cfg.output), out=Path(cfg.output) / "report.html")
 

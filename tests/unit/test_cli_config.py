@@ -279,6 +279,21 @@ def test_the_python_api_shows_itself():
     assert text == "<EvaluationResult 50 rows: exact_match=1.0000>"
 
 
+def test_a_result_is_a_public_run_that_compare_takes_without_writing_it(tmp_path):
+    import ragmeter
+
+    rows = [{"id": f"r{i}", "response": "Paris.", "reference": "Paris." if i % 2 else "Rome."} for i in range(40)]
+    ragmeter.evaluate(rows, ["exact_match"], progress=False, cache=False, out=str(tmp_path / "base"))
+    better = [{**r, "response": r["reference"]} for r in rows]
+    result = ragmeter.evaluate(better, ["exact_match"], progress=False, cache=False)
+    run = result.as_run()
+    assert isinstance(run, ragmeter.Run) and isinstance(ragmeter.load_run(tmp_path / "base"), ragmeter.Run)
+    assert run.ids == result.ids == [f"r{i}" for i in range(40)] and run.scores["exact_match"] == [1.0] * 40
+    comparison = ragmeter.compare(tmp_path / "base", run)
+    assert comparison.metrics["exact_match"].mean_a == 0.5 and comparison.metrics["exact_match"].mean_b == 1.0
+    assert not hasattr(result, "run")  # the engine's own result stays inside
+
+
 def test_the_api_checks_metric_names_and_prompt_folders_before_reading_the_data(tmp_path):
     import ragmeter
 

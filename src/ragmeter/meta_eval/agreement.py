@@ -84,7 +84,8 @@ def meta_evaluate(labels: str | Path, metric: str, *, judge: str | dict = "llama
     kind = label_kind(rows, source)
     required = get_metric(metric).required
     result = evaluate(_eval_rows(rows, kind), [metric], judge=judge, out=out, **options)
-    column = [row[result.run.metrics[0].label] for row in result.rows]
+    label = next(iter(result.manifest["metrics"]))
+    column = [row[label] for row in result.rows]
     floor_scores = [_floor(r, required, kind) for r in rows]
     if kind == "pairwise":
         scores = [None if a is None or b is None else b - a for a, b in zip(column[::2], column[1::2])]
