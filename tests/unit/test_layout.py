@@ -123,3 +123,19 @@ def test_package_init_files_hold_no_logic():
              if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                     for n in ast.parse(p.read_text(encoding="utf-8")).body)}
     assert logic == {"__init__.py"}  # ragmeter's own: the lazy public API (__getattr__, __dir__)
+
+
+def run_configuration_modules() -> list[str]:
+    """The modules a run's configuration passes through: those naming RunConfig or the
+    prepared run that carries it (package __init__ re-exports aside)."""
+    marks = ("RunConfig", "Prepared", "ready.cfg")
+    return sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                  if p.name != "__init__.py" and any(m in p.read_text(encoding="utf-8") for m in marks))
+
+
+def test_the_run_configuration_enters_at_most_ten_modules():
+    """It entered 15 modules, climbing back up 14 times, before the packages (issue 21)."""
+    modules = run_configuration_modules()
+    assert {"api.py", "run/config.py", "run/prepare.py", "cli/evaluate.py"} <= set(modules)
+    assert len(modules) <= 10, modules
+    assert not [m for m in modules if m.startswith(("engine/", "judges/", "metrics/"))]  # they take typed parts
