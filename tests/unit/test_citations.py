@@ -289,3 +289,17 @@ def test_a_generation_cut_off_at_max_tokens_is_unscored_with_that_reason():
     assert by_id["cut"]["valid_identifier"] is None
     assert by_id["cut"]["valid_identifier_reason"].startswith("generation cut off at max_tokens")
     assert result.manifest["metrics"]["valid_identifier"]["n"] == 1
+
+
+def test_generate_reads_model_settings_as_evaluate_reads_judge_settings(tmp_path):
+    """--model-opt goes through the CLI's one judge-setting function: a bad pair is named with
+    its flag, a good one reaches the judge's settings."""
+    from tests.cli_runner import run_cli
+
+    data = tmp_path / "in.jsonl"
+    data.write_text(json.dumps({"id": "a", "text": SPECIAL}) + "\n")
+    bad = run_cli("generate", "--input", str(data), "--model-opt", "seed")
+    assert bad.returncode == 2 and "--model-opt expects KEY=VALUE, got 'seed'" in bad.stderr
+    wrong = run_cli("generate", "--input", str(data), "--model", "openai-compat:http://127.0.0.1:9/v1#m",
+                    "--model-opt", "n_threads=2")
+    assert wrong.returncode == 2 and "does not use n_threads" in wrong.stderr

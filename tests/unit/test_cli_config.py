@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.run.config import load_config
+from tests.cli_runner import run_cli
 from tests.http_fakes import JSONHandler, serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,8 +46,7 @@ def fake_server():
 
 
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragmeter.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=120)
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def write_rows(path: Path) -> Path:
@@ -136,10 +134,8 @@ def test_cli_errors_are_one_line_and_non_zero(tmp_path):
 
 def test_missing_api_key_from_the_cli(tmp_path):
     data = write_rows(tmp_path / "d.jsonl")
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(data), "--metrics",
-                           "context_relevance", "--judge", "openai:gpt-4o-mini"], capture_output=True, text=True,
-                          env=env, timeout=60)
+    proc = cli("evaluate", str(data), "--metrics", "context_relevance", "--judge", "openai:gpt-4o-mini",
+               env={"OPENAI_API_KEY": None})
     assert proc.returncode == 2
     assert "needs an API key: set the environment variable OPENAI_API_KEY" in proc.stderr
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from ragmeter.errors import ConfigError
 from ragmeter.results.compare import compare
 from ragmeter.results.gates import GateSettings, evaluate_gates, parse_fail_under
 from ragmeter.testing.runs import metric_record, write_run
+from tests.cli_runner import run_cli
 
 
 def rows(matches: int, total: int = 20) -> list[dict]:
@@ -29,7 +29,7 @@ def write_data(path: Path, matches: int, total: int = 20) -> Path:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragmeter.cli", *args], capture_output=True, text=True, timeout=120)
+    return run_cli(*args)
 
 
 def test_mean_and_interval_gates():
@@ -171,14 +171,12 @@ def test_config_file_gates_and_paths_relative_to_it(tmp_path):
     (project / "eval.yaml").write_text("dataset: d.jsonl\noutput: out\nmetrics: [exact_match]\n"
                                        "thresholds: {exact_match: 0.8}\ngate: lower\nmax_unscored: 0.0\n"
                                        "summary_md: summary.md\njunit: junit.xml\nreport: true\n")
-    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "run", "eval.yaml"], capture_output=True,
-                          text=True, timeout=120, cwd=project)
+    proc = run_cli("run", "eval.yaml", cwd=project)
     # mean 0.9 clears 0.8, but the interval's lower end (about 0.75) does not
     assert proc.returncode == 1, proc.stderr
     assert "FAIL exact_match: 95% CI lower end 0.7" in proc.stdout and "pass exact_match: 0 of 20 rows" in proc.stdout
     assert (project / "summary.md").is_file() and (project / "junit.xml").is_file()
     assert (project / "out" / "report.html").is_file()
     # the command line overrides the file: the mean gate passes
-    again = subprocess.run([sys.executable, "-m", "ragmeter.cli", "run", "eval.yaml", "--gate", "mean"],
-                           capture_output=True, text=True, timeout=120, cwd=project)
+    again = run_cli("run", "eval.yaml", "--gate", "mean", cwd=project)
     assert again.returncode == 0, again.stdout + again.stderr

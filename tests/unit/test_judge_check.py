@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +13,7 @@ from ragmeter.judge_check.cases import FAMILIES, build_cases, claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.scripted import ScriptedJudge
+from tests.cli_runner import run_cli
 from tests.http_fakes import JSONHandler, serving
 
 ROWS = [
@@ -221,15 +219,13 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     out = tmp_path / "jc"
 
     def evaluate(url):
-        return subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(data), "--metrics", "faithfulness",
-                               "--judge", f"openai-compat:{url}/v1#m", "--out", str(tmp_path / "run"), "--overwrite"],
-                              capture_output=True, text=True, timeout=120)
+        return run_cli("evaluate", str(data), "--metrics", "faithfulness", "--judge", f"openai-compat:{url}/v1#m",
+                       "--out", str(tmp_path / "run"), "--overwrite")
 
     with serving(YesServer) as url:
         before = evaluate(url)
-        proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "judge-check", str(data), "--judge",
-                               f"openai-compat:{url}/v1#m", "--sizes", "1,3", "--out", str(out), "--no-cache"],
-                              capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+        proc = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1,3",
+                       "--out", str(out), "--no-cache", env={"COLUMNS": "80"})
         after = evaluate(url)
     assert proc.returncode == 0, proc.stderr
     assert "hint: this judge has not been checked yet: ragmeter judge-check" in before.stdout
@@ -245,8 +241,7 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
         "own_context": 1.0, "other_context": 0.0}
     page = (out / "report.html").read_text()
     assert "Judge check" in page and "unrelated_sentence" in page and "should be low" in page
-    dry = subprocess.run([sys.executable, "-m", "ragmeter.cli", "judge-check", str(data), "--judge",
-                          f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run", "--no-cache"],
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "80"})
+    dry = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run",
+                  "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
     assert "dry run · 30 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +14,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.results.merge import merge_runs
 from ragmeter.run.config import build_config
 from ragmeter.shard import parse_shard, shard_of
+from tests.cli_runner import run_cli
 
 ROWS = [{"id": f"q{i}", "user_input": f"question {i}", "response": f"the answer is {i % 4}",
          "reference": f"the answer is {i % 3}"} for i in range(30)]
@@ -91,10 +90,9 @@ def test_bad_shards_are_refused(tmp_path):
 def test_shard_needs_ids_and_a_valid_spec(tmp_path):
     path = tmp_path / "noids.jsonl"
     path.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "id"}) + "\n" for r in ROWS))
-    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(path), "--metrics", "rouge",
-                           "--shard", "0/2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    proc = run_cli("evaluate", str(path), "--metrics", "rouge", "--shard", "0/2", "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and "--shard needs an `id` column" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "evaluate", str(dataset(tmp_path)), "--metrics",
-                           "rouge", "--shard", "3/2", "--out", str(tmp_path / "o")], capture_output=True, text=True)
+    proc = run_cli("evaluate", str(dataset(tmp_path)), "--metrics", "rouge", "--shard", "3/2",
+                   "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and "the index must be between 0 and 1" in proc.stderr
     assert not (tmp_path / "o").exists()

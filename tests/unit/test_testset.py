@@ -4,8 +4,6 @@ sampling, every stage, filtering, deduplication, over-generation, outputs and ba
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from ragmeter.testset.documents import Document, html_text, load_documents
 from ragmeter.testset.pipeline import passes, type_plan
 from ragmeter.testset.quality import answer_in_chunk, language_mismatch
 from ragmeter.testset.sampling import chunk_order
+from tests.cli_runner import run_cli
 from tests.conftest import TableEmbedder
 
 DETAILS = [
@@ -235,8 +234,7 @@ def test_dry_run_plans_without_a_judge(tmp_path):
     assert plan["judge_calls"] == {"at_least": 8, "at_most": 24}  # a question and three critiques per attempt
     low, high = plan["prompt_tokens_estimate"]["at_least"], plan["prompt_tokens_estimate"]["at_most"]
     assert 0 < low < high and plan["token_count"].startswith("estimate")
-    proc = subprocess.run([sys.executable, "-m", "ragmeter.cli", "testset", str(docs), "--size", "2", "--dry-run",
-                           "--out", str(tmp_path / "never")], capture_output=True, text=True, timeout=120)
+    proc = run_cli("testset", str(docs), "--size", "2", "--dry-run", "--out", str(tmp_path / "never"))
     assert proc.returncode == 0 and "8 to 32 judge calls" in proc.stdout
     assert not (tmp_path / "never").exists()
 

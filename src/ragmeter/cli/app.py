@@ -3,8 +3,9 @@ turns library errors into one line on stderr and an exit code."""
 
 from __future__ import annotations
 
+import logging
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -49,14 +50,25 @@ app.add_typer(prompts_app, name="prompts")
 register_rag_commands(app)
 
 
+class _CurrentStderr(logging.StreamHandler):
+    """Writes to sys.stderr as it is at each record, not as it was when the handler was made
+    (a redirected stderr, a second in-process call)."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass
+
+
 def _log_to_stderr() -> None:
     """ragmeter's own notices (a judge server taken out, a batch submitted or finished) as
     `ragmeter: ...` lines on stderr; other libraries' logging is left as it is."""
-    import logging
-
     logger = logging.getLogger("ragmeter")
     if not logger.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("ragmeter: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)

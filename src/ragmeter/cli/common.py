@@ -23,9 +23,10 @@ def pairs(items: list[str], flag: str) -> dict[str, Any]:
     return out
 
 
-def judge_setting(judge: str, judge_opt: list[str] | None) -> Any:
-    """--judge with its --judge-opt KEY=VALUE settings: the spec string, or a mapping."""
-    return {"spec": judge, **pairs(judge_opt, "--judge-opt")} if judge_opt else judge
+def judge_setting(judge: str, judge_opt: list[str] | None, flag: str = "--judge-opt") -> str | dict[str, Any]:
+    """--judge (or --model) with its KEY=VALUE settings: the spec string, or a mapping. The one
+    place the CLI turns flags into a judge setting."""
+    return {"spec": judge, **pairs(judge_opt, flag)} if judge_opt else judge
 
 
 def scalar(value: str) -> Any:

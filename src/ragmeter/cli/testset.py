@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ragmeter.cli.common import console, pairs
+from ragmeter.cli.common import console, judge_setting
 from ragmeter.text import plain
 
 
@@ -85,7 +85,7 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
     records, _ = read_records(input)
     records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
     check_rows(records, str(input), overwrite)
-    judge = make_judge({"spec": model, **pairs(model_opt, "--model-opt")} if model_opt else model)
+    judge = make_judge(judge_setting(model, model_opt, "--model-opt"))
     cache = open_cache(not no_cache)
 
     async def go() -> Any:
