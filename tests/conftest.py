@@ -1,4 +1,5 @@
-"""Shared fixtures. Unit tests script the judge at the judge boundary; no network, no model."""
+"""Shared fixtures. Most tests script the judge at the judge boundary (no network, no model);
+those marked `model` use the real bundled judge through the fixtures in tests/bundled.py."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragmeter.embeddings.base import Embedder
+from tests.bundled import bundled_model, inprocess_run, llama_server, session_cache  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -1,5 +1,5 @@
 """Writes replies.json: the judge replies a run of the code at this commit cached, keyed as it
-keyed them. tests/unit/test_cache_compat.py replays them: a later layout or refactor must hit
+keyed them. tests/test_cache_compat.py replays them: a later layout or refactor must hit
 every one (a miss is a paid judge call for every user with a warm cache). Prompts come from
 prompts/ here, not the shipped files, so editing a shipped prompt does not touch this test.
 

@@ -8,7 +8,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src" / "ragmeter"
+SRC = Path(__file__).resolve().parents[1] / "src" / "ragmeter"
 
 
 def _unit(module: str) -> str:
@@ -139,3 +139,11 @@ def test_the_run_configuration_enters_at_most_ten_modules():
     assert {"api.py", "run/config.py", "run/prepare.py", "cli/evaluate.py"} <= set(modules)
     assert len(modules) <= 10, modules
     assert not [m for m in modules if m.startswith(("engine/", "judges/", "metrics/"))]  # they take typed parts
+
+
+def test_the_tests_are_laid_out_like_the_package():
+    """tests/<folder>/ holds the tests of src/ragmeter/<folder>/; top-level modules' tests sit in tests/."""
+    tests = SRC.parents[1] / "tests"
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
+    assert "judges" in folders and folders <= packages, folders - packages

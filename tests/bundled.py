@@ -1,4 +1,5 @@
-"""Integration fixtures: the real bundled model, in-process and behind a real llama_cpp.server."""
+"""Fixtures for the `model` tests: the real bundled model, in-process and behind a real
+llama_cpp.server (conftest.py makes them available everywhere; they start only when a test asks)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 import ragmeter
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "examples" / "dataset.jsonl"
 #: the mechanics (cache, resume, server, CLI) are tested on the small bundled judge, which is fast;
 #: test_probabilities_bundled.py runs the default instruct judge

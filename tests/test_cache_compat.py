@@ -11,7 +11,7 @@ import ragmeter
 from ragmeter.cache import Cache
 from ragmeter.judges.scripted import ScriptedJudge
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "cache_compat"
+FIXTURE = Path(__file__).resolve().parent / "data" / "cache_compat"
 
 
 def test_a_cache_written_before_the_layout_move_is_hit_fully(tmp_path):

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.unit.test_cli_config import fake_server  # noqa: F401  (fixture)
+from tests.cli.test_cli_config import fake_server  # noqa: F401  (fixture)
 
 TEST_FILE = textwrap.dedent('''
     ROWS = [{"id": f"r{i}", "user_input": "q?", "retrieved_contexts": [f"c{i}"], "response": "a", "reference": "b"}

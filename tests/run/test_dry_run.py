@@ -152,7 +152,7 @@ def test_a_negative_fitted_term_is_dropped():
 
 
 def test_the_cli_prints_the_estimate_and_writes_no_results(tmp_path, isolated_cache):
-    from tests.unit.test_cli_config import cli
+    from tests.cli.test_cli_config import cli
 
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import ragmeter
-from tests.integration.conftest import DATASET, GEMMA, ROOT
+from tests.bundled import DATASET, GEMMA, ROOT
 
 pytestmark = pytest.mark.model
 

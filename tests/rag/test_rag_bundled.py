@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.integration.conftest import GEMMA, ROOT
+from tests.bundled import GEMMA, ROOT
 
 pytestmark = pytest.mark.model
 DOCS = ROOT / "examples" / "docs"

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.integration.conftest import GEMMA, ROOT, env_with_cache, ragmeter_cmd
+from tests.bundled import GEMMA, ROOT, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.model
 SAMPLE = ROOT / "examples" / "pleias_sample.parquet"

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.integration.conftest import ROOT
+from tests.bundled import ROOT
 
 pytestmark = pytest.mark.model
 

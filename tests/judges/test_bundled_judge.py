@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ragmeter
-from tests.integration.conftest import DATASET, GEMMA, METRICS, env_with_cache, ragmeter_cmd
+from tests.bundled import DATASET, GEMMA, METRICS, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.model
 

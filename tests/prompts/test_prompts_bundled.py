@@ -10,7 +10,7 @@ import pytest
 
 from ragmeter.metrics import get_metric
 from ragmeter.prompts.files import read_prompt_file
-from tests.integration.conftest import GEMMA, METRICS, ROOT, env_with_cache, ragmeter_cmd
+from tests.bundled import GEMMA, METRICS, ROOT, env_with_cache, ragmeter_cmd
 
 pytestmark = pytest.mark.model
 DATASET_ES = ROOT / "examples" / "dataset_es.jsonl"

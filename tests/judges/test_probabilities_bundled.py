@@ -9,7 +9,7 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.bundled import GEMMA_NOTE, JudgeValidityWarning
-from tests.integration.conftest import GEMMA
+from tests.bundled import GEMMA
 
 pytestmark = pytest.mark.model
 
