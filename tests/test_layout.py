@@ -147,3 +147,14 @@ def test_the_tests_are_laid_out_like_the_package():
     folders = {p.name for p in tests.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     packages = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
     assert "judges" in folders and folders <= packages, folders - packages
+
+
+def test_every_folder_of_modules_is_a_package_a_wheel_includes():
+    """setuptools' find_packages skips a folder without __init__.py: an editable install
+    works, a wheel installed from PyPI would lack the folder (results/ did)."""
+    from setuptools import find_packages
+
+    found = set(find_packages(str(SRC.parent)))
+    folders = {"ragmeter." + ".".join(p.parent.relative_to(SRC).parts) if p.parent != SRC else "ragmeter"
+               for p in SRC.rglob("*.py")}
+    assert folders - found == set()
