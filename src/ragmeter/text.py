@@ -48,3 +48,11 @@ def printable(value: Any) -> str:
 def plain(value: Any) -> str:
     """Control characters shown as escapes, for print() (no rich markup to escape)."""
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
+
+
+def duration(seconds: float) -> str:
+    """A span of time as people read it on one line: 42s, 3m05s, 1h20m (progress, estimates)."""
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"

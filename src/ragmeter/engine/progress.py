@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from ragmeter.text import duration
+
 
 class _Silent:
     def advance(self, amount: float = 1.0) -> None:
@@ -34,9 +36,9 @@ class _Lines:
     def line(self) -> str:
         elapsed = time.monotonic() - self.start
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = f"ETA {_duration((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown (nothing done yet)"
+        eta = f"ETA {duration((self.total - self.done) / rate)}" if rate > 0 else "ETA unknown (nothing done yet)"
         return (f"ragmeter: {int(self.done + 1e-9)}/{self.total} rows · {rate:.2f} rows/s · "
-                f"elapsed {_duration(elapsed)} · {eta}")
+                f"elapsed {duration(elapsed)} · {eta}")
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
@@ -49,12 +51,6 @@ class _Lines:
     def __exit__(self, *exc: Any) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m" if seconds >= 3600 else \
-        f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
 @contextmanager

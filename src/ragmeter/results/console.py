@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragmeter.text import plain, printable
+from ragmeter.text import duration, plain, printable
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
     from ragmeter.results.manifest import Manifest
@@ -85,7 +85,7 @@ def print_estimate(estimate: Any, console: Any) -> None:
         cells = [printable(name), f"{m.calls:,}", f"{m.cache_hits:,}", f"{m.prompt_tokens:,}",
                  f"{m.max_completion_tokens:,}"]
         if timed:
-            cells += [f"{m.expected_completion_tokens or 0:,}", _duration(m.seconds or 0.0)]
+            cells += [f"{m.expected_completion_tokens or 0:,}", duration(m.seconds or 0.0)]
         if priced:
             cells.append(f"{m.price:.4f} (max {m.max_price:.4f})")
         table.add_row(*cells, end_section=name == list(estimate.metrics)[-1])
@@ -99,7 +99,3 @@ def print_estimate(estimate: Any, console: Any) -> None:
                   "will show it beside the actuals", highlight=False)
 
 
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    return f"{seconds / 60:.1f} min" if seconds < 7200 else f"{seconds / 3600:.1f} h"
