@@ -206,8 +206,12 @@ def test_bad_input(tmp_path):
     assert len(corpus.skipped) == 1 and "broken.pdf: cannot parse this PDF" in corpus.skipped[0]
     with pytest.raises(DataError, match=f"shorter than the minimum chunk \\({MIN_CHUNK_CHARS} characters\\)"):
         generate_testset(short, 1, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
-    with pytest.raises(ConfigError, match="--size must be at least 1"):
+    with pytest.raises(ConfigError, match="testset: size: Input should be greater than or equal to 1"):
         generate_testset(short, 0, judge=ScriptedJudge(reply))
+    with pytest.raises(ConfigError, match="testset: format: Input should be 'jsonl' or 'parquet'"):
+        generate_testset(short, 1, judge=ScriptedJudge(reply), format="csv")
+    with pytest.raises(TypeError, match="unexpected keyword arguments: sizes"):
+        generate_testset(short, 1, sizes=3)  # type: ignore[call-arg]
 
 
 def test_output_folder_holding_another_testset_is_refused(tmp_path):

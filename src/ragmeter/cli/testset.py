@@ -38,7 +38,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
             overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
     """Generate a test set from your documents: chunk, write questions, critique them
     (groundedness, relevance, standalone), filter, deduplicate, and report on its quality."""
-    from ragmeter.testset import generate_testset
+    from ragmeter.testset.build import run_testset
     from ragmeter.testset.config import load_testset_config
     from ragmeter.testset.quality import print_quality
 
@@ -46,19 +46,18 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
              "embeddings": embeddings, "language": language, "audience": audience, "types": types, "seed": seed,
              "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "min_score": min_score,
              "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
-    options = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
+    cfg = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
     if dry_run:
-        from ragmeter.testset import plan_testset
+        from ragmeter.testset.build import plan
 
-        keys = ("language", "types", "seed", "chunk_size", "chunk_overlap", "chunk_unit", "max_attempts", "audience")
-        plan = plan_testset(options["docs"], options["size"], **{k: options[k] for k in keys})
-        print(f"{plan['documents']} documents, {plan['chunks']} chunks; {plan['attempts']['at_least']} to "
-              f"{plan['attempts']['at_most']} attempts: {plan['judge_calls']['at_least']} to "
-              f"{plan['judge_calls']['at_most']} judge calls, {plan['prompt_tokens_estimate']['at_least']:,} to "
-              f"{plan['prompt_tokens_estimate']['at_most']:,} prompt tokens ({plan['token_count']}); "
+        estimate = plan(cfg)
+        print(f"{estimate['documents']} documents, {estimate['chunks']} chunks; {estimate['attempts']['at_least']} to "
+              f"{estimate['attempts']['at_most']} attempts: {estimate['judge_calls']['at_least']} to "
+              f"{estimate['judge_calls']['at_most']} judge calls, {estimate['prompt_tokens_estimate']['at_least']:,} "
+              f"to {estimate['prompt_tokens_estimate']['at_most']:,} prompt tokens ({estimate['token_count']}); "
               "a rejected question stops at its first failed critique, so most runs cost less than the upper bound")
         return
-    result = generate_testset(options.pop("docs"), overwrite=overwrite, **options)
+    result = run_testset(cfg, overwrite=overwrite)
     print_quality(result.quality, console())
     print(plain(f"wrote {result.path}, {result.path.parent / 'rejected.jsonl'} and "
                 f"{result.path.parent / 'manifest.json'}" if result.path else ""))

@@ -15,11 +15,12 @@ import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from ragmeter.errors import ConfigError
+from ragmeter.testset.config import TestsetConfig, TestsetOptions, testset_config
 
-__all__ = ["TestsetResult", "generate_testset", "parse_types", "plan_testset"]
+__all__ = ["TestsetResult", "generate_testset", "parse_types", "plan", "plan_testset", "run_testset"]
 
 
 @dataclass
@@ -57,42 +58,49 @@ def parse_types(text: str | dict[str, float] | None) -> dict[str, float]:
     return {t: w for t, w in mix.items() if w > 0}
 
 
-def generate_testset(docs: Any, size: int = 50, *, out: str | Path | None = None, judge: str | dict | Any = "llamacpp",
-                     embeddings: str | dict | Any = "bundled", language: str = "english",
-                     audience: str | None = None, types: str | dict[str, float] | None = None, seed: int = 0,
-                     chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
-                     min_score: int = 4, max_attempts: int = 4, dedup_threshold: float = 0.92,
-                     groundedness: str = "rating", format: str = "jsonl", cache: bool | str | Path = True,
-                     concurrency: int = 1, progress: bool | None = None, overwrite: bool = False) -> TestsetResult:
-    """Chunk `docs`, generate and critique questions until `size` survive, and write
-    testset.<jsonl|parquet>, rejected.jsonl and manifest.json to `out` (if given)."""
+def generate_testset(docs: Any, size: int = 50, *, progress: bool | None = None, overwrite: bool = False,
+                     **options: Unpack[TestsetOptions]) -> TestsetResult:
+    """Chunk `docs` (a folder, a file, or documents in memory), generate and critique questions
+    until `size` survive, and write testset.<jsonl|parquet>, rejected.jsonl and manifest.json
+    to `out` (if given). Keyword arguments: `TestsetOptions` (meaning and defaults: TestsetConfig)."""
+    unknown = set(options) - TestsetOptions.__optional_keys__
+    if unknown:
+        raise TypeError(f"generate_testset() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    judge, embeddings = options.pop("judge", "llamacpp"), options.pop("embeddings", "bundled")
+    cache, out = options.pop("cache", True), options.pop("out", None)
+    cfg = testset_config(docs=str(docs) if isinstance(docs, (str, Path)) else "<in-memory>", size=size,
+                         out=str(out) if out is not None else None,
+                         cache=str(cache) if isinstance(cache, Path) else cache,
+                         judge=judge if isinstance(judge, (str, dict)) else "custom",
+                         embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom", **options)
+    return run_testset(cfg, docs=docs, judge=judge, embeddings=embeddings, progress=progress, overwrite=overwrite)
+
+
+def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embeddings: Any = None,
+                progress: bool | None = None, overwrite: bool = False) -> TestsetResult:
+    """The test set `cfg` describes (the CLI's and the API's one path); `docs`, `judge`,
+    `embeddings`: objects given in place of the config's path and specs."""
+    from ragmeter.prompts.languages import normalize_language
     from ragmeter.testset.pipeline import Settings
 
-    if size < 1:
-        raise ConfigError("--size must be at least 1")
-    if not 1 <= min_score <= 5:
-        raise ConfigError("--min-score must be between 1 and 5")
-    if format not in ("jsonl", "parquet"):
-        raise ConfigError("--format must be jsonl or parquet")
-    if groundedness not in ("rating", "seed"):
-        raise ConfigError("groundedness must be rating or seed")
-    from ragmeter.prompts.languages import normalize_language
-
-    settings = Settings(size=size, types=parse_types(types), language=normalize_language(language),
-                        audience=audience or Settings.audience, seed=seed, min_score=min_score,
-                        max_attempts=max_attempts, dedup_threshold=dedup_threshold, groundedness=groundedness)
-    options = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunk_unit": chunk_unit}
-    if out is not None:
-        _prepare(Path(out), settings, options, overwrite)
-    coro = _generate(docs, settings, options, judge, embeddings, cache, concurrency, progress)
+    settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=normalize_language(cfg.language),
+                        audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
+                        max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
+                        groundedness=cfg.groundedness)
+    options = {"chunk_size": cfg.chunk_size, "chunk_overlap": cfg.chunk_overlap, "chunk_unit": cfg.chunk_unit}
+    if cfg.out is not None:
+        _prepare(Path(cfg.out), settings, options, overwrite)
+    coro = _generate(cfg.docs if docs is None else docs, settings, options, cfg.judge if judge is None else judge,
+                     cfg.embeddings if embeddings is None else embeddings, cfg.cache, cfg.concurrency, progress)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         result = asyncio.run(coro)
     else:
+        coro.close()
         raise ConfigError("generate_testset() was called inside a running event loop: run it in a thread")
-    if out is not None:
-        result.path = _write(Path(out), result, format)
+    if cfg.out is not None:
+        result.path = _write(Path(cfg.out), result, cfg.format)
     return result
 
 
@@ -151,12 +159,17 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 
 
-def plan_testset(docs: Any, size: int = 50, *, language: str = "english", types: str | dict[str, float] | None = None,
-                 seed: int = 0, chunk_size: int = 2000, chunk_overlap: int = 200, chunk_unit: str = "characters",
-                 max_attempts: int = 4, audience: str | None = None) -> dict[str, Any]:
+def plan_testset(docs: Any, size: int = 50, **options: Unpack[TestsetOptions]) -> dict[str, Any]:
     """What a run would spend, without a judge call: the prompts of the first `size` attempts
     rendered and measured (4 characters per token, an estimate), as a lower bound (every
     question kept) and an upper bound (the whole attempt budget, every critique asked)."""
+    cfg = testset_config(docs=str(docs) if isinstance(docs, (str, Path)) else "<in-memory>", size=size,
+                         **{k: v for k, v in options.items() if k in TestsetConfig.model_fields})
+    return plan(cfg, docs)
+
+
+def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
+    """plan_testset for a validated config (`docs`: documents given in place of its path)."""
     from ragmeter.prompts.languages import normalize_language
     from ragmeter.prompts.template import builtin_prompt
     from ragmeter.testset.chunking import split
@@ -164,15 +177,16 @@ def plan_testset(docs: Any, size: int = 50, *, language: str = "english", types:
     from ragmeter.testset.pipeline import ORDER, type_plan
     from ragmeter.testset.sampling import chunk_order
 
-    language = normalize_language(language)
-    corpus = load_documents(docs)
-    chunks = split(corpus.documents, chunk_size, chunk_overlap, chunk_unit)
+    size, seed, audience, max_attempts = cfg.size, cfg.seed, cfg.audience, cfg.max_attempts
+    language = normalize_language(cfg.language)
+    corpus = load_documents(cfg.docs if docs is None else docs)
+    chunks = split(corpus.documents, cfg.chunk_size, cfg.chunk_overlap, cfg.chunk_unit)
     _check_chunks(chunks, {})
-    plan, order = type_plan(parse_types(types), seed), chunk_order(chunks, seed)
+    kinds, order = type_plan(parse_types(cfg.types), seed), chunk_order(chunks, seed)
     question = "What does this typical generated question of about twelve words ask about?"
     per_attempt: list[int] = []
     for chunk in itertools.islice(order, size):
-        kind, text = next(plan), chunk.text
+        kind, text = next(kinds), chunk.text
         contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
         tokens = _tokens(builtin_prompt("testset", kind, language).messages(contexts))
         for criterion in ORDER:

@@ -4,7 +4,7 @@ Paths in the file are relative to it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -12,12 +12,15 @@ from ragmeter.errors import ConfigError, explain_validation
 
 
 class TestsetConfig(BaseModel):
+    """A test set's settings, validated once: the config file's `testset:` section, the flags
+    of `ragmeter testset`, the keyword arguments of `generate_testset`."""
+
     model_config = ConfigDict(extra="forbid")
     __test__ = False  # not a pytest test class
 
-    docs: str
+    docs: str  # a path, or "<in-memory>" when the API was given documents
     size: int = Field(default=50, ge=1)
-    out: str = "testset"
+    out: str | None = "testset"  # None: keep the test set in memory
     judge: str | dict[str, Any] = "llamacpp"
     embeddings: str | dict[str, Any] = "bundled"
     language: str = "english"
@@ -26,17 +29,48 @@ class TestsetConfig(BaseModel):
     seed: int = 0
     chunk_size: int = Field(default=2000, ge=50)
     chunk_overlap: int = Field(default=200, ge=0)
-    chunk_unit: str = "characters"
+    chunk_unit: Literal["characters", "tokens"] = "characters"
     min_score: int = Field(default=4, ge=1, le=5)
     max_attempts: int = Field(default=4, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
-    groundedness: str = "rating"
-    format: str = "jsonl"
+    groundedness: Literal["rating", "seed"] = "rating"
+    format: Literal["jsonl", "parquet"] = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True
 
 
-def load_testset_config(path: Path | None, flags: dict[str, Any]) -> dict[str, Any]:
+class TestsetOptions(TypedDict, total=False):
+    """Keyword arguments of `generate_testset` (defaults and meaning: TestsetConfig), and the
+    objects it may take in place of specs."""
+
+    out: str | Path | None
+    judge: Any  # a spec, a settings mapping, or a Judge
+    embeddings: Any  # a spec, or an Embedder
+    language: str
+    audience: str | None
+    types: str | dict[str, float] | None
+    seed: int
+    chunk_size: int
+    chunk_overlap: int
+    chunk_unit: Literal["characters", "tokens"]
+    min_score: int
+    max_attempts: int
+    dedup_threshold: float
+    groundedness: Literal["rating", "seed"]
+    format: Literal["jsonl", "parquet"]
+    concurrency: int
+    cache: bool | str | Path
+
+
+def testset_config(**settings: Any) -> TestsetConfig:
+    """TestsetConfig from keys and values, a bad one as one ConfigError line."""
+    try:
+        return TestsetConfig(**settings)
+    except ValidationError as exc:
+        raise ConfigError(f"testset: {explain_validation(exc, list(TestsetConfig.model_fields))}") from None
+
+
+def load_testset_config(path: Path | None, flags: dict[str, Any]) -> TestsetConfig:
     data: dict[str, Any] = {}
     if path is not None:
         import yaml
@@ -54,7 +88,4 @@ def load_testset_config(path: Path | None, flags: dict[str, Any]) -> dict[str, A
     data.update(flags)
     if "docs" not in data:
         raise ConfigError("no documents: give DOCS, or `docs:` in the config's testset section")
-    try:
-        return TestsetConfig(**data).model_dump()
-    except ValidationError as exc:
-        raise ConfigError(f"testset: {explain_validation(exc, list(TestsetConfig.model_fields))}") from None
+    return testset_config(**data)
