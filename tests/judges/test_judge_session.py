@@ -217,3 +217,46 @@ def test_the_fast_cache_key_is_make_key_of_the_documented_payload():
         key = session._key("faithfulness.verdicts@abc", inputs, verdicts(2), 256)
         assert key == make_key({"judge": judge.identity(), "prompt": "faithfulness.verdicts@abc", "inputs": inputs,
                                 "schema": output_schema(verdicts(2)), "max_tokens": 256})
+
+
+def test_reasons_settings_share_replies_with_more_reasons_and_say_what_was_not_written(isolated_cache):
+    """`failing` reuses a reply written with every reason (same verdicts); a reply written
+    without reasons is kept under a key of its own, so `all` never gets an empty reason."""
+
+    class Writes(ScriptedJudge):
+        def __init__(self, reasons: str, reason: str) -> None:
+            super().__init__(lambda request: {"verdicts": [{"verdict": 1, "reason": reason}]})
+            self.reasons = reasons
+
+    def faithfulness(judge: ScriptedJudge) -> dict:
+        result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=isolated_cache, progress=False)
+        return result.rows[0]["faithfulness_evidence"]["statements"][0]
+
+    assert faithfulness(Writes("all", "the context says a."))["reason"] == "the context says a."
+    reused = Writes("failing", "")
+    assert faithfulness(reused)["reason"] == "the context says a." and reused.calls() == 0
+    fresh = isolated_cache.with_name("other.sqlite")
+    none = Writes("none", "")
+    row = ragmeter.evaluate([ROW], ["faithfulness"], judge=none, cache=fresh, progress=False).rows[0]
+    assert row["faithfulness_evidence"]["statements"][0]["reason"] == "no reason written (reasons: none)"
+    assert none.calls() == 1
+    every = Writes("all", "written now")
+    again = ragmeter.evaluate([ROW], ["faithfulness"], judge=every, cache=fresh, progress=False).rows[0]
+    assert every.calls() == 1 and again["faithfulness_evidence"]["statements"][0]["reason"] == "written now"
+    assert again["faithfulness"] == row["faithfulness"] == 1.0
+
+
+def test_only_a_reason_nothing_is_decided_after_is_skipped():
+    from ragmeter.judges.llamacpp_decode import reason_skipper
+    from ragmeter.judges.session import output_schema
+    from ragmeter.metrics.rubrics import CriticVerdict
+
+    two = output_schema(verdicts(2))
+    failing, none = reason_skipper("failing", two), reason_skipper("none", two)
+    first = '{"verdicts": [{"verdict": 1, "reason": "'
+    assert not failing(first) and not none(first)  # the second verdict reads the first reason
+    last = '{"verdicts": [{"verdict": 1, "reason": "x"}, {"verdict": %d, "reason": "'
+    assert failing(last % 1) and not failing(last % 0) and none(last % 0)
+    assert not failing(last % 1 + "y")  # only where the string opens
+    assert reason_skipper("all", two) is None
+    assert reason_skipper("none", output_schema(CriticVerdict)) is None  # reason before verdict: always written

@@ -89,3 +89,20 @@ def test_the_same_run_spelled_differently_is_still_the_same_run(tmp_path: Path):
     with pytest.raises(ConfigError, match="another run's results"):
         ragmeter.evaluate(rows, ["exact_match", {"rouge": {"rouge_type": "rouge1"}}], cache=False, progress=False,
                           out=tmp_path / "out")
+
+
+def test_the_same_run_with_a_calibrated_judge_is_still_the_same_run(tmp_path: Path):
+    """The manifest's judge record holds more than the identity (calibration lines, reasons);
+    reading a folder's fingerprint back leaves those out, as the default bundled judge needs."""
+    from ragmeter.judges.calibration import Platt
+
+    class Calibrated(ScriptedJudge):
+        reasons = "failing"
+
+        def calibration(self) -> dict:
+            return {"context_relevance.rating1": Platt("context_relevance.rating1", "v", "rating", 2.0, -1.0, "test")}
+
+    first, _ = run(tmp_path / "out", judge=Calibrated(lambda request: {"rating": 2}))
+    assert first.manifest["judge"]["calibration"] and first.manifest["judge"]["reasons"] == "failing"
+    again, scripted = run(tmp_path / "out", judge=Calibrated(lambda request: {"rating": 2}))
+    assert scripted.calls() == 2 and again.rows == first.rows

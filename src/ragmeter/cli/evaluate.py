@@ -117,12 +117,15 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
              dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
              price: Annotated[Optional[str], typer.Option(
-                 "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None
+                 "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None,
+             reasons: Annotated[Optional[str], typer.Option(
+                 help="failing (the in-process default: a reason only where a verdict is 0) | all | none; "
+                      "scores are the same (= --judge-opt reasons=...)")] = None
              ) -> None:
     """Evaluate a dataset file without a config file."""
     from ragmeter.run.config import build_config
 
-    judge_cfg = judge_setting(judge, judge_opt)
+    judge_cfg = judge_setting(judge, [*(judge_opt or []), *([f"reasons={reasons}"] if reasons else [])])
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": pairs(column or [], "--column"),
                         "metrics": metric_specs(metrics, metric_opt or []),

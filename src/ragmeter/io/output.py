@@ -70,10 +70,14 @@ def remove_other_results(out_dir: Path, kept: Path) -> None:
             os.unlink(other)
 
 
+#: what the manifest's judge record holds besides the judge's identity (run/record.py, judge_record)
+NOT_IDENTITY = ("name", "api_key_env", "reasons", "calibration", "servers", "batches")
+
+
 def _fingerprint_of(manifest: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
-        judge = {k: v for k, v in data["judge"].items() if k not in ("name", "api_key_env")} if data["judge"] else None
+        judge = {k: v for k, v in data["judge"].items() if k not in NOT_IDENTITY} if data["judge"] else None
         metrics = [[label, m["metric"], m["settings"]] for label, m in data["metrics"].items()]
         return run_fingerprint(data["config"], data["dataset"]["sha256"], metrics, judge, data["embeddings"])
     except (OSError, ValueError, KeyError, TypeError):

@@ -71,6 +71,9 @@ class Judge(ABC):
     backend: str = "abstract"
     #: True when the backend enforces the JSON schema while decoding (grammar, json_schema).
     constrained: bool = False
+    #: Which reasons the judge writes: `all`, or (in-process llama.cpp) `failing` (only for
+    #: verdicts of 0) or `none`. Scores are the same; replies differ, so the cache key does.
+    reasons: str = "all"
 
     def __init__(self, model: str, params: DecodingParams | None = None) -> None:
         self.model = model

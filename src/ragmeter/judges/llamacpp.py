@@ -27,7 +27,14 @@ from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
-from ragmeter.judges.llamacpp_decode import PrefixStates, PromptParts, fresh_state, greedy_constrained, prompt_parts
+from ragmeter.judges.llamacpp_decode import (
+    PrefixStates,
+    PromptParts,
+    fresh_state,
+    greedy_constrained,
+    prompt_parts,
+    reason_skipper,
+)
 from ragmeter.judges.render import completion_text
 
 if TYPE_CHECKING:
@@ -42,7 +49,7 @@ class LlamaCppJudge(Judge):
 
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
-                 bundled_model: BundledModel | None = None, calibrate: bool = True) -> None:
+                 bundled_model: BundledModel | None = None, calibrate: bool = True, reasons: str = "failing") -> None:
         self.model_path, self.bundled = model_path, bundled_model
         if bundled_model is not None:
             name = f"{bundled_model.name}=={bundled_model.version()}"
@@ -51,7 +58,7 @@ class LlamaCppJudge(Judge):
         else:
             raise ConfigError("the llamacpp judge needs a GGUF file or a bundled model name")
         super().__init__(name, params)
-        self.n_ctx, self.api, self.calibrate = n_ctx, api, calibrate
+        self.n_ctx, self.api, self.calibrate, self.reasons = n_ctx, api, calibrate, reasons
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Any = None
         self._chat: Any = None
@@ -65,7 +72,8 @@ class LlamaCppJudge(Judge):
         model = cfg.needs("model")
         path = None if model in BUNDLED else Path(model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
-                   bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate)
+                   bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate,
+                   reasons=cfg.reasons)
 
     def identity(self) -> dict[str, Any]:
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
@@ -175,8 +183,9 @@ class LlamaCppJudge(Judge):
             deadline = time.monotonic() + request.timeout if request.timeout else None
             gbnf = _gbnf(schema_json) if schema_json else None
             fields = label_fields(request.schema)
+            skip = reason_skipper(self.reasons, request.schema) if request.prompt is None else None
             out = greedy_constrained(llm, self._parts(llm, request), gbnf, max_tokens, deadline,
-                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes)
+                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes, skip)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,

@@ -11,8 +11,10 @@ decode (the best-scoring token the grammar allows), at close to unconstrained sp
 from __future__ import annotations
 
 import ctypes
+import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,11 +112,52 @@ class PrefixStates:
             self._bytes -= len(dropped)
 
 
+#: the reply has just opened a reason's string value
+_REASON_OPEN = re.compile(r'"reason"\s*:\s*"$')
+_VERDICT = re.compile(r'"verdict"\s*:\s*"?(\w+)')
+
+
+def reason_skipper(reasons: str, schema: dict[str, Any] | None) -> Callable[[str], bool] | None:
+    """For `reasons: none` the reason, for `failing` the reason of a verdict of 1, is closed
+    empty when nothing the judge decides comes after it: the last item's reason in a list of
+    a fixed length, a root object's last field. So every verdict and its probability is read
+    from exactly the text it is read from with `reasons: all`, and scores are identical; only
+    the reason's tokens are saved. (An earlier item's reason is read by the verdicts after it.)"""
+    last = None if reasons == "all" or schema is None else _last_reason(schema)
+    if last is None:
+        return None
+
+    def skip(text: str) -> bool:
+        if not _REASON_OPEN.search(text) or text.count('"reason"') != last:
+            return False
+        verdicts = _VERDICT.findall(text)
+        return reasons == "none" or (bool(verdicts) and verdicts[-1] == "1")
+    return skip
+
+
+def _last_reason(schema: dict[str, Any]) -> int | None:
+    """How many reasons a reply of `schema` holds when its last one ends it, else None."""
+    fields = list(schema.get("properties", {}))
+    if not fields:
+        return None
+    if fields[-1] == "reason":
+        return 1
+    node = schema["properties"][fields[-1]]
+    items = node.get("items", {})
+    if "$ref" in items:
+        items = schema.get("$defs", {}).get(items["$ref"].rsplit("/", 1)[-1], {})
+    inner = list(items.get("properties", {}))
+    fixed = node.get("type") == "array" and node.get("minItems") == node.get("maxItems") is not None
+    return node["maxItems"] if fixed and inner and inner[-1] == "reason" else None
+
+
 def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,
                        deadline: float | None = None, stop: tuple[str, ...] = (),
-                       probe: LabelProbe | None = None, states: PrefixStates | None = None) -> Decoded:
+                       probe: LabelProbe | None = None, states: PrefixStates | None = None,
+                       skip_reason: Callable[[str], bool] | None = None) -> Decoded:
     """Greedy decode of `prompt` under the grammar; with a probe, also the label
-    probabilities read from the same logits (no extra evaluation)."""
+    probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
+    reason it says yes to is closed at once (see reason_skipper)."""
     import llama_cpp
     import numpy as np
 
@@ -124,6 +167,8 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
         raise JudgeError(f"prompt of {len(prompt)} tokens + {max_tokens} for the reply exceeds the "
                          f"window of {llm.n_ctx()} tokens")
     grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
+    quote = llm.tokenize(b'"', add_bos=False, special=False)[0] if skip_reason is not None else -1
+    track = probe is not None or skip_reason is not None
     try:
         (states or PrefixStates(max_bytes=0)).load(llm, prompt)
         out: list[int] = []
@@ -133,16 +178,20 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
             if probe is not None:
                 probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits))
-            token = int(np.argmax(logits))
-            if grammar is not None:
-                token = grammar.choose(token, logits)
+            if skip_reason is not None and skip_reason(text.decode("utf-8", errors="ignore")) and \
+                    (grammar is None or grammar.allows(quote)):
+                token = quote  # the reason's string closes empty
+            else:
+                token = int(np.argmax(logits))
+                if grammar is not None:
+                    token = grammar.choose(token, logits)
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 finish = "stop"
                 break
             if grammar is not None:
                 grammar.accept(token)
             out.append(token)
-            text += llm.detokenize([token]) if probe is not None else b""
+            text += llm.detokenize([token]) if track else b""
             if stop and cut_at_stop(llm.detokenize(out[-32:]).decode("utf-8", errors="replace"), stop)[1]:
                 finish = "stop"
                 break
@@ -211,6 +260,15 @@ class _Grammar:
         if not np.isfinite(self.full_np["logit"][best]):
             raise JudgeError("the grammar allows no token here (a dead end in the output schema)")
         return int(self.full_np["id"][best])
+
+    def allows(self, token: int) -> bool:
+        """Whether the grammar accepts `token` next (one entry checked, not the vocabulary)."""
+        import numpy as np
+
+        self.one[0].id, self.one[0].logit, self.one[0].p = token, 0.0, 0.0
+        self.one_array.size, self.one_array.selected = 1, -1
+        self.lib.llama_sampler_apply(self.sampler, ctypes.byref(self.one_array))
+        return bool(np.isfinite(self.one[0].logit))
 
     def accept(self, token: int) -> None:
         self.lib.llama_sampler_accept(self.sampler, token)

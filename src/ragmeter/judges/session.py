@@ -40,6 +40,11 @@ class Answer:
     probs: dict[str, dict[str, float]]
 
 
+#: replies a judge with this `reasons` setting may reuse from the cache, its own first: one
+#: with more reasons serves as well (the verdicts and their probabilities are the same)
+SERVES = {"all": ("all",), "failing": ("failing", "all"), "none": ("none", "failing", "all")}
+
+
 class JudgeSession:
     def __init__(self, judge: Judge, cache: Cache, policy: RetryPolicy | None = None,
                  concurrency: int = 1, clock: BusyClock | None = None, faults: FaultLog | None = None) -> None:
@@ -64,14 +69,16 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        key = self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens)
-        hit = self.cache.get(key)
+        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode)
+                for mode in SERVES[self.judge.reasons]]
+        key = keys[0]
+        hit = next((found for k in keys if (found := self.cache.get(k)) is not None), None)
         if hit is None and key in self._inflight:
             hit = await asyncio.shield(self._inflight[key])
         if hit is not None:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
-            return Answer(output.model_validate(hit["parsed"]), hit["truncated"], True,
+            return Answer(output.model_validate(self._unwritten(hit["parsed"])), hit["truncated"], True,
                           self._calibrated(prompt, hit["probs"]))
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
@@ -85,7 +92,21 @@ class JudgeSession:
             del self._inflight[key]
         pending.set_result({"parsed": answer.parsed.model_dump(mode="json"), "truncated": answer.truncated,
                             "probs": answer.probs})
-        return Answer(answer.parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
+        parsed = output.model_validate(self._unwritten(answer.parsed.model_dump(mode="json"))) \
+            if self.judge.reasons != "all" else answer.parsed
+        return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
+
+    def _unwritten(self, parsed: Any) -> Any:
+        """A reason the judge was told not to write (`reasons: failing|none`) says so, where the
+        report and the evidence show it, instead of standing empty."""
+        if self.judge.reasons == "all":
+            return parsed
+        if isinstance(parsed, dict):
+            return {k: (f"no reason written (reasons: {self.judge.reasons})" if k == "reason" and v == "" else
+                        self._unwritten(v)) for k, v in parsed.items()}
+        if isinstance(parsed, list):
+            return [self._unwritten(v) for v in parsed]
+        return parsed
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
@@ -97,13 +118,16 @@ class JudgeSession:
 
         return calibrate(probs, rule)
 
-    def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int) -> str:
+    def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int,
+              reasons: str = "all") -> str:
         """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,
-        with the judge's identity and the schema serialised once instead of per call."""
+        with the judge's identity and the schema serialised once instead of per call; a reply
+        written with fewer reasons (`reasons`) has a key of its own."""
         if self._identity_json is None:
             self._identity_json = canonical_json(self.judge.identity())
+        written = "" if reasons == "all" else f',"reasons":"{reasons}"'
         text = (f'{{"inputs":{canonical_json(inputs)},"judge":{self._identity_json},"max_tokens":{max_tokens},'
-                f'"prompt":{canonical_json(prompt)},"schema":{schema_json(output)}}}')
+                f'"prompt":{canonical_json(prompt)}{written},"schema":{schema_json(output)}}}')
         return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
 
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],

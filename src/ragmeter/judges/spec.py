@@ -43,6 +43,8 @@ class LlamaCppConfig(_JudgeSettings):
     n_threads: int | None = None
     #: a bundled judge's verdict probabilities through its shipped Platt line (judges/calibration.py)
     calibrate: bool = True
+    #: reasons written: `failing` (only where a verdict is 0), `all`, or `none`; scores are the same
+    reasons: Literal["all", "failing", "none"] = "failing"
 
 
 class HTTPJudgeConfig(_JudgeSettings):

@@ -75,6 +75,7 @@ def judge_record(judge: Any) -> dict[str, Any]:
     batches = getattr(judge, "batches", None)
     calibrated = {key: rule.record() for key, rule in judge.calibration().items()}
     return {"name": judge.describe(), **judge.identity(), "api_key_env": getattr(judge, "api_key_env", None),
+            "reasons": judge.reasons,
             **({"calibration": calibrated} if calibrated else {}),
             **({"servers": servers} if servers else {}), **({"batches": batches} if batches is not None else {})}
 
