@@ -92,3 +92,24 @@ def test_restored_prompt_prefix_gives_the_same_reply_as_a_computed_one():
     second, hits_second = asyncio.run(replies([1, 0]))
     assert first == second
     assert hits_first == hits_second == 1
+
+
+def test_reasons_change_the_tokens_written_never_the_scores(tmp_path):
+    """The same rows with `reasons: all`, `failing` (the default) and `none`, each on a fresh
+    cache: identical scores and verdict probabilities; the supported claim's reason is not
+    written unless asked, the unsupported one's is; fewer completion tokens."""
+    runs = {}
+    for reasons in ("all", "failing", "none"):
+        judge = {"spec": QWEN, "reasons": reasons}
+        runs[reasons] = ragmeter.evaluate(ROWS, ["faithfulness"],
+                                          judge=judge, cache=tmp_path / f"{reasons}.sqlite", progress=False)
+    rows = {mode: run.rows for mode, run in runs.items()}
+    for mode in ("failing", "none"):
+        for a, b in zip(rows["all"], rows[mode]):
+            assert a["faithfulness"] == b["faithfulness"]
+    said = {mode: [r["faithfulness_evidence"]["statements"][0]["reason"] for r in rows[mode]] for mode in rows}
+    assert said["failing"][0] == "no reason written (reasons: failing)" and said["failing"][1] == said["all"][1]
+    assert said["none"] == ["no reason written (reasons: none)"] * 2 and not said["all"][0].startswith("no reason")
+    tokens = {mode: run.manifest["metrics"]["faithfulness"]["completion_tokens"] for mode, run in runs.items()}
+    assert tokens["none"] < tokens["failing"] < tokens["all"]
+    assert runs["failing"].manifest["judge"]["reasons"] == "failing"
