@@ -10,7 +10,7 @@ Compares with the Ragas 0.4.3 figures measured for the core issue (same six metr
 cache): probability mode costs no extra judge calls, only the probe's work in the decode.
 
     python benchmarks/bench_core.py [--judge llamacpp:qwen-coder-1.5b] [--rows N] [--determinism]
-                                    [--probe-overhead]
+                                    [--probe-overhead] [--reasons all|failing|none]
 """
 
 from __future__ import annotations
@@ -38,7 +38,11 @@ def main() -> None:
     parser.add_argument("--determinism", action="store_true", help="also re-run without cache and compare")
     parser.add_argument("--judge", default="llamacpp")
     parser.add_argument("--probe-overhead", action="store_true", help="only time the probe on and off")
+    parser.add_argument("--reasons", choices=["all", "failing", "none"], default=None,
+                        help="the in-process judge's reasons setting (default: the judge's own, failing)")
     args = parser.parse_args()
+    if args.reasons:
+        args.judge = {"spec": args.judge, "reasons": args.reasons}
     if args.probe_overhead:
         return report_probe_overhead(args.judge, args.rows or 5)
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,12 +81,14 @@ def report_first(m: dict) -> None:
           f"seconds per row {per_row / RAGAS['seconds_per_row']:.2f}x (target <= 0.3x)")
 
 
-def report_cached(cache: Path, out: Path, rows: int | None, judge: str) -> None:
+def report_cached(cache: Path, out: Path, rows: int | None, judge: str | dict) -> None:
     start = time.perf_counter()
     again = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=cache, out=out, limit=rows, progress=False)
     inproc = time.perf_counter() - start
     calls = sum(s["judge_calls"] for s in again.manifest["metrics"].values())
-    cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--judge", judge, "--out", str(out)]
+    spec, settings = (judge["spec"], [f"--reasons={judge['reasons']}"]) if isinstance(judge, dict) else (judge, [])
+    cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--judge", spec, *settings,
+           "--out", str(out)]
     if rows:
         cmd += ["--limit", str(rows)]
     start = time.perf_counter()
