@@ -247,7 +247,7 @@ def test_reasons_settings_share_replies_with_more_reasons_and_say_what_was_not_w
 
 
 def test_only_a_reason_nothing_is_decided_after_is_skipped():
-    from ragmeter.judges.llamacpp_decode import reason_skipper
+    from ragmeter.judges.reasons import reason_skipper
     from ragmeter.judges.session import output_schema
     from ragmeter.metrics.rubrics import CriticVerdict
 

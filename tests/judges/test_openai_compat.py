@@ -222,3 +222,36 @@ def test_embeddings_share_the_url_and_settings_checks():
     assert "EMBKEY" not in str(err.value)
     with pytest.raises(ConfigError, match=r"embeddings openai: unknown setting\(s\) dimension; settings: base_url"):
         make_embedder({"backend": "openai", "model": "m", "dimension": 3})
+
+
+def test_reasons_none_sends_a_schema_without_reasons_and_scores_the_same():
+    """A paid judge with `reasons: none` is asked for verdicts only; the reply is completed with
+    empty reasons (said so in the evidence), and the score is the one a reply with reasons gives."""
+    log: list = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        body = json.loads(request.content)
+        log.append(body)
+        verdict = body["response_format"]["json_schema"]["schema"]["$defs"]["Verdict"]["properties"]
+        item = {"verdict": 1, **({"reason": "The context says a."} if "reason" in verdict else {})}
+        reply = chat_reply({"verdicts": [item]})
+        reply["usage"]["completion_tokens"] = len(json.dumps(item))  # as long as what it wrote
+        return httpx.Response(200, json=reply)
+
+    runs = {}
+    for reasons in ("all", "none"):
+        judge = judge_with(httpx.MockTransport(handler), reasons=reasons)
+        runs[reasons] = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
+    schema = log[-1]["response_format"]["json_schema"]["schema"]["$defs"]["Verdict"]
+    assert "reason" not in schema["properties"] and schema["required"] == ["verdict"]
+    assert "reason" in log[0]["response_format"]["json_schema"]["schema"]["$defs"]["Verdict"]["required"]
+    every, none = runs["all"].rows[0], runs["none"].rows[0]
+    assert every["faithfulness"] == none["faithfulness"] == 1.0
+    assert none["faithfulness_evidence"]["statements"][0]["reason"] == "no reason written (reasons: none)"
+    tokens = {m: r.manifest["metrics"]["faithfulness"]["completion_tokens"] for m, r in runs.items()}
+    assert tokens == {"all": 47, "none": 14}  # the fake counts characters: 0.30x
+    assert parse_judge_spec({"spec": "openai:gpt-4o-mini", "reasons": "none"}).reasons == "none"
+    with pytest.raises(ConfigError, match="reasons"):
+        parse_judge_spec({"spec": "openai:gpt-4o-mini", "reasons": "failing"})

@@ -33,8 +33,8 @@ from ragmeter.judges.llamacpp_decode import (
     fresh_state,
     greedy_constrained,
     prompt_parts,
-    reason_skipper,
 )
+from ragmeter.judges.reasons import reason_skipper
 from ragmeter.judges.render import completion_text
 
 if TYPE_CHECKING:

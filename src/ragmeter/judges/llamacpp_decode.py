@@ -11,7 +11,6 @@ decode (the best-scoring token the grammar allows), at close to unconstrained sp
 from __future__ import annotations
 
 import ctypes
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -110,45 +109,6 @@ class PrefixStates:
         while self._bytes > self.max_bytes:
             _, dropped = self._states.popitem(last=False)
             self._bytes -= len(dropped)
-
-
-#: the reply has just opened a reason's string value
-_REASON_OPEN = re.compile(r'"reason"\s*:\s*"$')
-_VERDICT = re.compile(r'"verdict"\s*:\s*"?(\w+)')
-
-
-def reason_skipper(reasons: str, schema: dict[str, Any] | None) -> Callable[[str], bool] | None:
-    """For `reasons: none` the reason, for `failing` the reason of a verdict of 1, is closed
-    empty when nothing the judge decides comes after it: the last item's reason in a list of
-    a fixed length, a root object's last field. So every verdict and its probability is read
-    from exactly the text it is read from with `reasons: all`, and scores are identical; only
-    the reason's tokens are saved. (An earlier item's reason is read by the verdicts after it.)"""
-    last = None if reasons == "all" or schema is None else _last_reason(schema)
-    if last is None:
-        return None
-
-    def skip(text: str) -> bool:
-        if not _REASON_OPEN.search(text) or text.count('"reason"') != last:
-            return False
-        verdicts = _VERDICT.findall(text)
-        return reasons == "none" or (bool(verdicts) and verdicts[-1] == "1")
-    return skip
-
-
-def _last_reason(schema: dict[str, Any]) -> int | None:
-    """How many reasons a reply of `schema` holds when its last one ends it, else None."""
-    fields = list(schema.get("properties", {}))
-    if not fields:
-        return None
-    if fields[-1] == "reason":
-        return 1
-    node = schema["properties"][fields[-1]]
-    items = node.get("items", {})
-    if "$ref" in items:
-        items = schema.get("$defs", {}).get(items["$ref"].rsplit("/", 1)[-1], {})
-    inner = list(items.get("properties", {}))
-    fixed = node.get("type") == "array" and node.get("minItems") == node.get("maxItems") is not None
-    return node["maxItems"] if fixed and inner and inner[-1] == "reason" else None
 
 
 def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,

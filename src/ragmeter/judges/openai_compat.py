@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -33,6 +34,7 @@ from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavai
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
+from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
 
 if TYPE_CHECKING:
@@ -50,8 +52,10 @@ class OpenAICompatJudge(Judge):
     def __init__(self, base_url: str, model: str, *, backend: str = "openai-compat",
                  api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
                  params: DecodingParams | None = None, context_window: int | None = None,
-                 logprobs: bool = True, transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 logprobs: bool = True, transport: httpx.AsyncBaseTransport | None = None,
+                 reasons: str = "all") -> None:
         super().__init__(model, params)
+        self.reasons = reasons
         self._transport = transport
         self.backend = backend
         self.urls = [u.strip().rstrip("/") for u in base_url.split(",") if u.strip()]
@@ -73,7 +77,7 @@ class OpenAICompatJudge(Judge):
         api = "chat" if cfg.api == "auto" else cfg.api
         return cls(cfg.needs("base_url"), cfg.needs("model"), backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
                    structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
-                   logprobs=cfg.logprobs)
+                   logprobs=cfg.logprobs, reasons=cfg.reasons)
 
     @property
     def constrained(self) -> bool:  # type: ignore[override]
@@ -133,6 +137,13 @@ class OpenAICompatJudge(Judge):
         return "/chat/completions" if self.api == "chat" and request.prompt is None else "/completions"
 
     async def complete(self, request: JudgeRequest) -> JudgeReply:
+        if self.reasons == "none" and request.schema is not None and request.prompt is None:
+            reply = await self._complete(replace(request, schema=strip_reasons(request.schema)))
+            reply.text = fill_reasons(reply.text, request.schema)
+            return reply
+        return await self._complete(request)
+
+    async def _complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
         start = time.perf_counter()
         data = await self._post(self._path(request), body)
@@ -140,7 +151,7 @@ class OpenAICompatJudge(Judge):
             raise FormatRejected(f"{self.base_url} refused structured output (response_format)")
         if isinstance(data, str):  # "logprobs": the server rejected them, ask again without
             self._logprobs = False
-            return await self.complete(request)
+            return await self._complete(request)
         return self._reply(data, request, start)
 
     def _reply(self, data: dict[str, Any], request: JudgeRequest, start: float) -> JudgeReply:

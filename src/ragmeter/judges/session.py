@@ -22,6 +22,7 @@ from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
 from ragmeter.judges.label_probs import align, label_fields
+from ragmeter.judges.reasons import SERVES, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 
 M = TypeVar("M", bound=BaseModel)
@@ -38,11 +39,6 @@ class Answer:
     truncated: bool
     cached: bool
     probs: dict[str, dict[str, float]]
-
-
-#: replies a judge with this `reasons` setting may reuse from the cache, its own first: one
-#: with more reasons serves as well (the verdicts and their probabilities are the same)
-SERVES = {"all": ("all",), "failing": ("failing", "all"), "none": ("none", "failing", "all")}
 
 
 class JudgeSession:
@@ -78,7 +74,7 @@ class JudgeSession:
         if hit is not None:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
-            return Answer(output.model_validate(self._unwritten(hit["parsed"])), hit["truncated"], True,
+            return Answer(output.model_validate(unwritten(hit["parsed"], self.judge.reasons)), hit["truncated"], True,
                           self._calibrated(prompt, hit["probs"]))
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
@@ -92,21 +88,9 @@ class JudgeSession:
             del self._inflight[key]
         pending.set_result({"parsed": answer.parsed.model_dump(mode="json"), "truncated": answer.truncated,
                             "probs": answer.probs})
-        parsed = output.model_validate(self._unwritten(answer.parsed.model_dump(mode="json"))) \
+        parsed = output.model_validate(unwritten(answer.parsed.model_dump(mode="json"), self.judge.reasons)) \
             if self.judge.reasons != "all" else answer.parsed
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
-
-    def _unwritten(self, parsed: Any) -> Any:
-        """A reason the judge was told not to write (`reasons: failing|none`) says so, where the
-        report and the evidence show it, instead of standing empty."""
-        if self.judge.reasons == "all":
-            return parsed
-        if isinstance(parsed, dict):
-            return {k: (f"no reason written (reasons: {self.judge.reasons})" if k == "reason" and v == "" else
-                        self._unwritten(v)) for k, v in parsed.items()}
-        if isinstance(parsed, list):
-            return [self._unwritten(v) for v in parsed]
-        return parsed
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version

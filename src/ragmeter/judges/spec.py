@@ -57,6 +57,8 @@ class HTTPJudgeConfig(_JudgeSettings):
     api: Literal["auto", "chat", "completions"] = "auto"
     structured: Literal["json_schema", "json_object", "none"] = "json_schema"
     logprobs: bool = True  # ask for top_logprobs on label fields
+    #: `none`: the schema sent has no reason fields, so a paid judge writes fewer tokens; scores are the same
+    reasons: Literal["all", "none"] = "all"
 
     @field_validator("base_url")
     @classmethod

@@ -120,8 +120,8 @@ def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, An
 
 
 def _rag_index(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
-    from ragmeter.results.manifest import index_of
     from ragmeter.metrics import CITATION_METRICS
+    from ragmeter.results.manifest import index_of
 
     names = [n for n, m in manifest["metrics"].items() if m["metric"] in CITATION_METRICS]
     return index_of({n: [r.get(n) for r in rows] for n in names})
