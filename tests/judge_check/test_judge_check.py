@@ -245,3 +245,18 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
                   "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
     assert "dry run · 30 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+
+
+def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():
+    """A case the judge wrongly called supported is a verdict of 1: `reasons: failing` (the
+    in-process default) would not explain it, so the check writes every reason unless told
+    otherwise; a run in any reasons mode finds the check (its scores are the same)."""
+    from ragmeter.judge_check.check import every_reason
+    from ragmeter.judge_check.records import _identity
+
+    assert every_reason("llamacpp") == {"spec": "llamacpp", "reasons": "all"}
+    assert every_reason({"spec": "llamacpp", "reasons": "none"}) == {"spec": "llamacpp", "reasons": "none"}
+    scripted = ScriptedJudge(lambda request: {})
+    assert every_reason(scripted) is scripted
+    record = {"name": "llamacpp:qwen", "backend": "llamacpp", "model": "qwen", "reasons": "all"}
+    assert _identity(record) == _identity({**record, "reasons": "failing"})

@@ -97,6 +97,7 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
                                        language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
     results: dict[str, MetricCheck] = {}
     judge_name, judge_record = str(judge), None
+    judge = every_reason(judge)
     for spec, metric, family, cases in planned:
         if not cases:
             results[metric.label] = _no_cases(metric.label, family.name, family.needs_question)
@@ -139,6 +140,20 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
         family = _family_of(metric.name)
         planned.append((spec, metric, family, build_cases(family, sources, sizes, seed, language)))
     return sources, described, planned
+
+
+def every_reason(judge: Any) -> Any:
+    """The judge spec with `reasons: all` unless it sets reasons itself: a check is read for
+    why the judge failed a case, and a supported-looking failure is a verdict of 1, whose reason
+    `reasons: failing` would not write. Scores are the same in every mode."""
+    if not isinstance(judge, (str, dict)):
+        return judge
+    from ragmeter.judges.spec import parse_judge_spec
+
+    cfg = parse_judge_spec(judge)
+    if "reasons" not in type(cfg).model_fields or "reasons" in cfg.model_fields_set:
+        return judge
+    return {"spec": judge, "reasons": "all"} if isinstance(judge, str) else {**judge, "reasons": "all"}
 
 
 def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",

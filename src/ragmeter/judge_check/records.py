@@ -12,7 +12,8 @@ CHECKS_FILE, CHECKS_ENV = "judge-checks.json", "RAGMETER_JUDGE_CHECKS"
 
 def _identity(judge_record: dict[str, Any]) -> dict[str, Any]:
     """A manifest's judge record without what does not identify the model (its replicas' state)."""
-    return {k: v for k, v in judge_record.items() if k not in ("name", "servers", "batches", "api_key_env")}
+    return {k: v for k, v in judge_record.items()
+            if k not in ("name", "servers", "batches", "api_key_env", "reasons")}  # reasons: same scores
 
 
 def remember(judge_record: dict[str, Any], checked: JudgeCheckResult) -> None:
