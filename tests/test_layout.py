@@ -82,7 +82,7 @@ FLOORS = (
     ("citations",), ("io",), ("judges", "embeddings"), ("prompts",), ("metrics",),  # the judge and its data
     ("results",),  # finished runs: reading a run folder never needs the engine or the run's machinery
     ("report",), ("engine",), ("run",), ("api",),
-    ("meta_eval",), ("testset",), ("judge_check", "rag", "pytest_plugin", "testing"),  # built on the public API
+    ("meta_eval",), ("testset",), ("judge_check", "rag", "pytest_plugin", "testing", "explain"),  # built on the public API
     ("cli",),
 )
 

@@ -1,4 +1,4 @@
-"""Commands that read finished runs: `compare`, `report` and `merge`."""
+"""Commands that read finished runs: `compare`, `report`, `explain` and `merge`."""
 
 from __future__ import annotations
 
@@ -54,3 +54,26 @@ def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run fo
     path = merge_runs(list(folders), out, overwrite)
     print_summary(load_run(out).manifest.model_dump(mode="json"), console())
     print(plain(f"wrote {path} and {out / 'manifest.json'}"))
+
+
+def explain_run(run: Annotated[Path, typer.Argument(help="a run folder")],
+                metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every metric "
+                                                                    "with a reason not written")] = None,
+                ids: Annotated[Optional[str], typer.Option(help="comma-separated row ids")] = None,
+                where: Annotated[Optional[str], typer.Option(help="METRIC OP NUMBER, e.g. 'faithfulness < 0.5'")]
+                = None,
+                judge: Annotated[Optional[str], typer.Option(help="default: the run's own judge")] = None) -> None:
+    """Write the reasons a run left out (`reasons: failing` or `none`) for the rows you pick, in
+    place: the same prompts asked again with every reason; scores stay as they were."""
+    from ragmeter.explain import explain
+
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    chosen = [i.strip() for i in ids.split(",") if i.strip()] if ids else None
+    done = explain(run, names, chosen, where, judge)
+    if not any(done.rows.values()) and not any(done.changed.values()):
+        print("no row of that choice lacks a reason: nothing to write")
+        return
+    for name, rows in done.rows.items():
+        kept = f"; {done.changed[name]} left as they were (their score would change)" if done.changed[name] else ""
+        print(plain(f"{name}: reasons written for {rows} rows, {done.judge_calls[name]} judge calls{kept}"))
+    print(plain(f"updated {run}"))

@@ -93,6 +93,8 @@ class Manifest(_Strict):
     merged_from: list[str] | None = None
     #: the dry run's estimate for this run (`--dry-run`), with the actuals beside it
     estimate: dict[str, Any] | None = None
+    #: reasons written later by `ragmeter explain`: per metric, rows, judge calls, rows left as they were
+    explained: dict[str, Any] | None = None
 
 
 def index_of(columns: dict[str, list[float | None]]) -> dict[str, Any] | None:
