@@ -260,3 +260,17 @@ def test_only_a_reason_nothing_is_decided_after_is_skipped():
     assert not failing(last % 1 + "y")  # only where the string opens
     assert reason_skipper("all", two) is None
     assert reason_skipper("none", output_schema(CriticVerdict)) is None  # reason before verdict: always written
+
+
+def test_a_reply_without_reasons_is_shared_by_every_reasons_mode(isolated_cache):
+    """context_relevance's ratings have no reason field: a run with `reasons: failing` caches
+    them where a run with `all` finds them."""
+
+    class Failing(ScriptedJudge):
+        reasons = "failing"
+
+    first = Failing(lambda request: {"rating": 2})
+    ragmeter.evaluate([ROW], ["context_relevance"], judge=first, cache=isolated_cache, progress=False)
+    again = ScriptedJudge({})  # would raise on any call
+    result = ragmeter.evaluate([ROW], ["context_relevance"], judge=again, cache=isolated_cache, progress=False)
+    assert first.calls() == 2 and again.calls() == 0 and result.rows[0]["context_relevance"] == 1.0

@@ -20,6 +20,13 @@ SERVES = {"all": ("all",), "failing": ("failing", "all"), "none": ("none", "fail
 UNWRITTEN = "no reason written (reasons: {mode})"
 
 
+def mode_for(mode: str, schema: dict[str, Any]) -> str:
+    """The setting as it applies to a reply of `schema`: one without a reason field is written
+    the same in every mode, so it is cached as `all` and shared by all of them."""
+    nodes = [schema, *schema.get("$defs", {}).values()]
+    return mode if any("reason" in node.get("properties", {}) for node in nodes) else "all"
+
+
 def unwritten(parsed: Any, mode: str) -> Any:
     """`parsed` (a reply's JSON) with each empty reason saying it was not written."""
     if mode == "all":

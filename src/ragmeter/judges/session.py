@@ -22,7 +22,7 @@ from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
 from ragmeter.judges.label_probs import align, label_fields
-from ragmeter.judges.reasons import SERVES, unwritten
+from ragmeter.judges.reasons import SERVES, mode_for, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 
 M = TypeVar("M", bound=BaseModel)
@@ -66,7 +66,7 @@ class JudgeSession:
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
         keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode)
-                for mode in SERVES[self.judge.reasons]]
+                for mode in SERVES[mode_for(self.judge.reasons, schema)]]
         key = keys[0]
         hit = next((found for k in keys if (found := self.cache.get(k)) is not None), None)
         if hit is None and key in self._inflight:
