@@ -125,3 +125,32 @@ def test_the_least_loaded_replica_with_room_is_chosen():
         async with fleet.slot(set()) as first, fleet.slot(set()) as second, fleet.slot(set()) as third:
             return [first.url, second.url, third.url]
     assert asyncio.run(go()) == [A, B, A]  # A: 0/3; B: 0/1 < 1/3; then B is full
+
+
+def test_a_lone_server_that_drops_connections_is_retried_not_taken_out(monkeypatch):
+    """One server resetting one connection in five (and a 502 now and then) is a transient
+    fault like a 500: every row is scored, each fault retried on the same server."""
+    import functools
+
+    import ragmeter.api
+    from ragmeter.judges.retry import RetryPolicy
+
+    monkeypatch.setattr(ragmeter.api, "RetryPolicy", functools.partial(RetryPolicy, backoff=0.0))
+    seen = {"n": 0}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        seen["n"] += 1
+        if seen["n"] % 5 == 0:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.", request=request)
+        if seen["n"] % 7 == 0:
+            return httpx.Response(502, text="bad gateway")
+        content = json.dumps({"rating": 2})
+        return httpx.Response(200, json={"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                                         "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+
+    judge = OpenAICompatJudge(A, "m", transport=httpx.MockTransport(handler))
+    result = run(judge)
+    assert [r["context_relevance"] for r in result.rows] == [1.0] * len(ROWS)
+    assert result.manifest["faults"]["retries"] == seen["n"] - 2 * len(ROWS)  # each fault retried once

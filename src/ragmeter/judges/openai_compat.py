@@ -204,6 +204,9 @@ class OpenAICompatJudge(Judge):
                 except NO_ANSWER as exc:
                     self._gone(server, tried, f"{type(exc).__name__} talking to {server.url}")
                     continue
+                if response.status_code in GONE and len(self.urls) == 1:  # nowhere else to go: retry it
+                    raise TransientJudgeError(f"HTTP {response.status_code} from {server.url}{path}",
+                                              status=response.status_code)
                 if response.status_code in GONE:
                     self._gone(server, tried, f"HTTP {response.status_code} from {server.url}{path}",
                                response.status_code)
@@ -211,7 +214,12 @@ class OpenAICompatJudge(Judge):
                 return self._read(server, path, body, response)
 
     def _gone(self, server: Server, tried: set[str], what: str, status: int | None = None) -> None:
-        """Take the server out; raise when no other replica is left to try."""
+        """Take the server out; raise when no other replica is left to try. A lone server is
+        never taken out: a dropped connection or a 502 is then a transient error like a 500,
+        retried with backoff on the same server (taking it out only made every request in
+        flight fail at once, and the run stop after a few resets)."""
+        if len(self.urls) == 1:
+            raise TransientJudgeError(what, status=status)
         self.fleet.mark_down(server)
         tried.add(server.url)
         if len(tried) == len(self.urls):
