@@ -315,3 +315,16 @@ def test_the_documented_exit_codes_are_the_ones_the_cli_uses():
     from tests.conftest import ROOT
 
     assert exit_codes_markdown() in (ROOT / "docs" / "runs.md").read_text(encoding="utf-8")
+
+
+def test_ctrl_c_says_what_happened_and_how_to_resume(monkeypatch):
+    """click turns KeyboardInterrupt into Abort, which used to exit 130 with nothing on stderr."""
+    import ragmeter.metrics.catalog as catalog
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(catalog, "markdown", interrupted)
+    proc = cli("metrics", "--markdown")
+    assert proc.returncode == 130
+    assert proc.stderr == "ragmeter: interrupted; finished judge replies are cached, run again to resume\n"

@@ -81,6 +81,8 @@ def main() -> None:
     _log_to_stderr()
     try:
         code = app(standalone_mode=False)  # click returns typer.Exit's code here instead of raising
+        if code == 130:  # typer caught a Ctrl-C
+            _interrupted()
         if isinstance(code, int) and code:
             sys.exit(code)
     except RagmeterError as exc:
@@ -89,8 +91,7 @@ def main() -> None:
         print(f"ragmeter: error: {plain(exc)}", file=sys.stderr)
         sys.exit(3 if isinstance(exc, JudgeError) else 2)
     except KeyboardInterrupt:
-        print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
-        sys.exit(130)
+        _interrupted()
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # usage errors from typer's click
@@ -100,13 +101,18 @@ def main() -> None:
         sys.exit(code)
 
 
+def _interrupted() -> None:
+    print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
+    sys.exit(130)
+
+
 def _usage_error(exc: Exception) -> int | None:
     """A usage error (unknown option, missing argument, bad value) as one line; exit code 2."""
     import click
     from typer._click import exceptions as typer_click  # typer >= 0.20 vendors its own click
 
     if isinstance(exc, (click.exceptions.Abort, typer_click.Abort if hasattr(typer_click, "Abort") else ())):
-        return 130
+        _interrupted()  # click turns Ctrl-C into Abort
     if not isinstance(exc, (click.ClickException, typer_click.ClickException)):
         return None
     if type(exc).__name__ == "NoArgsIsHelpError":
