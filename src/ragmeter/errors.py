@@ -81,5 +81,5 @@ def explain_validation(exc: Any, valid_keys: list[str] | None = None, limit: int
         elif error["type"] == "missing":
             parts.append(f"missing required key '{where}'")
         else:
-            parts.append(f"{where}: {error['msg']}")
+            parts.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")  # pydantic's prefix says nothing
     return "; ".join(parts)

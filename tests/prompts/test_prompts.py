@@ -210,7 +210,7 @@ def test_config_file_language_and_prompts_dir_resolve_against_the_file(tmp_path)
     cfg = load_config(config)
     assert cfg.language == "spanish" and cfg.prompts_dir == str(tmp_path / "conf" / "my_prompts")
     config.write_text("dataset: d.jsonl\nlanguage: ../etc\n")
-    with pytest.raises(ConfigError, match="language: Value error, language '../etc' is not a language name"):
+    with pytest.raises(ConfigError, match="language: language '../etc' is not a language name"):
         load_config(config)
 
 

@@ -100,7 +100,7 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
 
 def bench_judge(judge: Annotated[str, typer.Argument(help="the judge spec, as --judge takes it")],
                 data: Annotated[Path, typer.Argument(help="rows to time it on: your own data is the best guide")],
-                rows: Annotated[int, typer.Option(help="how many rows (every call is timed)")] = 5,
+                rows: Annotated[int, typer.Option(min=1, help="how many rows (every call is timed)")] = 5,
                 metrics: Annotated[Optional[str], typer.Option(help="comma-separated (default: the six core "
                                                                     "metrics)")] = None) -> None:
     """Measure a judge's speed (seconds per call, prompt and reply tokens per second) so that

@@ -6,6 +6,7 @@ errors that list the valid ones. Relative paths resolve against the config file.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -77,8 +78,9 @@ class RunConfig(BaseModel):
     @field_validator("price_per_million")
     @classmethod
     def _price(cls, value: dict[str, float] | None) -> dict[str, float] | None:
-        if value is not None and (set(value) != {"prompt", "completion"} or min(value.values()) < 0):
-            raise ValueError("price_per_million takes {prompt: X, completion: Y}, both >= 0")
+        if value is not None and (set(value) != {"prompt", "completion"} or
+                                  not all(0 <= v < math.inf for v in value.values())):  # NaN fails too
+            raise ValueError("price_per_million takes {prompt: X, completion: Y}, both finite and >= 0")
         return value
 
     @field_validator("thresholds")
