@@ -29,7 +29,8 @@ def split_sentences(text: str) -> list[str]:
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: control characters, and the bidirectional overrides and marks that reorder what a terminal shows
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def content_words(text: str) -> set[str]:

@@ -146,3 +146,11 @@ def test_cli_compare_writes_json(tmp_path, capsys):
     data = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert data["metrics"]["faithfulness"]["difference"] == 1.0
     assert data["metrics"]["faithfulness"]["changed"][0]["evidence_b"]["verdicts"][0]["verdict"] == 1
+
+
+def test_a_repeated_id_is_named_and_bidi_overrides_are_shown_not_obeyed(tmp_path):
+    """Rows are paired by id: a repeated one used to surface as 'datasets differ ... 1 only in B'."""
+    a = write_run(tmp_path / "a", {"faithfulness": [1.0, 0.0, 1.0]}, ids=["q0", "q1", "q2"])
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0, 0.0, 1.0]}, ids=["q0", "q\u202e1", "q\u202e1"])
+    with pytest.raises(DataError, match=r"row id 'q\\u202e1' appears twice \(rows 2 and 3\)"):
+        compare(a, b)

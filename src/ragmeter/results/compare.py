@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import DataError
 from ragmeter.results.runs import Run, load_run
+from ragmeter.text import plain, printable
 
 ALPHA = 0.05
 TOP_ROWS = 5
@@ -79,6 +80,8 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     """Compare run folders (or loaded runs) A and B on their shared metrics, or `metrics`."""
     run_a = a if isinstance(a, Run) else load_run(a)
     run_b = b if isinstance(b, Run) else load_run(b)
+    for run in (run_a, run_b):
+        _unique_ids(run)
     in_b = set(run_b.ids)
     shared = [i for i in run_a.ids if i in in_b]
     if not shared:
@@ -95,6 +98,16 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
                       dataset_a=run_a.manifest.dataset.sha256, dataset_b=run_b.manifest.dataset.sha256,
                       shared_rows=len(shared), only_in_a=len(run_a.ids) - len(shared),
                       only_in_b=len(run_b.ids) - len(shared), alpha=alpha, metrics=results)
+
+
+def _unique_ids(run: Run) -> None:
+    """Rows are paired by id: a repeated one would pair with the wrong row, so name it."""
+    first: dict[str, int] = {}
+    for n, row_id in enumerate(run.ids, start=1):
+        if row_id in first:
+            raise DataError(f"row id '{plain(row_id)}' appears twice (rows {first[row_id]} and {n}): rows are "
+                            "paired by id, so each must be unique", source=run.source)
+        first[row_id] = n
 
 
 def _metric_names(run_a: Run, run_b: Run, wanted: list[str] | None) -> list[str]:
@@ -176,8 +189,6 @@ def write_comparison(comparison: Comparison, out_dir: str | Path) -> Path:
 def print_comparison(comparison: Comparison, console: Any) -> None:
     """The rich table: one line per metric, then the rows that moved most."""
     from rich.table import Table
-
-    from ragmeter.text import printable
 
     table = Table("metric", "A", "B", "B - A", "95% CI", "p (Holm)", "n", "excl.", "verdict",
                   title=printable(f"{comparison.run_a} -> {comparison.run_b}"))
