@@ -81,5 +81,6 @@ def explain_validation(exc: Any, valid_keys: list[str] | None = None, limit: int
         elif error["type"] == "missing":
             parts.append(f"missing required key '{where}'")
         else:
-            parts.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")  # pydantic's prefix says nothing
+            message = error["msg"].removeprefix("Value error, ")  # pydantic's prefix says nothing
+            parts.append(f"{where}: {message}" if error["loc"] else message)  # a rule across keys names them
     return "; ".join(parts)

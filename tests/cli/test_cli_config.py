@@ -218,6 +218,10 @@ def test_a_judge_mapping_without_a_setting_its_backend_needs_names_it(settings, 
     (["bench-judge", "llamacpp", "{data}", "--rows", "0"], "Invalid value for '--rows'"),  # was a traceback
     (["evaluate", "{data}", "--dry-run", "--price-per-million", "nan,inf"],
      "price_per_million: price_per_million takes {prompt: X, completion: Y}, both finite and >= 0"),
+    (["evaluate", "{data}", "--max-drop", "0.05"], "command line: max_drop does nothing without baseline"),
+    (["evaluate", "{data}", "--gate", "lower"], "command line: gate lower does nothing without thresholds"),
+    (["evaluate", "{data}", "--fail-under", "faithfulness=0.5,faithfulness=0.6"],
+     "--fail-under names faithfulness twice"),
     (["evaluate", "{data}", "--shard", "3/2"], "line: shard: --shard 3/2: the index must be between 0 and 1"),
 ])
 def test_usage_errors_are_one_line_with_exit_code_2(args, message, tmp_path):

@@ -126,6 +126,8 @@ def parse_fail_under(text: str | None) -> dict[str, float]:
         if not item.strip():
             continue
         name, sep, value = item.partition("=")
+        if name.strip() in bars:
+            raise ConfigError(f"--fail-under names {name.strip()} twice: give each metric one bar")
         try:
             bars[name.strip()] = float(value)
         except ValueError:

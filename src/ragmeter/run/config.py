@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, explain_validation
@@ -90,6 +90,17 @@ class RunConfig(BaseModel):
             if not 0 <= bar <= 1:
                 raise ValueError(f"threshold {name}={bar} is outside [0, 1] (scores are in [0, 1])")
         return value
+
+    @model_validator(mode="after")
+    def _no_idle_gate_settings(self) -> RunConfig:
+        """A gate setting that cannot act is an error, not silence: the user meant something."""
+        if "max_drop" in self.model_fields_set and self.max_drop and not self.baseline:
+            raise ValueError("max_drop does nothing without baseline (it is how far below the baseline run a "
+                             "metric may fall): give baseline, or leave max_drop out")
+        if "gate" in self.model_fields_set and self.gate != "mean" and not self.thresholds:
+            raise ValueError(f"gate {self.gate} does nothing without thresholds (fail_under): give them, or leave "
+                             "gate out")
+        return self
 
     def gate_settings(self) -> GateSettings:
         from ragmeter.results.gates import GateSettings
