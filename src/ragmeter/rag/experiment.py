@@ -51,16 +51,10 @@ class ExperimentConfig(BaseModel):
 
 
 def load_experiment(path: Path) -> ExperimentConfig:
-    import yaml
+    from ragmeter.io.config_files import read_mapping, relative_to
 
-    if not path.is_file():
-        raise ConfigError(f"experiment file not found: {path}")
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping (testset, docs, grid, metrics, ...)")
-    for key in ("testset", "docs", "out"):
-        if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
-            data[key] = str(path.parent / data[key])
+    data = relative_to(read_mapping(path, "experiment", "testset, docs, grid, metrics, ..."),
+                       ("testset", "docs", "out"), path.parent)
     try:
         return ExperimentConfig(**data)
     except ValidationError as exc:

@@ -144,20 +144,10 @@ def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
-    import yaml
+    from ragmeter.io.config_files import read_mapping
 
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys (dataset, metrics, judge, ...), "
-                          f"got {type(data).__name__}")
+    data = read_mapping(path, "config", "dataset, metrics, judge, ...")
     data.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return resolve_paths(build_config(data, str(path)), path.parent)
 

@@ -73,18 +73,12 @@ def testset_config(**settings: Any) -> TestsetConfig:
 def load_testset_config(path: Path | None, flags: dict[str, Any]) -> TestsetConfig:
     data: dict[str, Any] = {}
     if path is not None:
-        import yaml
+        from ragmeter.io.config_files import read_mapping, relative_to
 
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {path}")
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        section = loaded.get("testset") if isinstance(loaded, dict) else None
+        section = read_mapping(path, "config", "testset, ...").get("testset")
         if not isinstance(section, dict):
             raise ConfigError(f"{path}: no `testset:` section (a mapping of docs, size, out, ...)")
-        data = dict(section)
-        for key in ("docs", "out"):
-            if isinstance(data.get(key), str) and not Path(data[key]).is_absolute():
-                data[key] = str(path.parent / data[key])
+        data = relative_to(section, ("docs", "out"), path.parent)
     data.update(flags)
     if "docs" not in data:
         raise ConfigError("no documents: give DOCS, or `docs:` in the config's testset section")

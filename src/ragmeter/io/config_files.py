@@ -1,0 +1,38 @@
+"""YAML config files (a run, a test set, an experiment grid): one reader, so a missing file,
+invalid YAML, non-UTF-8 text or a top level that is not a mapping is the same one line
+naming the file, whichever command reads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError
+
+
+def read_mapping(path: Path, kind: str, keys: str) -> dict[str, Any]:
+    """The file's top-level mapping; `kind` names the file in errors ("config", "experiment"),
+    `keys` says what the mapping holds ("dataset, metrics, judge, ...")."""
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"{kind} file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys ({keys}), got {type(data).__name__}")
+    return data
+
+
+def relative_to(data: dict[str, Any], keys: tuple[str, ...], base: Path) -> dict[str, Any]:
+    """`data` with the relative paths under `keys` resolved against `base` (the file's folder):
+    paths in a config file are relative to that file, not to the working directory."""
+    return {k: (str(base / v) if k in keys and isinstance(v, str) and not Path(v).is_absolute() else v)
+            for k, v in data.items()}
