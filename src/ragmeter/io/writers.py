@@ -95,15 +95,66 @@ def _umask() -> int:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write `data` to `path` whole or not at all (a temporary file renamed over it). The rule
+    for what is already there: a regular file is replaced; a symlink is written through (its
+    target is replaced, the link kept); a folder, FIFO, device or socket is refused, never
+    replaced. A path that cannot be written is one ConfigError line naming it."""
+    from ragmeter.errors import ConfigError
+
+    target = _target(path)
+    make_folder(target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
         raise
+
+
+def make_folder(folder: Path) -> Path:
+    """`folder` and its parents, or one ConfigError line saying why not (a file in the way, a
+    read-only place)."""
+    from ragmeter.errors import ConfigError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot make folder {folder}: {_why(exc, folder / '_')}") from None
+    return folder
+
+
+def _target(path: Path) -> Path:
+    """Where a write to `path` lands, or a ConfigError when it must not be replaced."""
+    import stat
+
+    from ragmeter.errors import ConfigError
+
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"cannot write {path}: it is a folder; name a file")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"cannot write {path}: it is not a regular file (a FIFO, device or socket), "
+                          "and ragmeter never replaces one")
+    return target
+
+
+def _why(exc: OSError, path: Path) -> str:
+    """The reason a path cannot be written, naming the file in the way when there is one."""
+    blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    return f"{blocker} is a file, not a folder" if blocker is not None else exc.strerror or str(exc)

@@ -66,7 +66,9 @@ def dump(data: dict[str, Any]) -> str:
 def write_prompt_files(files: dict[str, str], out_dir: Path, force: bool) -> list[Path]:
     """Write name -> text into out_dir atomically. Existing files with other content are an
     error listing them unless `force`; identical files are left alone."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from ragmeter.io.writers import make_folder
+
+    make_folder(out_dir)
     clashes = [name for name, text in files.items()
                if (out_dir / name).exists() and (out_dir / name).read_text(encoding="utf-8") != text]
     if clashes and not force:

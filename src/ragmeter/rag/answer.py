@@ -172,9 +172,9 @@ def answers_manifest(rows: list[dict[str, Any]], rag: Any, source: str, tally: d
 
 
 def write_answers(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str = "jsonl") -> Path:
-    from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes, parquet_bytes, write_json
+    from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes, make_folder, parquet_bytes, write_json
 
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     path = out / f"answers.{fmt}"
     if fmt == "parquet":
         atomic_write_bytes(path, parquet_bytes(rows))

@@ -159,14 +159,14 @@ def _write(out: Path, chunks: list[Any], vectors: list[list[float]], manifest: d
     """index.faiss and chunks.parquet, each written to a temporary name and renamed."""
     import numpy as np
 
-    from ragmeter.io.writers import atomic_write_bytes, parquet_bytes
+    from ragmeter.io.writers import atomic_write_bytes, make_folder, parquet_bytes
 
     faiss = faiss_module()
     matrix = np.asarray(vectors, dtype="float32")
     faiss.normalize_L2(matrix)
     index = make_faiss_index(matrix.shape[1], manifest["search"])
     index.add(matrix)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     atomic_write_bytes(out / "index.faiss", faiss.serialize_index(index).tobytes())
     atomic_write_bytes(out / "chunks.parquet", parquet_bytes(
         [{"id": c.id, "source": c.source, "start": c.start, "text": c.text} for c in chunks]))

@@ -27,7 +27,6 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
 
         comparison = compare(runs[0], runs[1])
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
     checked = None
     if judge_check is not None:
         import json

@@ -94,6 +94,5 @@ def _xml_text(text: str) -> str:
 
 def write_text(path: str | Path, text: str | bytes) -> Path:
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, text.encode("utf-8") if isinstance(text, str) else text)
     return target

@@ -177,10 +177,9 @@ def _verdict(result: MetricComparison, alpha: float) -> Verdict:
 
 
 def write_comparison(comparison: Comparison, out_dir: str | Path) -> Path:
-    from ragmeter.io.writers import write_json
+    from ragmeter.io.writers import make_folder, write_json
 
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = make_folder(Path(out_dir))
     path = folder / "compare.json"
     write_json(path, comparison.model_dump(mode="json"))
     return path
