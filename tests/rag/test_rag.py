@@ -287,9 +287,12 @@ def test_llamaindex_adapter_contract():
     assert run.rows[0]["retrieved_context_ids"] == ["n1"] and run.rows[0]["retrieved_context_scores"] == [0.9]
 
 
-def test_http_rag_contract_on_127_0_0_1():
+def test_http_rag_contract_on_127_0_0_1(monkeypatch):
     import http.server
     import threading
+
+    monkeypatch.setenv("RAGMETER_RAG_API_KEY", "sk-rag-SECRET")
+    seen: list = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_OPTIONS(self):  # noqa: N802 - the http.server naming
@@ -297,6 +300,7 @@ def test_http_rag_contract_on_127_0_0_1():
             self.end_headers()
 
         def do_POST(self):  # noqa: N802
+            seen.append(self.headers.get("Authorization"))
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if body["question"] == "fail?":
                 self.send_response(400)
@@ -324,6 +328,15 @@ def test_http_rag_contract_on_127_0_0_1():
         server.shutdown()
     assert run.rows[0]["response"] == "served ok? (r1)" and run.rows[0]["retrieved_context_ids"] == ["x1"]
     assert run.rows[1]["response"] is None and "HTTP 400: bad question" in run.rows[1]["answer_error"]
+    assert seen[0] == "Bearer sk-rag-SECRET" and "SECRET" not in json.dumps(run.manifest)
+
+
+@pytest.mark.parametrize("url", ["http://user:sk-rag-URLKEY@rag.test/answer", "https://rag.test/answer?token=sk-rag-URLKEY"])
+def test_a_key_in_a_rag_url_is_refused_without_echoing_it(url):
+    with pytest.raises(ConfigError) as err:
+        answer([{"user_input": "q?"}], rag=url, progress=False)
+    assert "URLKEY" not in str(err.value) and "rag.test/answer" in str(err.value)
+    assert "RAGMETER_RAG_API_KEY" in str(err.value)
 
 
 def test_experiment_grid_table_best_and_paired_differences(tmp_path):

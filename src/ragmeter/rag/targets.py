@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import os
 from typing import Any
+from urllib.parse import urlsplit
 
 from ragmeter.errors import ConfigError, TransientRAGError
 from ragmeter.rag.prompt import Turn
@@ -47,10 +49,25 @@ class CallableRAG:
         return None
 
 
+#: a RAG service's key, sent as `Authorization: Bearer KEY` when set; never stored or printed
+RAG_KEY_ENV = "RAGMETER_RAG_API_KEY"
+
+
 class HttpRAG:
-    """A RAG behind a URL; checked before the first row."""
+    """A RAG behind a URL; checked before the first row. A key in the URL (user:key@, ?token=)
+    would land in the answers' manifest and in error messages: it is refused, without echoing
+    it; the key goes in RAGMETER_RAG_API_KEY instead."""
 
     def __init__(self, url: str, rag_id: str | None = None, timeout: float = 120.0) -> None:
+        from ragmeter.endpoints import safe_url
+
+        try:
+            safe_url(url)
+        except ValueError:
+            parts = urlsplit(url)
+            raise ConfigError(f"--rag {parts.scheme}://{parts.hostname or ''}{parts.path}: the URL must not hold "
+                              f"credentials or a query (user:key@, ?token=...): put the key in {RAG_KEY_ENV}, "
+                              "sent as an Authorization: Bearer header") from None
         self.url, self.timeout = url, timeout
         self.rag_id = rag_id or url
         self._client: Any = None
@@ -65,7 +82,10 @@ class HttpRAG:
         import httpx
 
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self.timeout)
+            from ragmeter.endpoints import bearer_headers
+
+            headers = bearer_headers(RAG_KEY_ENV, "the RAG") if os.environ.get(RAG_KEY_ENV) else {}
+            self._client = httpx.AsyncClient(timeout=self.timeout, headers=headers)
         return self._client
 
     async def check(self) -> None:
