@@ -96,3 +96,23 @@ def test_shard_needs_ids_and_a_valid_spec(tmp_path):
                    "--out", str(tmp_path / "o"))
     assert proc.returncode == 2 and "the index must be between 0 and 1" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_an_empty_shard_is_a_valid_shard(tmp_path):
+    """More shards than a small file fills: `--shard 3/4` of examples/dataset.jsonl is empty.
+    Its run folder merges; report and compare of it say so in one line."""
+    rows = ROWS[:3]
+    path = tmp_path / "few.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    count = 8
+    folders = shards(tmp_path, path, count=count, metrics=("exact_match",))
+    sizes = [json.loads((f / "manifest.json").read_text())["dataset"]["rows"] for f in folders]
+    assert sum(sizes) == 3 and 0 in sizes
+    empty = folders[sizes.index(0)]
+    assert ragmeter.load_run(empty).ids == []
+    merge_runs(folders, tmp_path / "merged")
+    assert ragmeter.load_run(tmp_path / "merged").ids == [r["id"] for r in rows]
+    for args in (["report", str(empty), "--out", str(tmp_path / "r.html")],
+                 ["compare", str(empty), str(tmp_path / "merged")]):
+        proc = run_cli(*args)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no rows" in proc.stderr, proc.stderr

@@ -81,6 +81,8 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     run_a = a if isinstance(a, Run) else load_run(a)
     run_b = b if isinstance(b, Run) else load_run(b)
     for run in (run_a, run_b):
+        if not run.ids:
+            raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
         _unique_ids(run)
     in_b = set(run_b.ids)
     shared = [i for i in run_a.ids if i in in_b]

@@ -100,8 +100,10 @@ def load_run(path: str | Path) -> Run:
 def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) -> Run:
     raw = results.read_bytes()
     lines = [line for line in raw.split(b"\n") if line.strip()]
+    if not lines and manifest.dataset.rows == 0:  # a valid run of no rows: an empty shard, say
+        return Run.from_rows(manifest, [], [], folder)
     if not lines:
-        raise DataError("file is empty: no rows", source=str(results))
+        raise DataError(f"file is empty, but the manifest says {manifest.dataset.rows} rows", source=str(results))
     columns = _score_columns(results, manifest, id_column)
     if columns is None:  # a file pyarrow cannot read by schema: parse every row
         rows = [_parse_line(line, manifest, str(results), n) for n, line in enumerate(lines, start=1)]
