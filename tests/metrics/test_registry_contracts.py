@@ -9,7 +9,7 @@ import json
 import pytest
 
 import ragmeter
-from ragmeter.errors import UnparseableReply
+from ragmeter.errors import ConfigError, UnparseableReply
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics import REGISTRY, get_metric
@@ -145,3 +145,16 @@ def test_the_documented_metric_table_is_the_generated_one():
     named |= set(re.findall(r"`([a-z_]+@k|[a-z_]+)`(?= \(|,| \|)", readme[readme.index("## The other families"):start]))
     metric_like = {n for n in named if n in REGISTRY or n.split("@")[0] in {k.split("@")[0] for k in REGISTRY}}
     assert metric_like <= set(REGISTRY), sorted(metric_like - set(REGISTRY))
+
+
+@pytest.mark.parametrize("label", ["<img src=x onerror=alert(1)>", "a b", "x\u202ey", ""])
+def test_a_display_label_follows_the_aspect_name_rule(label):
+    """`as:` names result columns and is printed in tables and the report: any text used to pass."""
+    from ragmeter.metrics import get_metric
+
+    if label == "":
+        assert get_metric({"exact_match": {"as": label}}).label == "exact_match"  # empty: the default
+        return
+    with pytest.raises(ConfigError, match="must be letters, digits, _, - or @"):
+        get_metric({"exact_match": {"as": label}})
+    assert get_metric({"exact_match": {"as": "em-v2@strict"}}).label == "em-v2@strict"

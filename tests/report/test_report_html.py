@@ -72,7 +72,7 @@ def test_single_run_report_and_bad_input(tmp_path):
         write_report(tmp_path / "no-manifest")
     empty = write_run(tmp_path / "empty", {"faithfulness": [1.0]})
     (empty / "results.jsonl").write_text("")
-    with pytest.raises(DataError, match="empty: no rows"):
+    with pytest.raises(DataError, match="file is empty, but the manifest says 1 rows"):
         write_report(empty)
 
 

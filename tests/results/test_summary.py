@@ -43,8 +43,9 @@ def test_the_table_fits_80_columns_with_every_number_whole():
 
 
 def test_markup_and_escape_sequences_from_config_are_shown_as_text():
-    result = ragmeter.evaluate(ROWS, [{"exact_match": {"as": "[bold red]X[/]"}}], judge=scripted(), cache=False,
-                               progress=False)
+    """A label (refused by `as:` now, but a manifest is a file anyone can edit) and a judge name."""
+    result = ragmeter.evaluate(ROWS, ["exact_match"], judge=scripted(), cache=False, progress=False)
+    result.manifest["metrics"] = {"[bold red]X[/]": result.manifest["metrics"]["exact_match"]}
     result.manifest["judge"] = {"name": "evil\x1b[2J[link=http://x]model[/link]"}
     text = render(result.manifest, 120)
     assert "[bold red]X[/]" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ragmeter.accounting import MetricStats
 from ragmeter.prompts.template import PromptTemplate, builtin_or_english, builtin_prompt
 from ragmeter.samples import Sample
+
+#: a metric's display label (`as:`), as an aspect's name: it names columns and is printed
+LABEL = re.compile(r"[A-Za-z0-9_\-@]+")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -109,6 +113,11 @@ class Metric(ABC):
 
             fields = ", ".join(self.Options.model_fields) or "none"
             raise ConfigError(f"metric {self.name}: {explain_validation(exc)} (settings: {fields})") from None
+        if label and not LABEL.fullmatch(str(label)):
+            from ragmeter.errors import ConfigError
+
+            raise ConfigError(f"metric {self.name}: `as: {label!r}` must be letters, digits, _, - or @ (it names "
+                              "result columns and is shown in tables and reports)")
         self.label = label or self.default_label()
 
     def default_label(self) -> str:
