@@ -453,3 +453,16 @@ def test_cross_encoder_reranker_through_sentence_transformers(tmp_path, monkeypa
     with pytest.raises(ConfigError, match="cross-encoder folder not found"):
         answer([{"user_input": "q?"}], index=tmp_path / "index", generator=generator(), embeddings=AxisEmbedder(),
                rerank=f"cross-encoder:{tmp_path / 'none'}", progress=False)
+
+
+@pytest.mark.parametrize("grid, message", [
+    ({"chunk_size": ["abc", 1000]}, "experiment variant chunk_size=abc: chunk_size: Input should be a valid integer"),
+    ({"k": [0, 3]}, "experiment variant k=0: k: Input should be greater than or equal to 1"),
+    ({"chunk_unit": ["words"]}, "experiment variant chunk_unit=words: chunk_unit: Input should be 'characters'"),
+])
+def test_grid_values_are_type_checked_before_anything_runs(grid, message):
+    """`chunk_size: [abc, 1000]` used to end in a TypeError traceback mid-run."""
+    from ragmeter.rag.experiment import ExperimentConfig, variants
+
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        variants(ExperimentConfig(testset="t.jsonl", docs="docs", grid=grid))

@@ -18,7 +18,7 @@ import itertools
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,6 +29,24 @@ SETTINGS: dict[str, Any] = {"chunk_size": 2000, "chunk_overlap": 200, "chunk_uni
                             "embeddings": "bundled", "k": 5, "generator": "llamacpp", "max_tokens": 512,
                             "prompt": None, "rerank": None, "rerank_candidates": None}
 INDEX_KEYS = ("chunk_size", "chunk_overlap", "chunk_unit", "embeddings")
+
+
+class VariantSettings(BaseModel):
+    """One variant's settings, checked before anything is indexed or asked (their types are
+    the `index` and `answer` commands' options)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    chunk_size: int = Field(ge=50)
+    chunk_overlap: int = Field(ge=0)
+    chunk_unit: Literal["characters", "tokens"]
+    embeddings: Any  # a spec, or (from Python) an embedder
+    k: int = Field(ge=1)
+    generator: Any  # a spec, or (from Python) a judge
+    max_tokens: int = Field(ge=1)
+    prompt: Any  # a prompt file's path, or None
+    rerank: str | None
+    rerank_candidates: int | None = Field(ge=1)
 
 
 class ExperimentConfig(BaseModel):
@@ -76,6 +94,10 @@ def variants(cfg: ExperimentConfig) -> list[dict[str, Any]]:
     for combo in itertools.product(*cfg.grid.values()):
         chosen = dict(zip(cfg.grid, combo))
         name = ",".join(f"{k}={_label(v)}" for k, v in chosen.items()) or "baseline"
+        try:
+            VariantSettings(**{**fixed, **chosen})
+        except ValidationError as exc:
+            raise ConfigError(f"experiment variant {name}: {explain_validation(exc)}") from None
         out.append({"name": name, "varies": chosen, "settings": {**fixed, **chosen}})
     if len({v["name"] for v in out}) != len(out):
         raise ConfigError("experiment grid: two variants get the same name (repeated values?)")
