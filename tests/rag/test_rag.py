@@ -14,6 +14,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.rag import RAGAnswer, answer, build_index
 from ragmeter.rag.index import load_index
 from ragmeter.rag.prompt import load_answer_prompt
+from tests.cli_runner import run_cli
 from tests.conftest import TableEmbedder
 
 pytest.importorskip("faiss")
@@ -180,6 +181,25 @@ def test_empty_or_missing_index_and_missing_question(tmp_path):
                     + "\n")
     with pytest.raises(DataError, match=r"ts.jsonl.*row 2.*user_input"):
         answer(path, rag=lambda q: ("a", []), progress=False)
+
+
+def test_a_rag_that_calls_sys_exit_fails_its_row_and_ctrl_c_stops_cleanly(tmp_path):
+    """sys.exit(3) in the user's RAG ended ragmeter with exit 3 (the judge-error code) and no word."""
+    import sys
+
+    def exits(query):
+        if query == "bye?":
+            sys.exit(3)
+        return {"answer": "hi", "contexts": ["c"]}
+
+    run = answer([{"id": "1", "user_input": "hi?"}, {"id": "2", "user_input": "bye?"}], rag=exits, progress=False)
+    assert run.rows[0]["response"] == "hi" and run.rows[1]["answer_error"] == "SystemExit: the RAG called sys.exit(3)"
+
+    (tmp_path / "stopping.py").write_text("def answer(query):\n    raise KeyboardInterrupt\n")
+    (tmp_path / "ts.jsonl").write_text(json.dumps({"id": "1", "user_input": "q?"}) + "\n")
+    proc = run_cli("answer", str(tmp_path / "ts.jsonl"), "--rag", "stopping:answer", "--out", str(tmp_path / "o"),
+                   cwd=tmp_path)
+    assert proc.returncode == 130 and proc.stderr.startswith("ragmeter: interrupted;")
 
 
 def test_callable_shapes_errors_and_transient_retries(tmp_path):

@@ -129,6 +129,8 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
             raise
         except Exception as exc:  # the user's code failed on this row: recorded, not fatal
             return _failed(f"{type(exc).__name__}: {exc}", started)
+        except SystemExit as exc:  # sys.exit() in the user's code ends that row, not ragmeter
+            return _failed(f"SystemExit: the RAG called sys.exit({exc.code!r})", started)
     answer: RAGAnswer = normalize(raw, where)
     tally["answered"] += 1
     tally["prompt_tokens"] += answer.prompt_tokens
