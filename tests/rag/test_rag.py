@@ -202,6 +202,26 @@ def test_a_rag_that_calls_sys_exit_fails_its_row_and_ctrl_c_stops_cleanly(tmp_pa
     assert proc.returncode == 130 and proc.stderr.startswith("ragmeter: interrupted;")
 
 
+def test_a_hung_rag_call_is_abandoned_at_the_timeout_and_is_that_rows_error():
+    """A sync callable that never returns used to hold the run forever (and Ctrl-C with it)."""
+    import threading
+
+    release = threading.Event()
+
+    def hangs(query):
+        if query == "hang?":
+            release.wait()  # until the test ends: the run must not wait for it
+        return {"answer": "ok", "contexts": ["c"]}
+
+    try:
+        run = answer([{"id": "1", "user_input": "hang?"}, {"id": "2", "user_input": "fine?"}], rag=hangs,
+                     progress=False, rag_timeout=0.2, retries=0, cache=False)
+    finally:
+        release.set()
+    assert run.rows[1]["response"] == "ok" and run.rows[0]["response"] is None
+    assert run.rows[0]["answer_error"] == "TransientRAGError after 1 attempts: no answer within 0.2 s (--rag-timeout)"
+
+
 def test_callable_shapes_errors_and_transient_retries(tmp_path):
     calls = {"n": 0}
 
@@ -486,3 +506,30 @@ def test_grid_values_are_type_checked_before_anything_runs(grid, message):
 
     with pytest.raises(ConfigError, match=re.escape(message)):
         variants(ExperimentConfig(testset="t.jsonl", docs="docs", grid=grid))
+
+
+def test_ctrl_c_stops_a_run_whose_sync_rag_hangs(tmp_path):
+    """A real process and a real SIGINT (the point of the test): the hung call's thread is
+    abandoned, and the run ends with the resume message instead of ignoring Ctrl-C."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "started"
+    os.mkfifo(fifo)
+    (tmp_path / "hanging.py").write_text(
+        "import threading\n"
+        f"def answer(query):\n    open({str(fifo)!r}, 'w').write('x')\n    threading.Event().wait()\n")
+    (tmp_path / "ts.jsonl").write_text(json.dumps({"id": "1", "user_input": "q?"}) + "\n")
+    proc = subprocess.Popen([sys.executable, "-m", "ragmeter.cli", "answer", "ts.jsonl", "--rag", "hanging:answer",
+                             "--out", "o", "--no-cache"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        with open(fifo) as started:  # blocks until the RAG has been called
+            assert started.read() == "x"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "ragmeter: interrupted;" in err

@@ -82,8 +82,13 @@ def question_of(row: dict[str, Any]) -> str | list[dict[str, str]] | None:
     return text if isinstance(text, str) and text.strip() else None
 
 
+#: seconds a RAG call may take before it is abandoned and retried (`--rag-timeout`)
+RAG_TIMEOUT = 300.0
+
+
 async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concurrency: int = 1,
-                      retries: int = 3, backoff: float = 1.0, progress: bool | None = None) -> dict[str, Any]:
+                      retries: int = 3, backoff: float = 1.0, progress: bool | None = None,
+                      timeout: float = RAG_TIMEOUT) -> dict[str, Any]:
     """Answer every row in place (order kept); returns the run's accounting."""
     from ragmeter.engine.progress import row_progress
 
@@ -97,7 +102,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
         hit = cache.get(key, "replies")
         if hit is None:
             async with gate:
-                hit = await _ask(rag, query, str(row.get("id", number)), f"row {number}", retries, backoff, tally)
+                hit = await _ask(rag, query, str(row.get("id", number)), f"row {number}", retries, backoff, tally,
+                                 timeout)
             if hit["answer_error"] is None:  # errors are not cached: a re-run asks again
                 cache.put(key, hit, "replies")
         else:
@@ -112,15 +118,18 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
 
 
 async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, backoff: float,
-               tally: dict[str, Any]) -> dict[str, Any]:
+               tally: dict[str, Any], timeout: float = RAG_TIMEOUT) -> dict[str, Any]:
     from ragmeter.rag.targets import HttpRAG
 
     started = time.perf_counter()
     for attempt in range(retries + 1):
         try:
-            raw = await (rag(query, row_id=row_id) if isinstance(rag, HttpRAG) else rag(query))
+            async with asyncio.timeout(timeout):  # a hung call is abandoned (rag/targets.py) and retried
+                raw = await (rag(query, row_id=row_id) if isinstance(rag, HttpRAG) else rag(query))
             break
-        except TransientRAGError as exc:
+        except (TransientRAGError, TimeoutError) as exc:
+            if isinstance(exc, TimeoutError):
+                exc = TransientRAGError(f"no answer within {timeout:g} s (--rag-timeout)")
             if attempt == retries:
                 return _failed(f"TransientRAGError after {attempt + 1} attempts: {exc}", started)
             tally["retries"] += 1

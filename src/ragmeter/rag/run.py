@@ -30,7 +30,7 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
                   rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
                   concurrency: int = 1, retries: int = 3, cache: bool | str | Path = True,
-                  progress: bool | None = None, overwrite: bool = False) -> AnswerRun:
+                  progress: bool | None = None, overwrite: bool = False, rag_timeout: float = 300.0) -> AnswerRun:
     """Rows of `testset` with `response`, `retrieved_contexts` (+ ids, scores), latency and
     `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given."""
     from ragmeter.cache import open_cache
@@ -50,7 +50,8 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
     store = open_cache(str(cache) if isinstance(cache, Path) else cache)
     try:
         await target.check()
-        tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, progress=progress)
+        tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, progress=progress,
+                                  timeout=rag_timeout)
     finally:
         store.close()
         await target.aclose()

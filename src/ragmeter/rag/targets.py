@@ -38,11 +38,10 @@ class CallableRAG:
         """Nothing to check before the first row: a callable is up when it imports."""
 
     async def __call__(self, query: str | list[Turn]) -> Any:
-        import asyncio
 
         if inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(type(self.fn).__call__):
             return await self.fn(query)
-        result = await asyncio.to_thread(self.fn, query)
+        result = await in_daemon_thread(self.fn, query)
         return await result if inspect.isawaitable(result) else result
 
     async def aclose(self) -> None:
@@ -51,6 +50,32 @@ class CallableRAG:
 
 #: a RAG service's key, sent as `Authorization: Bearer KEY` when set; never stored or printed
 RAG_KEY_ENV = "RAGMETER_RAG_API_KEY"
+
+
+async def in_daemon_thread(fn: Any, *args: Any) -> Any:
+    """`fn(*args)` in a daemon thread of its own: unlike asyncio.to_thread's pool, which the
+    loop waits for on exit, a call that hangs can be abandoned (a timeout, Ctrl-C) and does not
+    keep the process alive."""
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not done.done():
+            done.set_result(value) if ok else done.set_exception(value)
+
+    def work() -> None:
+        try:
+            value, ok = fn(*args), True
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task, which decides
+            value, ok = exc, False
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(settle, ok, value)
+
+    threading.Thread(target=work, name="ragmeter-rag-call", daemon=True).start()
+    return await done
 
 
 class HttpRAG:
