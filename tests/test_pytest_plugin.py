@@ -37,8 +37,8 @@ def test_fixture_judge_option_cache_and_failure_message(tmp_path, fake_server): 
                "--ragmeter-judge", f"openai-compat:{fake_server}#m"]
     proc = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
     assert proc.returncode == 1 and "1 failed, 1 passed" in proc.stdout, proc.stdout[-2000:]
-    assert ("gates failed: exact_match: mean 0.0000 not >= 0.5 (n=3) -- worst rows: r0 0.000: different | "
-            "evidence {} || r1 0.000") in proc.stdout
+    assert ("gates failed: exact_match: mean 0.0000 not >= 0.5 (n=3) -- worst rows: r0 0.000: different || "
+            "r1 0.000") in proc.stdout
     assert summary(proc.stdout) == (2, 6, 0)  # context_relevance: two ratings per row
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
     assert summary(again.stdout) == (2, 0, 6)

@@ -159,9 +159,25 @@ def test_api_passes_lists_worst_rows(tmp_path):
     assert not report
     text = repr(report)
     assert "exact_match: mean 0.7500 not >= 0.8 (n=20)" in text
-    assert "worst rows: r15 0.000: different | evidence {} || r16 0.000" in text
+    assert "worst rows: r15 0.000: different || r16 0.000" in text
     with pytest.raises(ConfigError, match="unknown metric"):
         result.passes(faithfulness=0.5)
+
+
+def test_worst_rows_are_short_lines_with_the_judges_first_reason():
+    """They cut evidence JSON mid-string before (and pytest prints a repr twice)."""
+    from ragmeter.results.gates import GateReport, GateResult
+
+    long = "The context says the tower is in Paris, " + "and much more " * 20
+    rows = [{"faithfulness": 0.1, "faithfulness_reason": "0 of 2 statements supported",
+             "faithfulness_evidence": {"statements": [{"reason": "no reason written (reasons: failing)"},
+                                                      {"reason": long}]}},
+            {"faithfulness": 0.2, "faithfulness_reason": "0 of 1 statements supported", "faithfulness_evidence": {}}]
+    failed = GateReport(results=[GateResult(kind="threshold", metric="faithfulness", passed=False, message="m")])
+    worst = failed.with_worst_rows(rows, ["a", "b"]).worst["faithfulness"]
+    assert worst[1] == "b 0.200: 0 of 1 statements supported"
+    assert worst[0].startswith("a 0.100: The context says the tower is in Paris, and much more")
+    assert worst[0].endswith("and…") and len(worst[0]) < 120 and "{" not in worst[0]
 
 
 def test_config_file_gates_and_paths_relative_to_it(tmp_path):

@@ -102,9 +102,7 @@ class GateReport(BaseModel):
 
     def with_worst_rows(self, rows: list[dict[str, Any]], ids: list[str], count: int = 3) -> GateReport:
         """A copy naming the `count` lowest-scored rows (highest, where lower is better) of each
-        failing threshold, with their reasons and evidence."""
-        import json
-
+        failing threshold, each as one short line: id, score, the judge's first reason."""
         worst: dict[str, list[str]] = {}
         for gate in self.failures():
             if gate.kind != "threshold":
@@ -112,11 +110,27 @@ class GateReport(BaseModel):
             scored = [(row[gate.metric], row_id, row) for row_id, row in zip(ids, rows)
                       if row.get(gate.metric) is not None]
             scored.sort(key=lambda t: (t[0] if gate.higher_is_better else -t[0], t[1]))
-            worst[gate.metric] = [
-                f"{row_id} {value:.3f}: {row.get(gate.metric + '_reason') or '-'} | evidence "
-                f"{json.dumps(row.get(gate.metric + '_evidence'), ensure_ascii=False)[:300]}"
-                for value, row_id, row in scored[:count]]
+            worst[gate.metric] = [f"{row_id} {value:.3f}: {_one_reason(row, gate.metric)}"
+                                  for value, row_id, row in scored[:count]]
         return self.model_copy(update={"worst": worst})
+
+
+def _one_reason(row: dict[str, Any], metric: str, limit: int = 100) -> str:
+    """The first reason the judge wrote in a row's evidence (else the row's own reason), cut
+    at a word boundary: a failure message is read, not parsed."""
+    def reasons(node: Any) -> Any:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "reason" and isinstance(value, str) and value and not value.startswith("no reason written"):
+                    yield value
+                yield from reasons(value)
+        elif isinstance(node, list):
+            for item in node:
+                yield from reasons(item)
+
+    text = next(reasons(row.get(f"{metric}_evidence")), None) or row.get(f"{metric}_reason") or "-"
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
 def parse_fail_under(text: str | None) -> dict[str, float]:
