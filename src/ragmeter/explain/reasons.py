@@ -14,10 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError
-from ragmeter.judges.reasons import UNWRITTEN
+from ragmeter.judges.reasons import UNWRITTEN_PREFIX
 
-#: what an unwritten reason starts with in a row's evidence
-MARK = UNWRITTEN.split("(")[0]
 _WHERE = re.compile(r"^\s*(\w+)\s*(<=|>=|<|>|==|!=)\s*(-?[0-9.]+)\s*$")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
         "!=": operator.ne}
@@ -70,7 +68,7 @@ def explain(run: str | Path, metrics: list[str] | None = None, ids: list[str] | 
 
 def _wanted(row: dict[str, Any], label: str, row_id: str, ids: list[str] | None,
             condition: Any) -> bool:
-    if MARK.rstrip() not in json.dumps(row.get(f"{label}_evidence"), ensure_ascii=False):
+    if UNWRITTEN_PREFIX not in json.dumps(row.get(f"{label}_evidence"), ensure_ascii=False):
         return False
     if ids is not None:
         return row_id in ids

@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-MODES = ("all", "failing", "none")
 #: replies a judge with this setting may reuse from the cache, its own first: one with more
 #: reasons serves as well (the verdicts and their probabilities are the same)
 SERVES = {"all": ("all",), "failing": ("failing", "all"), "none": ("none", "failing", "all")}
-UNWRITTEN = "no reason written (reasons: {mode})"
+#: what a reason not written reads in the evidence
+UNWRITTEN_PREFIX = "no reason written"
+UNWRITTEN = UNWRITTEN_PREFIX + " (reasons: {mode})"
 
 
 def mode_for(mode: str, schema: dict[str, Any]) -> str:

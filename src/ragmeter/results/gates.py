@@ -118,10 +118,12 @@ class GateReport(BaseModel):
 def _one_reason(row: dict[str, Any], metric: str, limit: int = 100) -> str:
     """The first reason the judge wrote in a row's evidence (else the row's own reason), cut
     at a word boundary: a failure message is read, not parsed."""
+    from ragmeter.judges.reasons import UNWRITTEN_PREFIX
+
     def reasons(node: Any) -> Any:
         if isinstance(node, dict):
             for key, value in node.items():
-                if key == "reason" and isinstance(value, str) and value and not value.startswith("no reason written"):
+                if key == "reason" and isinstance(value, str) and value and not value.startswith(UNWRITTEN_PREFIX):
                     yield value
                 yield from reasons(value)
         elif isinstance(node, list):
