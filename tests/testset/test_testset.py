@@ -13,7 +13,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.testset import generate_testset, parse_types
 from ragmeter.testset.chunking import MIN_CHUNK_CHARS, split
 from ragmeter.testset.documents import Document, html_text, load_documents
-from ragmeter.testset.pipeline import passes, type_plan
+from ragmeter.testset.pipeline import answering_chunk, passes, type_plan
 from ragmeter.testset.quality import answer_in_chunk, language_mismatch
 from ragmeter.testset.sampling import chunk_order
 from tests.cli_runner import run_cli
@@ -150,6 +150,36 @@ def test_unanswerable_rows_get_a_refusal_and_no_contexts(tmp_path):
     row = result.rows[0]
     assert row["question_type"] == "unanswerable" and row["reference"] == "Los documentos no responden a esta pregunta."
     assert row["reference_contexts"] == [] and row["groundedness_score"] == 1
+
+
+def test_an_unanswerable_question_the_corpus_answers_is_rejected_before_any_critique(tmp_path):
+    docs = write_docs(tmp_path / "docs", 2)
+
+    def answered(request):
+        if request.tag == "testset.unanswerable":
+            return {"question": "In what year was the lighthouse of Cape0 built?"}
+        return reply(request)
+
+    judge = ScriptedJudge(answered)
+    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), types="unanswerable:1",
+                              progress=False, out=tmp_path / "out")
+    assert result.rows == []
+    rejected = [json.loads(line) for line in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    assert {(r["rejected_by"], r["detail"]) for r in rejected} == {
+        ("groundedness", "answerable: doc0.md holds 80% of the question's words")}
+    assert judge.calls("testset.standalone") == 0 and judge.calls("context_relevance.rating1") == 0
+
+
+def test_shipped_unanswerable_questions_are_not_answered_by_the_shipped_docs():
+    root = Path(__file__).resolve().parents[2] / "examples"
+    chunks = split(load_documents(root / "docs").documents)
+    rows = [json.loads(line) for line in (root / "testset.jsonl").read_text().splitlines()]
+    unanswerable = [r for r in rows if r["question_type"] == "unanswerable"]
+    assert len(unanswerable) == 2
+    assert {r["id"]: answering_chunk(r["user_input"], chunks) for r in unanswerable} == {"q0003": None, "q0007": None}
+    # the check finds what it is for: the two questions the generator shipped here before were answered
+    assert answering_chunk("What is the default temperature setting for decoding?", chunks)[0].source == "cache.md"
+    assert answering_chunk("What is the purpose of the `prompts adapt` command?", chunks)[0].source == "prompts.md"
 
 
 def test_same_seed_same_testset_and_cache_resume(tmp_path):

@@ -133,6 +133,9 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
                 "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
                 "seed_chunk_id": chunk.id})
     context = "\n\n".join(c.text for c in sources)
+    if kind == "unanswerable" and (found := answering_chunk(question, chunks, settings.language)):
+        return {**row, "rejected_by": "groundedness",
+                "detail": f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words"}
     if kind == "unanswerable":  # does the corpus answer it? ask against the chunks nearest in words
         context = "\n\n".join(c.text for c in nearest_in_words(question, chunks, 3))
     for criterion in ORDER:
@@ -203,6 +206,32 @@ def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
     return ranked[:k]
 
 
+#: share of an "unanswerable" question's words one chunk may hold before the corpus is taken to answer it
+ANSWERED_SHARE = 2 / 3
+
+
+def answering_chunk(question: str, chunks: list[Chunk], language: str = "english") -> tuple[Chunk, float] | None:
+    """The chunk holding at least ANSWERED_SHARE of the question's content words (stop words
+    aside), with that share; None when no chunk does. A no-model check that an "unanswerable"
+    question is not answered by the corpus: the small judge's groundedness critique let
+    "What is the default temperature for decoding?" through beside "temperature 0"."""
+    from ragmeter.testset.quality import STOPWORDS
+    from ragmeter.text import content_words
+
+    asked = content_words(question) - STOPWORDS.get(language, set()) - _ASKING
+    if len(asked) < 2:
+        return None
+    best = max(chunks, key=lambda c: (len(asked & _chunk_words(c)), c.id), default=None)
+    share = len(asked & _chunk_words(best)) / len(asked) if best else 0.0
+    return (best, share) if best and share >= ANSWERED_SHARE else None
+
+
+#: words that only frame a question ("what is the purpose of ...")
+_ASKING = {"purpose", "mean", "means", "meaning", "does", "do", "did", "can", "there", "this", "that", "used",
+           "qué", "sirve", "significa", "hace"}
+
+
+
 @functools.lru_cache(maxsize=200_000)
 def _chunk_words(chunk: Chunk) -> frozenset[str]:
     """A chunk's words, computed once per chunk for every unanswerable question."""
@@ -211,4 +240,4 @@ def _chunk_words(chunk: Chunk) -> frozenset[str]:
     return frozenset(content_words(chunk.text))
 
 
-__all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]
+__all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "answering_chunk", "build", "passes", "type_plan"]
