@@ -11,7 +11,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.judge_check import judge_check
 from ragmeter.judge_check.cases import FAMILIES, build_cases, claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
-from ragmeter.judge_check.sources import load_sources
+from ragmeter.judge_check.sources import is_documents, load_sources
 from ragmeter.judges.scripted import ScriptedJudge
 from tests.cli_runner import run_cli
 from tests.http_fakes import JSONHandler, serving
@@ -260,3 +260,13 @@ def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode(
     assert every_reason(scripted) is scripted
     record = {"name": "llamacpp:qwen", "backend": "llamacpp", "model": "qwen", "reasons": "all"}
     assert _identity(record) == _identity({**record, "reasons": "failing"})
+
+
+def test_a_folder_ragmeter_wrote_is_a_dataset_other_folders_are_documents(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("text")
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    (answers / "answers.jsonl").write_text("{}\n")
+    (answers / "manifest.json").write_text("{}")
+    assert is_documents(tmp_path / "docs") and not is_documents(answers)

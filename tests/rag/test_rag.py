@@ -143,6 +143,34 @@ def test_the_answers_evaluate(tmp_path):
     assert result.summary()["rouge"]["n"] == 1 and run.rows[0]["response"]
 
 
+def test_each_command_reads_the_folder_the_last_one_wrote_and_answer_takes_a_limit(tmp_path):
+    """`evaluate answers/` failed with "unsupported format ''" while `answer testset/` worked."""
+    (tmp_path / "echo.py").write_text("def answer(query):\n    return {'answer': query, 'contexts': ['c']}\n")
+    testset = tmp_path / "testset"
+    testset.mkdir()
+    (testset / "testset.jsonl").write_text("".join(
+        json.dumps({"id": f"q{i}", "user_input": f"q{i}?", "reference": f"q{i}?"}) + "\n" for i in range(3)))
+    (testset / "rejected.jsonl").write_text("")  # testset's other file is not its data
+    proc = run_cli("answer", str(testset), "--rag", "echo:answer", "--out", str(tmp_path / "answers"),
+                   "--limit", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("2 rows: 2 answered")
+    proc = run_cli("evaluate", str(tmp_path / "answers"), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+                   cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert run["dataset"]["rows"] == 2 and run["dataset"]["source"].endswith("answers.jsonl")
+    assert run_cli("evaluate", str(tmp_path / "run"), "--metrics", "exact_match", "--dry-run").returncode == 0
+
+    (tmp_path / "answers" / "testset.jsonl").write_text("{}\n")
+    for folder, message in ((tmp_path / "answers", "a folder with 2 data files (answers.jsonl, testset.jsonl)"),
+                            (tmp_path, "a folder without a data file")):
+        proc = run_cli("evaluate", str(folder), "--metrics", "exact_match")
+        assert proc.returncode == 2 and message in proc.stderr and str(folder) in proc.stderr
+    with pytest.raises(ConfigError, match="--limit must be at least 1"):
+        answer(testset, rag=lambda q: {"answer": q, "contexts": []}, limit=0)
+
+
 def test_follow_up_turns_search_with_the_conversation(tmp_path):
     built(tmp_path)
     emb, judge = AxisEmbedder(), generator()

@@ -64,6 +64,7 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
                                                                           "cache")] = None,
            format: Annotated[str, typer.Option(help="jsonl | parquet")] = "jsonl",
            concurrency: Annotated[int, typer.Option(help="questions in flight")] = 1,
+           limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="only the first N rows")] = None,
            rag_timeout: Annotated[float, typer.Option("--rag-timeout", min=0.001, help=(
                "seconds a question may take; then it is abandoned and retried, and after the retries "
                "it is that row's answer_error"))] = 300.0,
@@ -76,7 +77,8 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
     result = run_answer(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k, prompt=prompt,
                         language=language, max_tokens=max_tokens, rerank=rerank, rerank_candidates=rerank_candidates,
                         rag_id=rag_id, out=out, format=format,
-                        concurrency=concurrency, cache=not no_cache, overwrite=overwrite, rag_timeout=rag_timeout)
+                        concurrency=concurrency, cache=not no_cache, overwrite=overwrite, rag_timeout=rag_timeout,
+                        limit=limit)
     m = result.manifest
     latency = m["latency_seconds"]
     print(plain(f"{m['rows']} rows: {m['answered']} answered, {m['cached']} from the cache, {m['errors']} errors; "

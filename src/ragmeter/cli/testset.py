@@ -77,10 +77,11 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
     """Generate `generated_response` for each row (Pleias formats); resumable. A generation cut off
     at --max-tokens is marked (generation_finish_reason=length) and left unscored by evaluate."""
     from ragmeter.cache import open_cache
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.readers import data_file, read_records
     from ragmeter.judges.spec import make_judge
     from ragmeter.rag.generate import check_rows, generate_rows, write_generations
 
+    input = data_file(input)
     records, _ = read_records(input)
     records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
     check_rows(records, str(input), overwrite)

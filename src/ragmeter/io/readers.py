@@ -46,11 +46,31 @@ class Dataset:
 def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None) -> Dataset:
     """Load a path (jsonl/json/csv/parquet), a list of dicts, a DataFrame or an HF Dataset."""
     if isinstance(data, (str, Path)):
-        path = Path(data)
+        path = data_file(Path(data))
         records, digest = read_records(path)
         return build_dataset(records, str(path), columns, digest)
     records = _records_from_object(data)
     return build_dataset(records, "<in-memory>", columns, _records_digest(records))
+
+
+#: the data file of a folder ragmeter wrote: `answer`'s, `testset`'s, a run's
+FOLDER_DATA = ("answers", "testset", "results")
+
+
+def data_file(path: Path) -> Path:
+    """A file as given; an answers, test-set or run folder as its one data file, so the
+    folder one command wrote is what the next command reads."""
+    if not path.is_dir():
+        return path
+    found = [path / f"{name}{suffix}" for name in FOLDER_DATA for suffix in FORMATS
+             if (path / f"{name}{suffix}").is_file()]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise DataError("a folder without a data file: expected answers, testset or results "
+                        f"({', '.join(FORMATS)}), or name a file", source=str(path))
+    raise DataError(f"a folder with {len(found)} data files ({', '.join(f.name for f in found)}): name the one "
+                    "to read", source=str(path))
 
 
 def _records_digest(records: list[dict[str, Any]]) -> str | None:

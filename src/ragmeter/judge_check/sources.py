@@ -23,7 +23,9 @@ def is_documents(data: Any) -> bool:
     if not isinstance(data, (str, Path)):
         return False
     path = Path(data)
-    return path.is_dir() or (path.is_file() and path.suffix.lower() not in DATASET_SUFFIXES)
+    if path.is_dir():  # a folder ragmeter wrote (answers, test set, run) is a dataset
+        return not (path / "manifest.json").is_file()
+    return path.is_file() and path.suffix.lower() not in DATASET_SUFFIXES
 
 
 def load_sources(data: Any, *, columns: dict[str, str] | None = None, limit: int | None = None, seed: int = 0,

@@ -24,9 +24,9 @@ def load_labelled(path: str | Path, limit: int | None = None,
                   label_column: str = "label") -> list[dict[str, Any]]:
     """Labelled rows as ragmeter rows (id, user_input, retrieved_contexts, response, reference,
     label); `response` stays a pair for pairwise files."""
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.readers import data_file, read_records
 
-    source = Path(path)
+    source = data_file(Path(path))
     records, _ = read_records(source)
     rows = []
     for number, raw in enumerate(records, start=1):

@@ -35,12 +35,10 @@ class AnswerRun:
 def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
     """Rows with a question (`user_input` text, or a conversation in `messages` / a list
     `user_input`), checked before any call; errors name the file, row and field."""
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.readers import data_file, read_records
 
     if isinstance(data, (str, Path)):
-        path = Path(data)
-        if path.is_dir():
-            path = _testset_in(path)
+        path = data_file(Path(data))
         records, _ = read_records(path)
         source = str(path)
     else:
@@ -58,13 +56,6 @@ def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
             raise DataError("no question: expected `user_input` (text, or a list of turns) or `messages`",
                             source=source, row=number, field="user_input")
     return records, source
-
-
-def _testset_in(folder: Path) -> Path:
-    for name in ("testset.jsonl", "testset.parquet", "answers.jsonl"):
-        if (folder / name).is_file():
-            return folder / name
-    raise DataError("no testset.jsonl or testset.parquet in this folder", source=str(folder))
 
 
 def question_of(row: dict[str, Any]) -> str | list[dict[str, str]] | None:

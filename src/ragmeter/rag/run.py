@@ -30,9 +30,11 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
                   rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
                   concurrency: int = 1, retries: int = 3, cache: bool | str | Path = True,
-                  progress: bool | None = None, overwrite: bool = False, rag_timeout: float = 300.0) -> AnswerRun:
+                  progress: bool | None = None, overwrite: bool = False, rag_timeout: float = 300.0,
+                  limit: int | None = None) -> AnswerRun:
     """Rows of `testset` with `response`, `retrieved_contexts` (+ ids, scores), latency and
-    `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given."""
+    `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given.
+    `limit`: only the first N rows (a trial before a long run)."""
     from ragmeter.cache import open_cache
     from ragmeter.errors import ConfigError
     from ragmeter.rag.answer import answer_rows, answers_manifest, load_testset, write_answers
@@ -41,7 +43,10 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
         raise ConfigError("give either a RAG to test (--rag) or an index for the baseline RAG (--index)")
     if format not in ("jsonl", "parquet"):
         raise ConfigError("--format must be jsonl or parquet")
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be at least 1, got {limit}")
     rows, source = load_testset(testset)
+    rows = rows[:limit]
     target = _target(rag, rag_id) if rag is not None else _baseline(
         index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates)
     if out is not None:
