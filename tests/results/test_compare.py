@@ -117,6 +117,28 @@ def test_different_datasets_compare_shared_ids(tmp_path):
     assert result.metrics["faithfulness"].difference == 1.0
 
 
+def test_two_rags_answering_one_test_set_are_the_same_test_set(tmp_path):
+    """The answers files' hashes differ between two RAGs; that warned 'datasets differ' every time."""
+    from tests.cli_runner import run_cli
+
+    rows = [{"id": f"q{i}", "question": f"question {i}?", "reference": f"ref {i}", "response": f"A{i}"}
+            for i in range(4)]
+    a = write_run(tmp_path / "a", {"faithfulness": [1.0, 0.0, 1.0, 1.0]}, rows=rows)
+    answered_b = [{**r, "response": f"B{i}"} for i, r in enumerate(rows)]
+    b = write_run(tmp_path / "b", {"faithfulness": [1.0, 1.0, 1.0, 1.0]}, rows=answered_b, dataset_sha="e" * 64)
+    result = compare(a, b)
+    assert (result.same_dataset, result.questions_differ, result.first_differing) == (True, 0, None)
+    assert "test sets differ" not in run_cli("compare", str(a), str(b)).stdout
+
+    asked_other = [{**r, "question": "another?"} if r["id"] == "q2" else r for r in answered_b]
+    c = write_run(tmp_path / "c", {"faithfulness": [1.0] * 4}, rows=asked_other, dataset_sha="f" * 64)
+    result = compare(a, c)
+    assert (result.same_dataset, result.questions_differ, result.first_differing) == (False, 1, "q2")
+    assert ("The test sets differ: 1 shared ids ask another question or expect another reference (first: q2); "
+            "compared the 4 shared ids; 0 only in A, 0 only in B") in " ".join(run_cli("compare", str(a), str(c))
+                                                                             .stdout.split())
+
+
 def test_bad_input(tmp_path):
     a = write_run(tmp_path / "a", {"faithfulness": [1.0]}, ids=["x"])
     b = write_run(tmp_path / "b", {"faithfulness": [1.0]}, ids=["y"])

@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from ragmeter.report.charts import differences_svg, histogram_svg
+from ragmeter.results.compare import testset_note
 
 
 def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
@@ -129,8 +130,7 @@ def _differences(data: dict[str, Any]) -> str:
     if not data["comparison"]:
         return ""
     c = data["comparison"]
-    note = ("" if c["same_dataset"] else f'<p class="warn">The runs are over different data: compared the '
-            f'{c["shared_rows"]} shared ids ({c["only_in_a"]} only in A, {c["only_in_b"]} only in B).</p>')
+    note = "" if c["same_dataset"] else f'<p class="warn">{escape(testset_note(c))}.</p>'
     return (f'<section id="differences"><h2>Paired differences (B - A, 95% intervals)</h2>{note}'
             f'{differences_svg(c["metrics"])}</section>')
 

@@ -59,9 +59,14 @@ class Comparison(BaseModel):
 
     run_a: str
     run_b: str
+    #: the same test set: the same ids, each asking the same question with the same reference
+    #: (the answers, and so the files' hashes, differ between two RAGs: that is the point)
     same_dataset: bool
     dataset_a: str | None
     dataset_b: str | None
+    #: shared ids whose question or reference differ between the runs, and the first of them
+    questions_differ: int = 0
+    first_differing: str | None = None
     shared_rows: int
     only_in_a: int
     only_in_b: int
@@ -95,9 +100,12 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     for name, result in results.items():
         result.p_holm = adjusted.get(name)
         result.verdict = _verdict(result, alpha)
+    same_file = run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256
+    differing = [] if same_file else _testset_differs(run_a, run_b, shared)
     return Comparison(run_a=run_a.source, run_b=run_b.source,
-                      same_dataset=run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256,
+                      same_dataset=not differing and len(shared) == len(run_a.ids) == len(run_b.ids),
                       dataset_a=run_a.manifest.dataset.sha256, dataset_b=run_b.manifest.dataset.sha256,
+                      questions_differ=len(differing), first_differing=differing[0] if differing else None,
                       shared_rows=len(shared), only_in_a=len(run_a.ids) - len(shared),
                       only_in_b=len(run_b.ids) - len(shared), alpha=alpha, metrics=results)
 
@@ -110,6 +118,28 @@ def _unique_ids(run: Run) -> None:
             raise DataError(f"row id '{plain(row_id)}' appears twice (rows {first[row_id]} and {n}): rows are "
                             "paired by id, so each must be unique", source=run.source)
         first[row_id] = n
+
+
+#: what makes a test set: the question (or conversation) asked and the answer expected
+TESTSET_FIELDS = ("user_input", "messages", "reference")
+
+
+def _testset_differs(run_a: Run, run_b: Run, shared: list[str]) -> list[str]:
+    """Shared ids whose question or reference differ, each run read through its own columns."""
+    fields_a, fields_b = _testset_columns(run_a), _testset_columns(run_b)
+    return [row_id for row_id in shared
+            if [run_a.row(row_id).get(c) for c in fields_a] != [run_b.row(row_id).get(c) for c in fields_b]]
+
+
+def _testset_columns(run: Run) -> list[str | None]:
+    from ragmeter.errors import ConfigError
+    from ragmeter.io.columns import resolve_columns
+
+    try:
+        found = resolve_columns(run.row(run.ids[0]), run.manifest.config.get("columns"))
+    except ConfigError:
+        found = {}
+    return [found.get(f) for f in TESTSET_FIELDS]
 
 
 def _metric_names(run_a: Run, run_b: Run, wanted: list[str] | None) -> list[str]:
@@ -201,15 +231,22 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
         table.add_row(printable(name), _number(c.mean_a), _number(c.mean_b), diff, ci, p, str(c.n), str(c.excluded),
                       f"[{color}]{c.verdict}[/{color}]")
     console.print(table)
-    if not comparison.same_dataset or comparison.only_in_a or comparison.only_in_b:
-        console.print(printable(f"datasets differ ({comparison.dataset_a} vs {comparison.dataset_b}): compared "
-                                f"the {comparison.shared_rows} shared ids; {comparison.only_in_a} only in A, "
-                                f"{comparison.only_in_b} only in B"), style="yellow")
+    if not comparison.same_dataset:
+        console.print(printable(testset_note(comparison)), style="yellow")
     for name, c in comparison.metrics.items():
         for change in c.changed[:3]:
             console.print(printable(f"{name} {change.id}: {change.a:.3f} -> {change.b:.3f}"
                                     + (f"  ({change.reason_b[:60]})" if change.reason_b else "")),
                           highlight=False)
+
+
+def testset_note(c: Comparison | dict[str, Any]) -> str:
+    """Why the runs are not over the same test set, in one sentence (terminal and report)."""
+    c = c if isinstance(c, dict) else c.model_dump()
+    asked = (f"{c['questions_differ']} shared ids ask another question or expect another reference (first: "
+             f"{c['first_differing']}); " if c.get("questions_differ") else "")
+    return (f"The test sets differ: {asked}compared the {c['shared_rows']} shared ids; {c['only_in_a']} only in A, "
+            f"{c['only_in_b']} only in B")
 
 
 def _number(value: float | None) -> str:
