@@ -10,6 +10,17 @@ RESAMPLES = 2000
 SEED = 0
 #: resampled cells held in memory at once: large datasets are resampled in batches
 BATCH_CELLS = 4_000_000
+#: fewer rows get no interval, in every table, report and JSON: a bootstrap over 2 values
+#: printed -0.453 to -0.348 beside "no significant difference (p = 1)". The interval gate
+#: needs as many rows.
+MIN_ROWS_FOR_INTERVAL = 10
+
+
+def interval_text(ci: Any, n: int, form: str = "{0:.3f}-{1:.3f}") -> str:
+    """An interval as printed, or why there is none ("n<10" below MIN_ROWS_FOR_INTERVAL)."""
+    if ci:
+        return form.format(*ci)
+    return f"n<{MIN_ROWS_FOR_INTERVAL}" if 0 < n < MIN_ROWS_FOR_INTERVAL else "-"
 
 
 def _index_batches(rng: Any, rows: int, resamples: int) -> Any:
@@ -26,7 +37,7 @@ def score_summary(values: list[float | None], unscored_reasons: dict[Any, int] |
     its bootstrap interval, how many rows were scored and why the others were not. The
     engine and `merge` both average through here, so a merged run reads as one run."""
     scored = [v for v in values if v is not None]
-    ci = bootstrap_mean_ci(scored, resamples=resamples)
+    ci = bootstrap_mean_ci(scored, resamples=resamples) if len(scored) >= MIN_ROWS_FOR_INTERVAL else None
     reasons = sorted((unscored_reasons or {}).items(), key=lambda kv: -kv[1])[:10]
     return {"mean": sum(scored) / len(scored) if scored else None, "ci95": list(ci) if ci else None,
             "n": len(scored), "unscored": len(values) - len(scored), "unscored_reasons": dict(reasons)}
@@ -61,8 +72,8 @@ def index_with_ci(columns: dict[str, list[float | None]], level: float = 0.95, r
         warnings.simplefilter("ignore", RuntimeWarning)  # a component with no row in a resample
         draws = np.concatenate([np.nanmean(np.nanmean(matrix[picks], axis=1), axis=1)  # per component, then over
                                 for picks in _index_batches(rng, matrix.shape[0], resamples)])
-    return {"value": value, "components": list(used), "ci95": _percentiles(draws[~np.isnan(draws)], level),
-            "rows": int(matrix.shape[0])}
+    ci = _percentiles(draws[~np.isnan(draws)], level) if matrix.shape[0] >= MIN_ROWS_FOR_INTERVAL else None
+    return {"value": value, "components": list(used), "ci95": ci, "rows": int(matrix.shape[0])}
 
 
 def _percentiles(draws: Any, level: float) -> tuple[float, float]:
@@ -87,7 +98,9 @@ def paired_ci(diffs: list[float], level: float = 0.95, resamples: int = RESAMPLE
               seed: int = SEED) -> tuple[tuple[float, float] | None, str]:
     """Interval of the mean paired difference and how it was computed: a percentile bootstrap
     over pairs (what the two runs share about a row cancels out), or for more than
-    LARGE_SAMPLE pairs the normal interval it converges to."""
+    LARGE_SAMPLE pairs the normal interval it converges to; none below MIN_ROWS_FOR_INTERVAL."""
+    if len(diffs) < MIN_ROWS_FOR_INTERVAL:
+        return None, f"none: n < {MIN_ROWS_FOR_INTERVAL}"
     if len(diffs) <= LARGE_SAMPLE:
         return bootstrap_mean_ci(diffs, level, resamples, seed), "bootstrap"
     from statistics import NormalDist

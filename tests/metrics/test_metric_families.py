@@ -236,4 +236,4 @@ def test_all_noncommittal_responses_average_zero_not_unscored():
     result = ragmeter.evaluate(rows, ["response_relevancy"], judge=judge, embeddings=TableEmbedder({}),
                                progress=False, cache=False)
     stats = result.manifest["metrics"]["response_relevancy"]
-    assert (stats["mean"], stats["n"], stats["unscored"], stats["ci95"]) == (0.0, 3, 0, [0.0, 0.0])
+    assert (stats["mean"], stats["n"], stats["unscored"], stats["ci95"]) == (0.0, 3, 0, None)  # n < 10: no interval

@@ -176,3 +176,32 @@ def test_a_repeated_id_is_named_and_bidi_overrides_are_shown_not_obeyed(tmp_path
     b = write_run(tmp_path / "b", {"faithfulness": [1.0, 0.0, 1.0]}, ids=["q0", "q\u202e1", "q\u202e1"])
     with pytest.raises(DataError, match=r"row id 'q\\u202e1' appears twice \(rows 2 and 3\)"):
         compare(a, b)
+
+
+def test_below_ten_pairs_no_interval_is_printed_and_the_table_says_why(tmp_path):
+    """n=2 printed a 95% interval of -0.453 to -0.348 beside 'no significant difference (p = 1)'."""
+    from tests.cli_runner import run_cli
+
+    a = write_run(tmp_path / "a", {"faithfulness": [0.9, 0.8]})
+    b = write_run(tmp_path / "b", {"faithfulness": [0.5, 0.4]})
+    c = compare(a, b).metrics["faithfulness"]
+    assert (c.ci95, c.interval_method, c.verdict, c.note) == (None, "none: n < 10", "no significant difference", None)
+    out = " ".join(run_cli("compare", str(a), str(b)).stdout.split())
+    assert "n<10" in out and "faithfulness: no interval with 2 paired rows (fewer than 10)" in out
+
+
+def test_an_interval_and_a_verdict_that_read_differently_carry_a_note():
+    from ragmeter.results.compare import MetricComparison, _interval_note
+
+    def case(ci, p, p_holm, verdict):
+        return MetricComparison(metric="m", higher_is_better=True, n=30, excluded=0, mean_a=0.5, mean_b=0.6,
+                                difference=0.1, ci95=ci, p_value=p, p_holm=p_holm, verdict=verdict)
+
+    holm = case((0.01, 0.2), 0.02, 0.06, "no significant difference")
+    assert _interval_note(holm, 0.05, 3) == ("the interval excludes 0, but after Holm's adjustment across 3 metrics "
+                                             "the difference is not significant")
+    test = case((0.01, 0.2), 0.07, 0.07, "no significant difference")
+    assert _interval_note(test, 0.05, 1) == "the interval excludes 0, but the sign-flip test finds no difference (p = 0.07)"
+    touching = case((0.0, 0.2), 0.04, 0.04, "better")
+    assert _interval_note(touching, 0.05, 1).startswith("significant by the sign-flip test though the interval")
+    assert _interval_note(case((0.01, 0.2), 0.01, 0.01, "better"), 0.05, 1) is None

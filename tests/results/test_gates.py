@@ -4,6 +4,7 @@ Markdown summary and JUnit XML. Runs use exact_match (no judge) or synthetic run
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -197,3 +198,15 @@ def test_config_file_gates_and_paths_relative_to_it(tmp_path):
     # the command line overrides the file: the mean gate passes
     again = run_cli("run", "eval.yaml", "--gate", "mean", cwd=project)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_a_few_rows_print_no_interval_in_the_table_or_the_summary(tmp_path):
+    data = write_data(tmp_path / "few.jsonl", 1, total=2)
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+               "--summary-md", str(tmp_path / "s.md"))
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"exact_match\s+│\s+0\.5000\s+│\s+n<10\s+│\s+2\s", proc.stdout), proc.stdout
+    assert "| exact_match | 0.5000 | n<10 | 2 | 0 |" in (tmp_path / "s.md").read_text()
+    assert json.loads((tmp_path / "run" / "manifest.json").read_text())["metrics"]["exact_match"]["ci95"] is None
+    with pytest.raises(ValueError, match="greater than or equal to 10"):
+        GateSettings(thresholds={"m": 0.7}, gate="lower", min_rows=5)

@@ -34,7 +34,7 @@ def histogram_svg(counts: list[list[int]], width: int = 260, height: int = 110) 
 def differences_svg(metrics: dict[str, Any], width: int = 560) -> str:
     """A forest plot: per metric the mean paired difference (dot) and its 95% interval (line),
     around a zero line; green where the change is significantly better, red where worse."""
-    rows = [(name, c) for name, c in metrics.items() if c.get("difference") is not None]
+    rows = [(name, c) for name, c in metrics.items() if c.get("difference") is not None and c.get("ci95")]
     if not rows:
         return ""
     span = max(0.05, *(max(abs(c["ci95"][0]), abs(c["ci95"][1]), abs(c["difference"])) for _, c in rows))

@@ -76,10 +76,10 @@ def _number(value: float | None, digits: int = 4) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _ci(ci: Any, signed: bool = False) -> str:
-    if not ci:
-        return "-"
-    return f"{ci[0]:+.3f} to {ci[1]:+.3f}" if signed else f"{ci[0]:.3f}-{ci[1]:.3f}"
+def _ci(ci: Any, n: int = 0, signed: bool = False) -> str:
+    from ragmeter.stats import interval_text
+
+    return escape(interval_text(ci, n, "{0:+.3f} to {1:+.3f}" if signed else "{0:.3f}-{1:.3f}"))
 
 
 def _summary(data: dict[str, Any]) -> str:
@@ -93,14 +93,15 @@ def _summary(data: dict[str, Any]) -> str:
     for name in data["metrics"]:
         a = runs[0]["metrics"][name]
         cells = [escape(name) + ("" if data["higher_is_better"][name] else ' <small>(lower is better)</small>'),
-                 _number(a["mean"]), _ci(a["ci95"]), str(a["n"]), str(a["unscored"])]
+                 _number(a["mean"]), _ci(a["ci95"], a["n"]), str(a["n"]), str(a["unscored"])]
         if two:
             b = runs[1]["metrics"][name]
             c = comparison["metrics"][name]
-            cells += [_number(b["mean"]), _ci(b["ci95"]),
+            cells += [_number(b["mean"]), _ci(b["ci95"], b["n"]),
                       "-" if c["difference"] is None else f"{c['difference']:+.4f} (n={c['n']})",
-                      _ci(c["ci95"], signed=True), "-" if c["p_holm"] is None else f"{c['p_holm']:.3g}",
-                      f'<span class="verdict {c["verdict"].split()[0]}">{escape(c["verdict"])}</span>']
+                      _ci(c["ci95"], c["n"], signed=True), "-" if c["p_holm"] is None else f"{c['p_holm']:.3g}",
+                      f'<span class="verdict {c["verdict"].split()[0]}">{escape(c["verdict"])}</span>'
+                      + (f'<br><small>{escape(c["note"])}</small>' if c.get("note") else "")]
         cells.append(histogram_svg([r["metrics"][name]["histogram"] for r in runs]))
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     index = "".join(_index(run, i) for i, run in enumerate(runs))
@@ -114,7 +115,7 @@ def _index(run: dict[str, Any], position: int) -> str:
     if not index or index.get("value") is None:
         return ""
     return (f'<p class="index">RAG Index ({"AB"[position]}) <b>{index["value"]:.4f}</b> (95% CI '
-            f'{_ci(index["ci95"])}) over {escape(", ".join(index["components"]))}</p>')
+            f'{_ci(index["ci95"], index.get("rows", 0))}) over {escape(", ".join(index["components"]))}</p>')
 
 
 def _gates(runs: list[dict[str, Any]]) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.io.writers import atomic_write_bytes
+from ragmeter.stats import interval_text
 
 
 def markdown_summary(manifest: dict[str, Any], gates: Any = None, comparison: Any = None) -> str:
@@ -21,7 +22,7 @@ def markdown_summary(manifest: dict[str, Any], gates: Any = None, comparison: An
     lines += ["| metric | mean | 95% CI | n | unscored |", "|---|---:|---|---:|---:|"]
     for name, m in manifest["metrics"].items():
         mean = "-" if m["mean"] is None else f"{m['mean']:.4f}"
-        ci = "-" if not m["ci95"] else f"{m['ci95'][0]:.3f} - {m['ci95'][1]:.3f}"
+        ci = interval_text(m["ci95"], m["n"], "{0:.3f} - {1:.3f}")
         lines.append(f"| {_md(name)} | {mean} | {ci} | {m['n']} | {m['unscored']} |")
     if gates is not None and gates.results:
         lines += ["", "| gate | result |", "|---|---|"]
@@ -35,7 +36,7 @@ def markdown_summary(manifest: dict[str, Any], gates: Any = None, comparison: An
                 lines.append(f"| {_md(name)} | - | - | - | - | - | {c.verdict} |")
                 continue
             lines.append(f"| {_md(name)} | {c.mean_a:.4f} | {c.mean_b:.4f} | {c.difference:+.4f} | "
-                         f"{c.ci95[0]:+.3f} {c.ci95[1]:+.3f} | {c.p_holm:.3g} | {c.verdict} |")
+                         f"{interval_text(c.ci95, c.n, '{0:+.3f} {1:+.3f}')} | {c.p_holm:.3g} | {c.verdict} |")
     return "\n".join(lines) + "\n"
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from ragmeter.errors import DataError
 from ragmeter.results.runs import Run, load_run
+from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
 from ragmeter.text import plain, printable
 
 ALPHA = 0.05
@@ -51,6 +52,8 @@ class MetricComparison(BaseModel):
     #: "bootstrap" (percentile, paired) or "normal" (its large-sample form, above 20,000 pairs)
     interval_method: str | None = None
     verdict: Verdict = "no paired rows"
+    #: where the interval and the verdict seem to say different things, why (else None)
+    note: str | None = None
     changed: list[RowChange] = []
 
 
@@ -100,6 +103,7 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     for name, result in results.items():
         result.p_holm = adjusted.get(name)
         result.verdict = _verdict(result, alpha)
+        result.note = _interval_note(result, alpha, len(adjusted))
     same_file = run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256
     differing = [] if same_file else _testset_differs(run_a, run_b, shared)
     return Comparison(run_a=run_a.source, run_b=run_b.source,
@@ -208,6 +212,23 @@ def _verdict(result: MetricComparison, alpha: float) -> Verdict:
     return "better" if improved else "worse"
 
 
+def _interval_note(c: MetricComparison, alpha: float, compared: int) -> str | None:
+    """The interval is per metric and unadjusted; the verdict is the sign-flip test after
+    Holm's adjustment. Where the two read differently, say why, so no table contradicts itself."""
+    if c.ci95 is None or c.p_value is None:
+        return None
+    excludes_zero = c.ci95[0] > 0 or c.ci95[1] < 0
+    significant = c.verdict in ("better", "worse")
+    if excludes_zero and not significant:
+        if c.p_value < alpha:
+            return (f"the interval excludes 0, but after Holm's adjustment across {compared} metrics the "
+                    "difference is not significant")
+        return f"the interval excludes 0, but the sign-flip test finds no difference (p = {c.p_value:.3g})"
+    if significant and not excludes_zero:
+        return "significant by the sign-flip test though the interval touches 0: a borderline difference"
+    return None
+
+
 def write_comparison(comparison: Comparison, out_dir: str | Path) -> Path:
     from ragmeter.io.writers import make_folder, write_json
 
@@ -224,13 +245,19 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
     table = Table("metric", "A", "B", "B - A", "95% CI", "p (Holm)", "n", "excl.", "verdict",
                   title=printable(f"{comparison.run_a} -> {comparison.run_b}"))
     for name, c in comparison.metrics.items():
-        ci = "-" if not c.ci95 else f"{c.ci95[0]:+.3f} {c.ci95[1]:+.3f}"
+        ci = interval_text(c.ci95, c.n, "{0:+.3f} {1:+.3f}")
         diff = "-" if c.difference is None else f"{c.difference:+.4f}"
         p = "-" if c.p_holm is None else f"{c.p_holm:.3g}"
         color = {"better": "green", "worse": "red"}.get(c.verdict, "white")
         table.add_row(printable(name), _number(c.mean_a), _number(c.mean_b), diff, ci, p, str(c.n), str(c.excluded),
                       f"[{color}]{c.verdict}[/{color}]")
     console.print(table)
+    for name, c in comparison.metrics.items():
+        if c.note:
+            console.print(printable(f"{name}: {c.note}"), style="yellow")
+        elif c.n and c.ci95 is None:
+            console.print(printable(f"{name}: no interval with {c.n} paired rows (fewer than {MIN_ROWS_FOR_INTERVAL})"),
+                          style="yellow")
     if not comparison.same_dataset:
         console.print(printable(testset_note(comparison)), style="yellow")
     for name, c in comparison.metrics.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ragmeter.stats import interval_text
 from ragmeter.text import duration, plain, printable
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
@@ -35,7 +36,7 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
                                             f"judge {judge}"))
     for name, m in run.metrics.items():
         mean = "-" if m.mean is None else f"{m.mean:.4f}"
-        ci = "-" if not m.ci95 else f"{m.ci95[0]:.3f}-{m.ci95[1]:.3f}"
+        ci = interval_text(m.ci95, m.n)
         cells = [printable(name), mean, ci, str(m.n), str(m.unscored)]
         if verbose:
             cells += [str(m.judge_calls), str(m.prompt_tokens), str(m.completion_tokens), str(m.cache_hits),
@@ -52,7 +53,8 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
 def _print_index(index: dict[str, Any] | None, console: Any) -> None:
     if not index or index["value"] is None:
         return
-    console.print(printable(f"RAG Index {index['value']:.4f} (95% CI {index['ci95'][0]:.3f}-{index['ci95'][1]:.3f}) "
+    ci = interval_text(index["ci95"], index.get("rows", 0))
+    console.print(printable(f"RAG Index {index['value']:.4f} (95% CI {ci}) "
                             f"over {len(index['components'])} metric(s): {', '.join(index['components'])}"
                             + (f"; no scores for {', '.join(index['missing'])}" if index["missing"] else "")),
                   highlight=False)

@@ -19,10 +19,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter.errors import ConfigError
+from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
 
 GateMode = Literal["mean", "lower"]
 #: an interval gate needs at least this many scored rows to decide
-MIN_ROWS_FOR_INTERVAL = 10
 
 
 class GateSettings(BaseModel):
@@ -36,7 +36,7 @@ class GateSettings(BaseModel):
     max_unscored: float | None = Field(default=None, ge=0, le=1)
     baseline: str | None = None
     max_drop: float = Field(default=0.0, ge=0, le=1)
-    min_rows: int = Field(default=MIN_ROWS_FOR_INTERVAL, ge=2)
+    min_rows: int = Field(default=MIN_ROWS_FOR_INTERVAL, ge=MIN_ROWS_FOR_INTERVAL)
 
     @property
     def active(self) -> bool:
@@ -203,7 +203,7 @@ def _baseline(c: Any, max_drop: float, alpha: float) -> GateResult:
     drop = -c.difference if c.higher_is_better else c.difference
     passed = not (c.verdict == "worse" and drop > max_drop)
     detail = (f"{c.metric}: {c.mean_a:.4f} -> {c.mean_b:.4f} ({c.difference:+.4f}, 95% CI "
-              f"{c.ci95[0]:+.3f} {c.ci95[1]:+.3f}, p(Holm)={c.p_holm:.3g}, n={c.n})")
+              f"{interval_text(c.ci95, c.n, '{0:+.3f} {1:+.3f}')}, p(Holm)={c.p_holm:.3g}, n={c.n})")
     if passed:
         why = "not significantly worse" if c.verdict != "worse" else f"worse by {drop:.4f} <= max drop {max_drop}"
     else:
