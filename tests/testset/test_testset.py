@@ -244,6 +244,40 @@ def test_bad_input(tmp_path):
         generate_testset(short, 1, sizes=3)  # type: ignore[call-arg]
 
 
+def minimal_pdf(text: str) -> bytes:
+    """A one-page PDF whose page shows `text` (Helvetica), with a correct xref table."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_a_damaged_pdf_is_one_line_naming_the_file_not_pypdfs_log(tmp_path, capsys, caplog):
+    """pypdf printed "invalid pdf header" and "EOF marker not found" with no file name."""
+    pdf = minimal_pdf("The lighthouse stands on the cape.")
+    (tmp_path / "shifted.pdf").write_bytes(b"  \n" + pdf)  # read despite a bad header
+    (tmp_path / "cut.pdf").write_bytes(pdf[:-6])  # no EOF marker: unreadable
+    corpus = load_documents(tmp_path)
+    assert [(d.source, d.text) for d in corpus.documents] == [("shifted.pdf", "The lighthouse stands on the cape.")]
+    assert corpus.skipped == [f"{tmp_path / 'cut.pdf'}: cannot parse this PDF (PdfStreamError: Stream has ended "
+                              "unexpectedly)"]
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"ragmeter: {tmp_path / 'shifted.pdf'}: read despite a damaged PDF "
+                                               "(invalid pdf header: b'  \\n%P'")
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")]
+
+
 def test_output_folder_holding_another_testset_is_refused(tmp_path):
     docs = write_docs(tmp_path / "docs")
     generate_testset(docs, 1, out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)

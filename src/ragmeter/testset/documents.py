@@ -5,6 +5,8 @@ seed's m-ric/huggingface_doc. A PDF that cannot be read is skipped and counted, 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,11 +119,41 @@ def _pdf_text(path: Path) -> str:
         from pypdf import PdfReader
     except ImportError:
         raise _Unreadable("reading PDFs needs pypdf: pip install 'ragmeter[testset]'") from None
+    with _pdf_complaints() as complaints:
+        try:
+            reader = PdfReader(path)
+            text = "\n\n".join(page.extract_text() or "" for page in reader.pages)
+        except Exception as exc:  # pypdf raises many types for damaged files
+            raise _Unreadable(f"cannot parse this PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
+    if complaints:  # read despite damage: one line naming the file, not pypdf's log lines
+        import sys
+
+        from ragmeter.text import plain
+
+        print(plain(f"ragmeter: {path}: read despite a damaged PDF ({'; '.join(complaints[:2])})"), file=sys.stderr)
+    return text
+
+
+@contextlib.contextmanager
+def _pdf_complaints() -> Iterator[list[str]]:
+    """pypdf's log lines ("invalid pdf header", "EOF marker not found") collected, not printed."""
+    import logging
+
+    complaints: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            complaints.append(record.getMessage()[:80])
+
+    logger = logging.getLogger("pypdf")
+    handler, propagate = Collect(level=logging.WARNING), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
     try:
-        reader = PdfReader(path)
-        return "\n\n".join(page.extract_text() or "" for page in reader.pages)
-    except Exception as exc:  # pypdf raises many types for damaged files
-        raise _Unreadable(f"cannot parse this PDF ({type(exc).__name__}: {str(exc)[:80]})") from None
+        yield complaints
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def html_text(markup: str) -> str:
