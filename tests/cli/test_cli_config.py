@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -212,7 +213,7 @@ def test_a_judge_mapping_without_a_setting_its_backend_needs_names_it(settings, 
 
 @pytest.mark.parametrize("args, message", [
     (["evaluate", "{data}", "--metric", "faithfulness"], "No such option: --metric (Possible options: --metric-opt, --metrics)"),
-    (["evaluate"], "Missing argument 'data'"),
+    (["evaluate"], "Missing argument 'DATA'"),
     (["evaluate", "{data}", "--limit", "abc"], "Invalid value for '--limit'"),
     (["nosuch"], "No such command 'nosuch'"),
     (["bench-judge", "llamacpp", "{data}", "--rows", "0"], "Invalid value for '--rows'"),  # was a traceback
@@ -336,3 +337,34 @@ def test_ctrl_c_says_what_happened_and_how_to_resume(monkeypatch):
     proc = cli("metrics", "--markdown")
     assert proc.returncode == 130
     assert proc.stderr == "ragmeter: interrupted; finished judge replies are cached, run again to resume\n"
+
+
+def test_help_reads_the_same_in_every_command():
+    """`--version <bool>`, `{docs}` here and `[docs]` there, and docstrings broken mid-sentence."""
+    from ragmeter.cli.app import command
+
+    top = cli("--help").stdout
+    assert "<bool>" not in top and "resumable. A generation cut off at --max-tokens is marked" in " ".join(top.split())
+    names = [n for n in command().commands if n != "prompts"] + ["prompts export", "prompts adapt"]
+    for name in names:
+        text = cli(*name.split(), "--help").stdout
+        usage = next(line for line in text.splitlines() if "Usage:" in line)
+        assert "{" not in usage and "<bool>" not in text, (name, usage)
+        assert not re.search(r"\[[a-z_]+\]", usage), usage  # optional arguments in capitals too
+    assert "Usage: ragmeter report [OPTIONS] RUN_A [RUN_B]" in cli("report", "--help").stdout
+    assert "Usage: ragmeter merge [OPTIONS] FOLDERS..." in cli("merge", "--help").stdout
+
+
+def test_run_takes_a_price_and_config_paths_are_printed_normalised(tmp_path, fake_server):
+    (tmp_path / "cfg").mkdir()
+    write_rows(tmp_path / "d.jsonl")
+    (tmp_path / "cfg" / "c.yaml").write_text(
+        f"dataset: ../d.jsonl\noutput: ../runs/x\njudge: openai-compat:{fake_server}#m\nmetrics: [context_relevance]\n")
+    proc = cli("run", "cfg/c.yaml", "--dry-run", "--price-per-million", "1,2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"│ total .* │ 0\.\d+ \(max 0\.\d+\) │", proc.stdout), proc.stdout  # priced
+    assert "cfg/.." not in proc.stdout + proc.stderr
+    from ragmeter.run.config import load_config
+
+    cfg = load_config(tmp_path / "cfg" / "c.yaml")
+    assert (cfg.dataset, cfg.output) == (str(tmp_path / "d.jsonl"), str(tmp_path / "runs" / "x"))

@@ -21,6 +21,10 @@ def test_bleu_scores_the_whole_response_not_its_first_sentence():
     assert one == 1.0
     assert 0 < two["bleu"] < 1  # Ragas would score 1.0: it compares only the first sentence
     assert two["bleu_evidence"]["bp"] == 1.0
+    # precisions on the score's own 0-1 scale (sacrebleu's are percentages), shown as percentages
+    assert two["bleu_evidence"]["precisions"] == [0.5, 0.4615, 0.4167, 0.3636]
+    assert two["bleu_reason"] == (f"BLEU {two['bleu']:.4f} (1-4-gram precisions 50%, 46%, 42%, 36%; "
+                                  "brevity penalty 1.000)")
 
 
 def test_rouge_types_and_modes():

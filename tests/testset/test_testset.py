@@ -130,6 +130,17 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     assert quality["source_coverage"] == 0.6667 and quality["question_types"] == {"factoid": 2}
     # the relevance critique stopped Cape1's row: no groundedness call for it
     assert judge.calls("context_relevance.rating1") == 2 and judge.calls("testset.relevance") == 3
+    from rich.console import Console
+
+    from ragmeter.testset.quality import print_quality
+
+    console = Console(record=True, width=200)
+    print_quality({**quality, "tokens": 8454.0, "seconds": 12.345, "tokens_per_kept": 4227.0,
+                   "seconds_per_kept": 6.1725, "judge_calls": 11, "judge_calls_per_kept": 5.5}, console)
+    text = console.export_text()
+    assert text.startswith("2 kept of 3 generated (survival 67%); asked for 3")  # was "survival 0.6667"
+    assert "answer in its chunk (factoid): 100%;" in text
+    assert "judge: 11 calls, 8,454 tokens, 12 s; per kept question 5.5 calls, 4,227 tokens, 6.2 s" in text
 
 
 def test_duplicates_are_rejected_with_the_pair(tmp_path):

@@ -80,7 +80,7 @@ def main() -> None:
     """Entry point: library errors become one line on stderr and a non-zero exit."""
     _log_to_stderr()
     try:
-        code = app(standalone_mode=False)  # click returns typer.Exit's code here instead of raising
+        code = command()(prog_name="ragmeter", standalone_mode=False)  # click returns typer.Exit's code here instead of raising
         if code == 130:  # typer caught a Ctrl-C
             _interrupted()
         if isinstance(code, int) and code:
@@ -99,6 +99,43 @@ def main() -> None:
         if code is None:
             raise
         sys.exit(code)
+
+
+def command() -> Any:
+    """The click command typer builds from `app`, with help that reads the same everywhere:
+    arguments in capitals, bracketed only when optional (typer writes `{docs}` when required),
+    flags without a `<bool>` value, and docstrings' line breaks joined into sentences."""
+    from typer.main import get_command
+
+    built = get_command(app)
+    _tidy(built)
+    return built
+
+
+def _tidy(cmd: Any) -> None:
+    import re
+
+    from typer.core import TyperArgument, TyperOption
+
+    if cmd.help:
+        cmd.help = re.sub(r"(?<!\n)\n(?!\n)", " ", cmd.help)
+    for param in cmd.params:
+        if isinstance(param, TyperArgument) and param.metavar is None:
+            param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+            param.get_usage_pieces = lambda ctx, p=param: [p.metavar if p.required else f"[{p.metavar}]"]
+        elif isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
+    help_option = cmd.get_help_option
+
+    def plain_help_option(ctx: Any) -> Any:
+        option = help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    cmd.get_help_option = plain_help_option
+    for sub in getattr(cmd, "commands", {}).values():
+        _tidy(sub)
 
 
 def _interrupted() -> None:

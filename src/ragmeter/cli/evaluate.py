@@ -35,6 +35,8 @@ RayAddress = Annotated[Optional[str], typer.Option(
     "--ray", help="score on Ray: local (start one here), auto (the running cluster) or HOST:PORT")]
 RayWorkers = Annotated[Optional[int], typer.Option("--workers", help="Ray workers, each with its own judge "
                                                                     "(default: the cluster's CPUs)")]
+Price = Annotated[Optional[str], typer.Option(
+    "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")]
 Batch = Annotated[bool, typer.Option("--batch", help="send judge requests through the provider's batch API "
                                                      "(half price; polled; a restart resumes pending batches)")]
 
@@ -64,7 +66,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
         junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
-        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False) -> None:
+        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False, price: Price = None) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.run.config import load_config
 
@@ -73,7 +75,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     # paths given on the command line are relative to the working directory, not the config file
     paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
-                                 "batch": True if batch else None,
+                                 "batch": True if batch else None, "price_per_million": _price(price),
                                  "overwrite": True if overwrite else None, **gates}
     cfg = load_config(config, overrides)
     cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {}), **_engine(cfg, ray, workers)})
@@ -116,8 +118,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
              dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
-             price: Annotated[Optional[str], typer.Option(
-                 "--price-per-million", help="PROMPT,COMPLETION price per million tokens, for --dry-run")] = None,
+             price: Price = None,
              reasons: Annotated[Optional[str], typer.Option(
                  help="failing (the in-process default: a reason only where a verdict is 0) | all | none; "
                       "scores are the same (= --judge-opt reasons=...)")] = None

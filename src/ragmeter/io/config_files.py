@@ -34,5 +34,13 @@ def read_mapping(path: Path, kind: str, keys: str) -> dict[str, Any]:
 def relative_to(data: dict[str, Any], keys: tuple[str, ...], base: Path) -> dict[str, Any]:
     """`data` with the relative paths under `keys` resolved against `base` (the file's folder):
     paths in a config file are relative to that file, not to the working directory."""
-    return {k: (str(base / v) if k in keys and isinstance(v, str) and not Path(v).is_absolute() else v)
-            for k, v in data.items()}
+    return {k: (config_path(v, base) if k in keys and isinstance(v, str) else v) for k, v in data.items()}
+
+
+def config_path(value: str, base: Path) -> str:
+    """A path from a config file: `~` expanded, a relative one joined to the file's folder and
+    normalised, so messages name `runs/x`, not `cfg/../runs/x`."""
+    import os
+
+    path = Path(value).expanduser()
+    return str(path) if path.is_absolute() else os.path.normpath(base / path)

@@ -44,8 +44,11 @@ class Bleu(LexicalMetric):
         import sacrebleu
 
         result = sacrebleu.sentence_bleu(sample.response or "", [sample.reference or ""])
-        return Score(result.score / 100, f"BLEU {result.score:.2f}",
-                     {"precisions": [round(p, 4) for p in result.precisions], "bp": round(result.bp, 6)})
+        precisions = [round(p / 100, 4) for p in result.precisions]  # sacrebleu's are percentages
+        shown = ", ".join(f"{p:.0%}" for p in precisions)
+        return Score(result.score / 100, f"BLEU {result.score / 100:.4f} (1-4-gram precisions {shown}; "
+                                         f"brevity penalty {result.bp:.3f})",
+                     {"precisions": precisions, "bp": round(result.bp, 6)})
 
 
 class RougeOptions(BaseModel):

@@ -154,9 +154,10 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ru
 
 def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
     """Paths in a config file are relative to that file, not to the working directory."""
+    from ragmeter.io.config_files import config_path
+
     def rel(value: str) -> str:
-        p = Path(value).expanduser()
-        return str(p if p.is_absolute() else (base / p))
+        return config_path(value, base)
 
     update: dict[str, Any] = {"dataset": rel(cfg.dataset), "output": rel(cfg.output)}
     for key in ("prompts_dir", "baseline", "summary_md", "junit"):

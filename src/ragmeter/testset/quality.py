@@ -79,17 +79,22 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
 def print_quality(report: dict[str, Any], console: Any) -> None:
     from ragmeter.text import printable
 
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.0%}"
+
     lines = [
-        f"{report['kept']} kept of {report['generated']} generated (survival {report['survival_rate']}); asked for "
-        f"{report['asked_for']}" + (f"; stopped short: {report['stop_reason']}" if report["stopped_short"] else ""),
+        f"{report['kept']} kept of {report['generated']} generated (survival {share(report['survival_rate'])}); "
+        f"asked for {report['asked_for']}"
+        + (f"; stopped short: {report['stop_reason']}" if report["stopped_short"] else ""),
         f"rejected by: {', '.join(f'{k} {v}' for k, v in report['rejected_by'].items()) or 'none'}",
         f"types: {', '.join(f'{k} {v}' for k, v in report['question_types'].items()) or 'none'}",
         f"coverage: sources {report['source_coverage']:.0%} of {report['sources']}, chunks "
         f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
-        f"answer in its chunk (factoid): {report['answer_in_chunk_rate']}; language mismatches: "
+        f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language mismatches: "
         f"{report['language_mismatches']}",
-        f"judge: {report['judge_calls']} calls, {report['tokens']} tokens, {report['seconds']} s; per kept question "
-        f"{report['judge_calls_per_kept']} calls, {report['tokens_per_kept']} tokens, {report['seconds_per_kept']} s",
+        f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {report['seconds']:,.0f} s; per kept "
+        f"question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
+        f"{report['seconds_per_kept']:.2g} s",
     ]
     for line in lines:
         console.print(printable(line), highlight=False)
