@@ -80,7 +80,8 @@ def main() -> None:
     """Entry point: library errors become one line on stderr and a non-zero exit."""
     _log_to_stderr()
     try:
-        code = command()(prog_name="ragmeter", standalone_mode=False)  # click returns typer.Exit's code here instead of raising
+        # click returns typer.Exit's code here instead of raising
+        code = command()(prog_name="ragmeter", standalone_mode=False)
         if code == 130:  # typer caught a Ctrl-C
             _interrupted()
         if isinstance(code, int) and code:
