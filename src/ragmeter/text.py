@@ -57,3 +57,38 @@ def duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def print_table(console: Any, table: Any) -> None:
+    """`table` as it is when the terminal has room for each column's longest word (cells then
+    wrap between words); otherwise each row folded into a block (its first cell, then
+    `header: value` pairs that wrap), so no name or number is cut or broken at 80 columns."""
+    from rich.padding import Padding
+
+    narrowest = _narrowest_columns(table)
+    if sum(narrowest) + 3 * len(narrowest) + 1 <= console.width:  # + padding and borders
+        for column, width in zip(table.columns, narrowest):
+            column.min_width = max(column.min_width or 0, width)  # rich would cut the widest column first
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title, style="bold", highlight=False)
+    headers = [str(column.header) for column in table.columns]
+    for cells in zip(*(list(column.cells) for column in table.columns)):
+        console.print(cells[0], style="bold", highlight=False)
+        pairs = [f"{header}: {value}" for header, value in zip(headers[1:], cells[1:]) if str(value) not in ("", "-")]
+        console.print(Padding(" · ".join(pairs), (0, 0, 0, 2)), highlight=False)
+
+
+def _narrowest_columns(table: Any) -> list[int]:
+    """Each column's width with its cells wrapped between words (a no_wrap column's whole
+    lines): below it rich would cut a name or a number."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    widths = []
+    for column in table.columns:
+        texts = [Text.from_markup(str(t)).plain for t in (column.header, *column.cells)]
+        pieces = [p for t in texts for p in (t.splitlines() if column.no_wrap else t.split())]
+        widths.append(max((cell_len(p) for p in pieces), default=0))
+    return widths

@@ -38,12 +38,11 @@ def scalar(value: str) -> Any:
     return value
 
 
-def console(wide: bool = False) -> Any:
-    """The terminal's width (80 columns off a terminal), at least 150 for `wide` tables."""
+def console() -> Any:
+    """The terminal's width (80 columns off a terminal): every table folds to fit it."""
     from rich.console import Console
 
-    found = Console()
-    return Console(width=150) if wide and found.width < 150 else found
+    return Console()
 
 
 def metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any]]:

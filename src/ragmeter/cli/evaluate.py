@@ -172,7 +172,7 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
         from ragmeter.results.console import print_estimate
         from ragmeter.run.dry_run import dry_run as estimate_run
 
-        print_estimate(asyncio.run(estimate_run(cfg)), console(wide=True))
+        print_estimate(asyncio.run(estimate_run(cfg)), console())
         return
 
     from ragmeter.api import run_config
@@ -183,7 +183,7 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeValidityWarning)
         result = asyncio.run(run_config(cfg))
-    print_summary(result.manifest, console(wide=verbose), verbose)
+    print_summary(result.manifest, console(), verbose)
     _judge_check_line(result.manifest, cfg)
     for note in result.manifest["prompt_notes"]:
         Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)

@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
-from ragmeter.text import plain
+from ragmeter.text import plain, print_table
 
 
 def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `label`: binary 0/1, ordinal "
@@ -36,7 +36,7 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
     result = meta_evaluate(labels, metric, judge=judge_cfg, limit=limit, out=out, label_column=label_column,
                            embeddings=embeddings, language=language, concurrency=concurrency,
                            overwrite=overwrite)
-    print_meta_eval(result, console(wide=True))
+    print_meta_eval(result, console())
     if out:
         print(plain(f"wrote {out / 'meta_eval.json'}"))
 
@@ -134,6 +134,8 @@ def list_metrics(markdown: Annotated[bool, typer.Option("--markdown", help="the 
     table.columns.insert(0, Column("metric", no_wrap=True))
     for row in catalog.rows():
         table.add_row(*row)
-    console(wide=True).print(table)
-    print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
-          "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.")
+    shown = console()
+    print_table(shown, table)
+    shown.print("Result columns: a metric's column is its name (ranking metrics: name@k, e.g. ndcg@5; aspect_critic: "
+                "aspect_critic_<name>), or the `as:` you give it; beside it <column>_reason and <column>_evidence.",
+                markup=False, highlight=False)

@@ -101,4 +101,6 @@ def _print_adapt_table(results: list[Any], stats: Any, console: Any) -> None:
         why = "; ".join(f"{k.where}: {k.problem}" for k in r.kept[:3]) + (" ..." if len(r.kept) > 3 else "")
         table.add_row(r.template.key, str(len(r.translations)), str(r.changed), str(r.unchanged),
                       f"{len(r.kept)} {why}".strip())
-    console.print(table)
+    from ragmeter.text import print_table
+
+    print_table(console, table)

@@ -101,7 +101,7 @@ def experiment(config: Annotated[Path, typer.Argument(help="EXPERIMENT.yaml: tes
     from ragmeter.text import printable
 
     cfg = load_experiment(config)
-    shown: Any = console(wide=True)
+    shown: Any = console()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JudgeValidityWarning)
         summary = asyncio.run(run_experiment(cfg, console=shown))

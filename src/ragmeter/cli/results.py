@@ -23,7 +23,7 @@ def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to c
 
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
     result = compare(run_a, run_b, names, top=top)
-    print_comparison(result, console(wide=True))
+    print_comparison(result, console())
     if out:
         print(plain(f"wrote {write_comparison(result, out)}"))
 

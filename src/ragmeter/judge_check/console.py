@@ -11,7 +11,7 @@ SHOWN = 3
 
 
 def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
-    from ragmeter.text import printable
+    from ragmeter.text import print_table, printable
 
     console.print(printable(f"judge check · judge {result.judge} · {result.data} · {result.sources} source rows · "
                             f"seed {result.seed}"), highlight=False)
@@ -20,7 +20,7 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
             console.print(printable(f"{check.metric}: {check.note}"), highlight=False)
             continue
         console.print(printable(_heading(check)), highlight=False)
-        console.print(_table(check, result.sizes))
+        print_table(console, _table(check, result.sizes))
         for failure in check.failures[:SHOWN]:
             score = "-" if failure.score is None else f"{failure.score:.2f}"
             console.print(printable(f"  fail {failure.check} k={failure.k} score {score}: "

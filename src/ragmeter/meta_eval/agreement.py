@@ -206,7 +206,7 @@ def _sign(value: float) -> int:
 def print_meta_eval(result: MetaEvalResult, console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.text import printable
+    from ragmeter.text import print_table, printable
 
     table = Table("scorer", "measure", "value", "95% CI", "n",
                   title=printable(f"{result.metric} vs human {result.kind} labels ({result.labels}) · judge "
@@ -217,7 +217,7 @@ def print_meta_eval(result: MetaEvalResult, console: Any) -> None:
         for name, m in agreement.measures.items():
             ci = "-" if m.ci95 is None else f"{_fixed(m.ci95[0])} to {_fixed(m.ci95[1])}"
             table.add_row(printable(agreement.scorer), name, _fixed(m.value), ci, str(m.n))
-    console.print(table)
+    print_table(console, table)
     if result.metric_agreement and result.metric_agreement.threshold is not None:
         console.print(f"threshold {result.metric_agreement.threshold:.3f} chosen on one half of the rows; held-out "
                       "measures are on the other half", highlight=False)

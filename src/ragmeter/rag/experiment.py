@@ -232,7 +232,7 @@ def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -
 def print_experiment(summary: dict[str, Any], console: Any) -> None:
     from rich.table import Table
 
-    from ragmeter.text import printable
+    from ragmeter.text import print_table, printable
 
     table = Table(title=f"variants x metrics (mean [95% CI]); paired difference vs {summary['baseline']}")
     metrics = list(next(iter(summary["table"].values())))
@@ -251,7 +251,7 @@ def print_experiment(summary: dict[str, Any], console: Any) -> None:
                 cell += f"\n{change['difference']:+.3f}{mark}"
             cells.append(cell)
         table.add_row(printable(name) + (" (baseline)" if name == summary["baseline"] else ""), *cells)
-    console.print(table)
+    print_table(console, table)
     console.print("* best variant for the metric; differences are paired (same rows), Holm-adjusted across "
                   "metrics; 'better'/'worse' only when significant at 0.05")
 

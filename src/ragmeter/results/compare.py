@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from ragmeter.errors import DataError
 from ragmeter.results.runs import Run, load_run
 from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
-from ragmeter.text import plain, printable
+from ragmeter.text import plain, print_table, printable
 
 ALPHA = 0.05
 TOP_ROWS = 5
@@ -251,7 +251,7 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
         color = {"better": "green", "worse": "red"}.get(c.verdict, "white")
         table.add_row(printable(name), _number(c.mean_a), _number(c.mean_b), diff, ci, p, str(c.n), str(c.excluded),
                       f"[{color}]{c.verdict}[/{color}]")
-    console.print(table)
+    print_table(console, table)
     for name, c in comparison.metrics.items():
         if c.note:
             console.print(printable(f"{name}: {c.note}"), style="yellow")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.stats import interval_text
-from ragmeter.text import duration, plain, printable
+from ragmeter.text import duration, plain, print_table, printable
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
     from ragmeter.results.manifest import Manifest
@@ -42,7 +42,7 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
             cells += [str(m.judge_calls), str(m.prompt_tokens), str(m.completion_tokens), str(m.cache_hits),
                       f"{m.seconds:.1f}"]
         table.add_row(*cells)
-    console.print(table)
+    print_table(console, table)
     _print_index(run.rag_index, console)
     _print_timing(run, console)
     for name, m in run.metrics.items():
@@ -79,7 +79,7 @@ def print_estimate(estimate: Any, console: Any) -> None:
     priced = estimate.total.price is not None
     timed = estimate.total.seconds is not None
     columns = [Column("metric", no_wrap=True, overflow="fold")] + [
-        Column(c, no_wrap=True, justify="right") for c in
+        Column(c, no_wrap=c != "price", justify="right") for c in
         ("calls", "cached", "prompt tok", "max compl.", *(["exp. compl.", "seconds"] if timed else []),
          *(["price"] if priced else []))]
     table = Table(*columns, title=printable(f"dry run · {estimate.rows} rows · judge {estimate.judge or '-'}"))
@@ -91,7 +91,7 @@ def print_estimate(estimate: Any, console: Any) -> None:
         if priced:
             cells.append(f"{m.price:.4f} (max {m.max_price:.4f})")
         table.add_row(*cells, end_section=name == list(estimate.metrics)[-1])
-    console.print(table)
+    print_table(console, table)
     share = estimate.total.estimated_prompt_tokens / max(1, estimate.total.prompt_tokens)
     console.print(printable(f"prompt tokens: {estimate.tokenizer}; {share:.0%} of them are in prompts that hold an "
                             "earlier reply, stood in by the prompt's own example (an estimate)"), highlight=False)
