@@ -15,7 +15,7 @@ from typing import Any
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
-from ragmeter.engine.progress import row_progress
+from ragmeter.engine.progress import judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
@@ -83,7 +83,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     stats = {m.label: MetricStats() for m in metrics}
     scores: list[dict[str, Score]] = [{} for _ in dataset.samples]
 
-    with row_progress(len(dataset), progress) as bar:
+    with row_progress(len(dataset), progress, work=judge_work(stats)) as bar:
 
         async def scored(metric: Metric, sample: Sample) -> Score:
             score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts)

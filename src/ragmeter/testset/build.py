@@ -109,7 +109,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.cache import open_cache
     from ragmeter.embeddings import make_embedder
     from ragmeter.embeddings.base import EmbeddingSession
-    from ragmeter.engine.progress import row_progress
+    from ragmeter.engine.progress import judge_work, row_progress
     from ragmeter.judges.session import JudgeSession
     from ragmeter.judges.spec import make_judge
     from ragmeter.testset.chunking import split
@@ -139,7 +139,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
             return await embed_session.embed(texts, stats.setdefault("embed", MetricStats()))
 
-        with row_progress(settings.size, progress) as bar:
+        with row_progress(settings.size, progress, unit="questions", work=judge_work(stats)) as bar:
             outcome = await build(chunks, settings, judging, embed, bar)
     finally:
         cache.close()
