@@ -9,9 +9,9 @@ import json
 import socket
 import sys
 import threading
-import time
 
 import pytest
+import ray  # noqa: E402 - the ray extra, which make test installs: missing, the suite fails
 
 from ragmeter.api import run_config
 from ragmeter.engine.settings import EngineConfig
@@ -21,7 +21,6 @@ from ragmeter.results.runs import load_run
 from ragmeter.run.config import RunConfig
 from tests.http_fakes import JSONHandler, serving
 
-ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
 ROWS = [{"id": f"item-{i}", "user_input": f"Which colour is item {i}?", "response": f"Item {i} is red.",
@@ -31,18 +30,24 @@ METRICS = ["context_relevance", "rouge"]
 
 
 class Judge(JSONHandler):
-    """A deterministic judge: the rating is a hash of the prompt; `delay` seconds per reply."""
+    """A deterministic judge: the rating is a hash of the prompt. With `hold_at` set, the
+    request that makes `served` reach it sets `reached` and is answered only once `released`
+    is set: the run is mid-way by construction, not by timing."""
 
-    delay = 0.0
     served = 0
+    hold_at: int | None = None
+    reached = threading.Event()
+    released = threading.Event()
 
     def do_GET(self):
         self._send({"data": [{"id": "m"}]})
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"]))
-        time.sleep(type(self).delay)
         type(self).served += 1
+        if type(self).served == type(self).hold_at:
+            type(self).reached.set()
+            type(self).released.wait(timeout=120)
         rating = hashlib.sha256(body).digest()[0] % 3
         self._send({"choices": [{"message": {"content": json.dumps({"rating": rating})}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
@@ -121,21 +126,27 @@ def test_ray_gives_the_local_results_and_a_rerun_reads_the_cache(tmp_path, data,
 
 def test_a_worker_killed_mid_run_changes_nothing(tmp_path, data, judge_url, local_ray):
     local = run(tmp_path, judge_url, "local")
-    Judge.delay, start = 0.05, Judge.served
+    Judge.reached.clear()
+    Judge.released.clear()
+    Judge.hold_at = Judge.served + 10  # the 10th judge call of the Ray run waits for the kill
 
     def kill_one():
-        while Judge.served < start + 10:
-            time.sleep(0.01)
-        name = next(a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
-                    if a["name"].startswith("ragmeter-worker-0-"))
-        ray.kill(ray.get_actor(name, namespace="ragmeter"))
+        try:
+            if Judge.reached.wait(timeout=120):
+                name = next(a["name"] for a in ray.util.list_named_actors(all_namespaces=True)
+                            if a["name"].startswith("ragmeter-worker-0-"))
+                ray.kill(ray.get_actor(name, namespace="ragmeter"))
+        finally:
+            Judge.released.set()
 
-    killer = threading.Thread(target=kill_one)
+    killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
     try:
         distributed = run(tmp_path, judge_url, "ray", engine=EngineConfig(kind="ray", workers=2, chunk_rows=4))
     finally:
-        Judge.delay = 0.0
-        killer.join()
+        Judge.hold_at = None
+        Judge.released.set()
+        killer.join(timeout=120)
+    assert Judge.reached.is_set() and not killer.is_alive()
     assert scores(distributed) == scores(local)
     assert distributed.manifest["faults"]["worker_restarts"] == 1

@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import transformers  # noqa: E402 - the hf extra, which make test installs
 
 import ragmeter
-
-transformers = pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="module")

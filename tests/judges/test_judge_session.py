@@ -133,7 +133,7 @@ def test_retry_only_transient_errors_with_backoff():
     assert len(attempts) == 1
 
     async def slow():
-        await asyncio.sleep(1)
+        await asyncio.Event().wait()  # a call that never answers
 
     with pytest.raises(JudgeUnavailable, match="timed out after 0.01 s .*gave up after 2 attempts"):
         asyncio.run(call_with_retry(slow, RetryPolicy(timeout=0.01, retries=1, backoff=0.001), "judge"))
@@ -175,10 +175,12 @@ def test_judge_dying_mid_run_stops_the_run_and_keeps_finished_replies(isolated_c
 
 
 class SlowJudge(ScriptedJudge):
-    """Answers after a pause, so concurrent identical requests overlap in flight."""
+    """Answers only after the event loop has turned many times, so every row's identical
+    request is in flight before the first reply (loop turns, not wall-clock time)."""
 
     async def complete(self, request):
-        await asyncio.sleep(0.05)
+        for _ in range(200):
+            await asyncio.sleep(0)
         return await super().complete(request)
 
 

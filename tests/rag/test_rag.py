@@ -17,8 +17,6 @@ from ragmeter.rag.prompt import load_answer_prompt
 from tests.cli_runner import run_cli
 from tests.conftest import TableEmbedder
 
-pytest.importorskip("faiss")
-
 #: two paragraphs per document, each one chunk at chunk_size 200
 TEXTS = {
     "apples.md": "Apples grow on trees in orchards. " * 5 + "\n\n" + "Cold cellars keep each apple crisp. " * 5,
