@@ -139,3 +139,65 @@ def test_report_in_headless_chromium(tmp_path):
         browser.close()
     assert problems == []
     assert (tmp_path / "report.png").stat().st_size > 20_000
+
+
+LONG_NAMES = ["exact_match", "context_precision_without_reference", "faithfulness", "rouge", "bleu",
+              "response_relevancy", "noise_sensitivity"]
+
+#: the texts a reader must see whole, each on one line: numbers in the summary and the row table,
+#: each underscore-separated part of a metric name, the chart's labels inside the picture
+SPLIT = """() => {
+  const lines = (node) => { const r = document.createRange(); r.selectNodeContents(node);
+                            return new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size; };
+  const texts = (root) => { const out = [], walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+                            while (walk.nextNode()) if (walk.currentNode.textContent.trim()) out.push(walk.currentNode);
+                            return out; };
+  const broken = [];
+  document.querySelectorAll("#row-table td.num .nb, #row-table th .seg, table.summary th, " +
+                            "table.summary td:nth-child(n+2):not(:last-child)").forEach(n => { if (lines(n) > 1) broken.push(n.textContent); });
+  document.querySelectorAll("table.summary td:first-child").forEach(td => texts(td).forEach(t => {
+    if (lines(t) > 1) broken.push(t.textContent); }));
+  document.querySelectorAll("svg.diffs text").forEach(t => { if (t.getBBox().x < 0) broken.push("cut: " + t.textContent); });
+  return broken;
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
+@pytest.mark.parametrize("width", [1280, 800])
+def test_no_name_or_number_is_split_at_1280_or_800_pixels(tmp_path, width):
+    """At 1280 px names wrapped by character ("exa ct_ mat ch", "p (H ol m)"), values mid-digit."""
+    from playwright import sync_api
+
+    ids = [f"q{i}" for i in range(12)]
+    rows = [{"id": i, "user_input": f"What does question {i} ask about the documents?", "response": f"answer {i}",
+             "retrieved_contexts": ["c"], "reference": "r"} for i in ids]
+    a = {name: [round((i * 7 % 10) / 10, 3) for i in range(12)] for name in LONG_NAMES}
+    b = {name: [round(min(1.0, v + 0.123), 3) for v in values] for name, values in a.items()}
+    run_a = write_run(tmp_path / "a", a, ids=ids, rows=rows)
+    run_b = write_run(tmp_path / "b", b, ids=ids, rows=rows)
+    lines = (run_b / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["faithfulness_evidence"] = {"statements_from": "response", "repeats_dropped": 1, "verdicts": [
+        {"statement": "Y.", "verdict": 0, "reason": "not in the context"}]}
+    (run_b / "results.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    report = write_report(run_a, run_b, tmp_path / "report.html")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(report.as_uri())
+        assert page.evaluate(SPLIT) == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= width  # wide tables scroll inside
+        assert page.locator("#row-table thead th").count() == 2 + len(LONG_NAMES)  # A/B folded per metric
+        assert page.locator("#row-table tbody tr").first.locator("td").nth(2).inner_text() == "0.000 → 0.123\n+0.123"
+        page.screenshot(path=str(tmp_path / f"report-{width}.png"), full_page=True)
+        page.locator("#row-table tbody tr").first.click()
+        detail = page.locator("#detail").inner_text()
+        assert "statements taken from" in detail and "repeated statements dropped" in detail
+        assert "statements_from" not in detail and "repeats_dropped" not in detail
+        # the drill-down pairs each metric: B's block starts on the same line as A's
+        tops = page.evaluate("""() => Array.from(document.querySelectorAll('#detail .metric'))
+                                      .map(n => Math.round(n.getBoundingClientRect().top))""")
+        assert len(tops) == 2 * len(LONG_NAMES) and all(tops[i] == tops[i + 1] for i in range(0, len(tops), 2))
+        browser.close()
+    assert (tmp_path / f"report-{width}.png").stat().st_size > 20_000

@@ -38,7 +38,9 @@ def differences_svg(metrics: dict[str, Any], width: int = 560) -> str:
     if not rows:
         return ""
     span = max(0.05, *(max(abs(c["ci95"][0]), abs(c["ci95"][1]), abs(c["difference"])) for _, c in rows))
-    label_w, row_h = 190, 24
+    # room for the longest name at 12 px (about 7 px a character): long labels were cut
+    label_w, row_h = max(190, 16 + 7 * max(len(name) for name, _ in rows)), 24
+    width = max(width, label_w + 370)
     height = row_h * len(rows) + 24
     plot_w = width - label_w - 20
 

@@ -72,6 +72,11 @@ def _legend(data: dict[str, Any]) -> str:
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
+def _name(name: str) -> str:
+    """A metric name that may wrap after an underscore, never inside a word ("exa ct_ mat ch")."""
+    return escape(name).replace("_", "_<wbr>")
+
+
 def _number(value: float | None, digits: int = 4) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -92,7 +97,7 @@ def _summary(data: dict[str, Any]) -> str:
     rows = []
     for name in data["metrics"]:
         a = runs[0]["metrics"][name]
-        cells = [escape(name) + ("" if data["higher_is_better"][name] else ' <small>(lower is better)</small>'),
+        cells = [_name(name) + ("" if data["higher_is_better"][name] else ' <small>(lower is better)</small>'),
                  _number(a["mean"]), _ci(a["ci95"], a["n"]), str(a["n"]), str(a["unscored"])]
         if two:
             b = runs[1]["metrics"][name]
@@ -105,8 +110,8 @@ def _summary(data: dict[str, Any]) -> str:
         cells.append(histogram_svg([r["metrics"][name]["histogram"] for r in runs]))
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     index = "".join(_index(run, i) for i, run in enumerate(runs))
-    return (f'<section id="summary"><h2>Summary</h2><table class="summary"><thead><tr>'
-            f'{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return (f'<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><thead><tr>'
+            f'{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f"{index}{_gates(runs)}</section>")
 
 
@@ -196,7 +201,7 @@ def _run_info(data: dict[str, Any]) -> str:
     for position, run in enumerate(data["runs"]):
         judge = run["judge"] or {}
         cost = run["cost"]
-        prompts = "".join(f"<tr><td>{escape(metric)}</td><td>{escape(name)}</td><td><code>"
+        prompts = "".join(f"<tr><td>{_name(metric)}</td><td>{escape(name)}</td><td><code>"
                           f"{escape(str(p.get('version')))}</code></td><td>{escape(str(p.get('language')))}</td>"
                           f"<td>{escape(str(p.get('source')))}</td><td>{escape(str(p.get('note') or ''))}</td></tr>"
                           for metric, named in run["prompts"].items() for name, p in named.items())
@@ -222,6 +227,7 @@ def _rows_section() -> str:
             '<input id="search" type="search" placeholder="search id, question, answer" aria-label="search">'
             '<input id="filter" type="text" placeholder="filter, e.g. faithfulness &lt; 0.5 and context_recall '
             '&gt;= 0.8" aria-label="filter"><span id="count"></span><span id="filter-error"></span></div>'
-            '<table id="row-table"><thead></thead><tbody></tbody></table><div id="pager"></div>'
+            '<div class="scroll"><table id="row-table"><thead></thead><tbody></tbody></table></div>'
+            '<div id="pager"></div>'
             '<div id="detail" hidden></div></section>'
             '<noscript><p>Rows need JavaScript; the summary above does not.</p></noscript>')

@@ -72,17 +72,42 @@
     return a === null || b === null || a === undefined || b === undefined ? null : b - a;
   }
 
+  // one column per metric; with two runs its cell holds A -> B and B - A (sorted by B - A)
   function columns() {
     var cols = [{ label: "id", key: "id" }, { label: "question", key: "q" }];
     metrics.forEach(function (m, k) {
-      if (two) {
-        cols.push({ label: m + " A", key: ["a", k] }, { label: m + " B", key: ["b", k] },
-                  { label: m + " B-A", key: ["d", k] });
-      } else {
-        cols.push({ label: m, key: ["a", k] });
-      }
+      cols.push({ label: m, key: [two ? "d" : "a", k], metric: true });
     });
     return cols;
+  }
+
+  // a metric name that wraps after an underscore, never inside a word
+  function nameNode(name) {
+    var node = el("span");
+    name.split("_").forEach(function (part, n, parts) {
+      node.appendChild(el("span", part + (n < parts.length - 1 ? "_" : ""), "seg"));
+      if (n < parts.length - 1) node.appendChild(document.createElement("wbr"));
+    });
+    return node;
+  }
+
+  function scoreSpan(v, cls) {
+    var low = v !== null && v !== undefined && v < 0.5;
+    return el("span", fmt(v), "nb" + (low ? " low" : "") + (cls ? " " + cls : ""));
+  }
+
+  function metricCell(row, k) {
+    var td = el("td", null, "num");
+    if (!two) {
+      td.appendChild(scoreSpan(row.s[k]));
+      return td;
+    }
+    td.appendChild(scoreSpan(row.s[k]));
+    td.appendChild(el("span", " \u2192 ", "nb"));
+    td.appendChild(scoreSpan(row.s2[k]));
+    var d = value(row, "d", k);
+    td.appendChild(el("span", d === null ? "-" : (d > 0 ? "+" : "") + Number(d).toFixed(3), "nb diff"));
+    return td;
   }
 
   var OPS = { "<": function (x, y) { return x < y; }, "<=": function (x, y) { return x <= y; },
@@ -140,8 +165,9 @@
   function drawHead() {
     var tr = el("tr");
     columns().forEach(function (col) {
-      var th = el("th", col.label);
-      th.title = "sort";
+      var th = el("th");
+      th.appendChild(col.metric ? nameNode(col.label) : el("span", col.label, "seg"));
+      th.title = col.metric && two ? "sort by B - A" : "sort";
       th.addEventListener("click", function () {
         var same = JSON.stringify(state.sortKey) === JSON.stringify(col.key);
         state.sortDir = same ? -state.sortDir : 1;
@@ -162,12 +188,12 @@
     state.rows.slice(start, start + PAGE).forEach(function (row) {
       var tr = el("tr");
       columns().forEach(function (col) {
-        var v = cell(row, col.key);
-        var td = el("td", col.key === "id" || col.key === "q" ? short(v, 140) : fmt(v));
-        td.dir = "auto";
-        if (col.key !== "id" && col.key !== "q") {
-          td.className = "num" + (v !== null && v !== undefined && col.key[0] !== "d" && v < 0.5 ? " low" : "");
+        if (col.metric) {
+          tr.appendChild(metricCell(row, col.key[1]));
+          return;
         }
+        var td = el("td", short(cell(row, col.key), 140));
+        td.dir = "auto";
         tr.appendChild(td);
       });
       tr.tabIndex = 0;
@@ -256,6 +282,16 @@
     return out;
   }
 
+  // evidence keys as words people read ("statements_from" was shown as it is stored)
+  var LABELS = { statements_from: "statements taken from", repeats_dropped: "repeated statements dropped",
+                 bp: "brevity penalty", precisions: "n-gram precisions", p_supported: "probability supported",
+                 p_attributed: "probability attributed", verdict: "verdict (1 = yes)", k: "k",
+                 original_order: "A first", swapped_order: "B first", consistent: "same in both orders" };
+
+  function label(key) {
+    return Object.prototype.hasOwnProperty.call(LABELS, key) ? LABELS[key] : String(key).replace(/_/g, " ");
+  }
+
   function renderValue(v, depth) {
     if (Array.isArray(v)) {
       if (v.length && v.every(function (x) { return x && typeof x === "object" && !Array.isArray(x); })) {
@@ -263,7 +299,7 @@
         v.forEach(function (x) { Object.keys(x).forEach(function (k) { if (keys.indexOf(k) < 0) keys.push(k); }); });
         var table = el("table", null, "evidence");
         var head = el("tr");
-        keys.forEach(function (k) { head.appendChild(el("th", k)); });
+        keys.forEach(function (k) { head.appendChild(el("th", label(k))); });
         table.appendChild(head);
         v.slice(0, 500).forEach(function (x) {
           var tr = el("tr", null, isBad(x) ? "bad" : "");
@@ -282,7 +318,7 @@
     if (v && typeof v === "object") {
       var dl = el("dl", null, "evidence");
       Object.keys(v).forEach(function (k) {
-        dl.appendChild(el("dt", k));
+        dl.appendChild(el("dt", label(k)));
         var dd = el("dd");
         dd.appendChild(renderValue(v[k], depth + 1));
         dl.appendChild(dd);
@@ -293,20 +329,23 @@
     return el("span", v === null || v === undefined ? "-" : typeof v === "number" ? String(Math.round(v * 1e4) / 1e4) : String(v));
   }
 
-  function side(v, label) {
-    var box = el("div", null, "side");
+  // one run's blocks in order: heading, answer, contexts, then one block per metric; with two
+  // runs the blocks are laid out in pairs, so each metric sits beside its counterpart
+  function blocks(v, title) {
     var marks = [];
     v.e.forEach(function (pair) { unsupported(pair[1], marks); });
-    box.appendChild(el("h4", label));
-    box.appendChild(el("h5", "Answer"));
-    box.appendChild(textBlock(v.a, "answer", marks));
-    box.appendChild(el("h5", "Contexts"));
+    var answer = el("div", null, "block");
+    answer.appendChild(el("h5", "Answer"));
+    answer.appendChild(textBlock(v.a, "answer", marks));
+    var contexts = el("div", null, "block");
+    contexts.appendChild(el("h5", "Contexts"));
     var ol = el("ol", null, "contexts");
     v.c.forEach(function (c) { var li = el("li"); li.appendChild(textBlock(c)); ol.appendChild(li); });
-    box.appendChild(ol);
+    contexts.appendChild(ol);
+    var out = [el("h4", title), answer, contexts];
     metrics.forEach(function (m, k) {
       var pair = v.e[k];
-      var section = el("div", null, "metric");
+      var section = el("div", null, "metric block");
       section.appendChild(el("h5", m + ": " + fmt(v.s[k])));
       if (pair[0]) section.appendChild(el("p", pair[0], "reason"));
       if (pair[1] && typeof pair[1] === "object" && Object.keys(pair[1]).length) {
@@ -314,9 +353,9 @@
       } else if (typeof pair[1] === "string" && pair[1]) {
         section.appendChild(textBlock(pair[1], "small", [], 600));
       }
-      box.appendChild(section);
+      out.push(section);
     });
-    return box;
+    return out;
   }
 
   function showDetail(row) {
@@ -334,8 +373,12 @@
       detail.appendChild(textBlock(a.r, "reference"));
     }
     var sides = el("div", null, two ? "sides two" : "sides");
-    sides.appendChild(side(a, two ? "Run A" : "Scores and evidence"));
-    if (two) sides.appendChild(side(view(1, row.ib), "Run B"));
+    var left = blocks(a, two ? "Run A" : "Scores and evidence");
+    var right = two ? blocks(view(1, row.ib), "Run B") : [];
+    left.forEach(function (block, n) {
+      sides.appendChild(block);
+      if (two) sides.appendChild(right[n]);
+    });
     detail.appendChild(sides);
     detail.hidden = false;
     detail.scrollIntoView({ block: "start" });
