@@ -123,7 +123,7 @@ def _tidy(cmd: Any) -> None:
     for param in cmd.params:
         if isinstance(param, TyperArgument) and param.metavar is None:
             param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
-            param.get_usage_pieces = lambda ctx, p=param: [p.metavar if p.required else f"[{p.metavar}]"]
+            setattr(param, "get_usage_pieces", _usage(param))  # noqa: B010 - typer's own method, replaced
         elif isinstance(param, TyperOption) and param.is_flag:
             param.metavar = ""
     help_option = cmd.get_help_option
@@ -137,6 +137,13 @@ def _tidy(cmd: Any) -> None:
     cmd.get_help_option = plain_help_option
     for sub in getattr(cmd, "commands", {}).values():
         _tidy(sub)
+
+
+def _usage(param: Any) -> Any:
+    """An argument's place in the usage line: NAME, or [NAME] when optional."""
+    def pieces(ctx: Any) -> list[str]:
+        return [param.metavar if param.required else f"[{param.metavar}]"]
+    return pieces
 
 
 def _interrupted() -> None:

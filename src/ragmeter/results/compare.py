@@ -132,7 +132,11 @@ def _testset_differs(run_a: Run, run_b: Run, shared: list[str]) -> list[str]:
     """Shared ids whose question or reference differ, each run read through its own columns."""
     fields_a, fields_b = _testset_columns(run_a), _testset_columns(run_b)
     return [row_id for row_id in shared
-            if [run_a.row(row_id).get(c) for c in fields_a] != [run_b.row(row_id).get(c) for c in fields_b]]
+            if _asked(run_a.row(row_id), fields_a) != _asked(run_b.row(row_id), fields_b)]
+
+
+def _asked(row: dict[str, Any], columns: list[str | None]) -> list[Any]:
+    return [row.get(c) if c else None for c in columns]
 
 
 def _testset_columns(run: Run) -> list[str | None]:
