@@ -212,6 +212,8 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
     result = EvaluationResult(rows, manifest, dataset.ids())
+    if ready.labels is not None:
+        _calibrate(result, ready.labels, cfg.output)
     if ready.gates.active:
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)
     if write:
@@ -243,6 +245,15 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
                              progress=cfg.progress, prompts=ready.prompts, faults=faults)
+
+
+def _calibrate(result: EvaluationResult, labels: Any, source: str) -> None:
+    """What people would say, per labelled metric, into the manifest (gate `calibrated` reads it)."""
+    from ragmeter.labels.estimate import calibrate_run
+
+    for name, found in calibrate_run(result.as_run(source), labels).items():
+        result.manifest["metrics"][name]["calibrated"] = found.model_dump(mode="json")
+    result.manifest["labels"] = labels.source
 
 
 def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:

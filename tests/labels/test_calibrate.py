@@ -101,3 +101,46 @@ def test_a_labels_file_is_checked_before_any_estimate(tmp_path):
 
     c = calibrate_run(load_run(run), tmp_path / "ok.jsonl")["faithfulness"]
     assert (c.labels, c.judged, c.unknown_ids, c.estimate) == (1, 2, ["zz"], None)
+
+
+def test_evaluate_with_labels_reports_and_gates_on_what_people_would_say(tmp_path):
+    from tests.cli_runner import run_cli
+
+    rows = [{"id": f"r{i}", "question": f"q{i}?", "answer": "yes" if i % 2 else "no", "reference": "yes"}
+            for i in range(40)]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # people accept every "yes" and a third of the "no" answers the metric scores 0
+    labels = labels_file(tmp_path / "labels.jsonl", [
+        {"id": r["id"], "metric": "exact_match", "label": int(r["answer"] == "yes" or i % 6 == 0)}
+        for i, r in enumerate(rows[:30])])
+    proc = run_cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+                   "--labels", str(labels), "--fail-under", "exact_match=0.4", "--gate", "calibrated")
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    c = manifest["metrics"]["exact_match"]["calibrated"]
+    assert (c["labels"], c["judged"], c["kind"], c["judge_mean"]) == (30, 10, "binary", 0.5)
+    assert c["estimate"] > c["judge_mean"] and c["ci95"][0] > 0.4 and manifest["labels"] == str(labels)
+    assert "exact_match: people would say" in " ".join(proc.stdout.split())
+    assert manifest["gates"]["results"][0]["message"].startswith("exact_match: calibrated 95% CI lower end 0.")
+
+    again = run_cli("calibrate", str(tmp_path / "run"), str(labels))
+    assert again.returncode == 0, again.stderr
+    saved = json.loads((tmp_path / "run" / "calibration.json").read_text())["metrics"]["exact_match"]
+    assert saved["estimate"] == c["estimate"] and saved["ci95"] == c["ci95"]
+
+    no_labels = run_cli("evaluate", str(data), "--metrics", "exact_match", "--fail-under", "exact_match=0.4",
+                        "--gate", "calibrated")
+    assert no_labels.returncode == 2 and "gate calibrated needs labels" in no_labels.stderr
+
+
+def test_a_bad_labels_file_fails_before_the_judge_is_called(tmp_path):
+    from tests.cli_runner import run_cli
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "a", "question": "q?", "answer": "x", "contexts": ["c"]}) + "\n")
+    bad = labels_file(tmp_path / "labels.jsonl", [{"id": "a", "metric": "faithfulness", "label": 2}])
+    proc = run_cli("evaluate", str(data), "--metrics", "faithfulness", "--judge", "openai-compat:http://127.0.0.1:9/v1#m",
+                   "--labels", str(bad), "--out", str(tmp_path / "run"))
+    assert proc.returncode == 2
+    assert "labels.jsonl, line 1, field 'label': label 2: a 0/1 label" in proc.stderr  # not "judge unreachable"

@@ -42,6 +42,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 #: (name, function) in the order `ragmeter --help` lists them
 COMMANDS = (("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
             ("compare", results.compare_runs), ("report", results.html_report), ("explain", results.explain_run),
+            ("calibrate", results.calibrate),
             ("meta-eval", judges.meta_eval),
             ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
             ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics))

@@ -17,8 +17,13 @@ from ragmeter.text import plain
 FailUnder = Annotated[Optional[str], typer.Option(
     "--fail-under", help="bars per metric, e.g. faithfulness=0.8,context_recall=0.7 (at most, for metrics "
                          "where lower is better); exit 1 when one is missed")]
-GateOpt = Annotated[Optional[str], typer.Option("--gate", help="mean | lower: the mean, or the pessimistic end "
-                                                               "of its 95% interval, must clear the bar")]
+GateOpt = Annotated[Optional[str], typer.Option("--gate", help="mean | lower | calibrated: the mean, the "
+                                                               "pessimistic end of its 95% interval, or that of "
+                                                               "the human-mean estimate (--labels), must clear "
+                                                               "the bar")]
+LabelsOpt = Annotated[Optional[Path], typer.Option("--labels", help="labels.jsonl of human labels on some rows: "
+                                                                    "each labelled metric also gets an estimate "
+                                                                    "of what people would say")]
 MaxUnscored = Annotated[Optional[float], typer.Option("--max-unscored", help="fail when a metric leaves more "
                                                                              "than this share of rows unscored")]
 Baseline = Annotated[Optional[Path], typer.Option("--baseline", help="a run folder: fail when a metric is "
@@ -43,11 +48,12 @@ Batch = Annotated[bool, typer.Option("--batch", help="send judge requests throug
 
 def _gate_overrides(fail_under: Optional[str], gate: Optional[str], max_unscored: Optional[float],
                     baseline: Optional[Path], max_drop: Optional[float], summary_md: Optional[Path],
-                    junit: Optional[Path], junit_rows: bool, report: bool) -> dict[str, Any]:
+                    junit: Optional[Path], junit_rows: bool, report: bool, labels: Optional[Path]) -> dict[str, Any]:
     """The gate flags as config keys; None where a flag was not given (the file's value stays)."""
     from ragmeter.results.gates import parse_fail_under
 
     return {"thresholds": parse_fail_under(fail_under) if fail_under else None, "gate": gate,
+            "labels": str(labels) if labels else None,
             "max_unscored": max_unscored, "baseline": str(baseline) if baseline else None, "max_drop": max_drop,
             "summary_md": str(summary_md) if summary_md else None, "junit": str(junit) if junit else None,
             "junit_rows": junit_rows or None, "report": report or None}
@@ -66,14 +72,15 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
         junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
-        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False, price: Price = None) -> None:
+        ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False, price: Price = None,
+        labels: LabelsOpt = None) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.run.config import load_config
 
     gates = _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop, summary_md, junit, junit_rows,
-                            report)
+                            report, labels)
     # paths given on the command line are relative to the working directory, not the config file
-    paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit") if gates[k]}
+    paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit", "labels") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
                                  "batch": True if batch else None, "price_per_million": _price(price),
                                  "overwrite": True if overwrite else None, **gates}
@@ -118,7 +125,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
              dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
-             price: Price = None,
+             price: Price = None, labels: LabelsOpt = None,
              reasons: Annotated[Optional[str], typer.Option(
                  help="failing (the in-process default: a reason only where a verdict is 0) | all | none; "
                       "scores are the same (= --judge-opt reasons=...)")] = None
@@ -135,7 +142,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "prompts_dir": str(prompts_dir) if prompts_dir else None,
                         "price_per_million": _price(price), "batch": batch,
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
-                                                            summary_md, junit, junit_rows, report).items()
+                                                            summary_md, junit, junit_rows, report, labels).items()
                            if v is not None}}, "command line")
     _execute(cfg.model_copy(update=_engine(cfg, ray, workers)), verbose, dry_run)
 

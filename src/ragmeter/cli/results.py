@@ -42,6 +42,36 @@ def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
     print(plain(f"wrote {write_report(run_a, run_b, out, judge_check=judge_check)}"))
 
 
+def calibrate(run: Annotated[Path, typer.Argument(help="a run folder")],
+              labels: Annotated[Path, typer.Argument(help="labels.jsonl: id, metric, label (0/1, or a rating with "
+                                                          "its scale) per line")],
+              metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every labelled "
+                                                                  "metric")] = None,
+              out: Annotated[Optional[Path], typer.Option(help="the JSON to write (default: "
+                                                               "RUN/calibration.json)")] = None) -> None:
+    """What people would say: per labelled metric, the prediction-powered estimate of the human
+    mean from the judge's scores and a few human labels, with a 95% interval valid whatever the
+    judge's bias, beside the labels-only interval and how well the scores read as rates."""
+    from ragmeter.io.writers import write_json
+    from ragmeter.labels.estimate import calibrate_run
+    from ragmeter.results.console import calibrated_line
+    from ragmeter.results.runs import load_run
+
+    loaded = load_run(run)
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    found = calibrate_run(loaded, labels, names)
+    shown = console()
+    for name, c in found.items():
+        shown.print(plain(calibrated_line(name, c.model_dump(mode="json"))), highlight=False, markup=False)
+        if c.unknown_ids:
+            shown.print(plain(f"{name}: labels for ids not in the run left out: {', '.join(c.unknown_ids)}"),
+                        highlight=False, markup=False)
+    path = out or run / "calibration.json"
+    write_json(path, {"run": str(run), "labels": str(labels), "metrics": {n: c.model_dump(mode="json")
+                                                                         for n, c in found.items()}})
+    print(plain(f"wrote {path}"))
+
+
 def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run folders (--shard 0/N ... N-1/N)")],
           out: Annotated[Path, typer.Option(help="the merged run folder")],
           overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:

@@ -44,10 +44,25 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
         table.add_row(*cells)
     print_table(console, table)
     _print_index(run.rag_index, console)
+    for name, m in run.metrics.items():
+        if m.calibrated:
+            console.print(printable(calibrated_line(name, m.calibrated)), highlight=False)
     _print_timing(run, console)
     for name, m in run.metrics.items():
         for reason, count in m.unscored_reasons.items():
             console.print(f"[yellow]{printable(name)}: {count} unscored: {printable(reason)}[/yellow]")
+
+
+def calibrated_line(name: str, c: dict[str, Any]) -> str:
+    """One metric's human-mean estimate (labels/estimate.py Calibrated) in a sentence."""
+    if c.get("ci95") is None:
+        return f"{name}: people's view: none ({c.get('note') or 'no labels'})"
+    low, high = c["ci95"]
+    alone = c["labels_ci95"]
+    return (f"{name}: people would say {c['estimate']:.3f} (95% CI {low:.3f}-{high:.3f}; from {c['labels']} labels "
+            f"and {c['judged']} judged rows; the judge's mean {c['judge_mean']:.3f}, labels alone "
+            f"{alone[0]:.3f}-{alone[1]:.3f}; ECE {c['ece']:.3f}"
+            + (f"; best threshold {c['threshold']:.2f}" if c.get("threshold") is not None else "") + ")")
 
 
 def _print_index(index: dict[str, Any] | None, console: Any) -> None:

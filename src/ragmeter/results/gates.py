@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ragmeter.errors import ConfigError
 from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
 
-GateMode = Literal["mean", "lower"]
+GateMode = Literal["mean", "lower", "calibrated"]
 #: an interval gate needs at least this many scored rows to decide
 
 
@@ -176,6 +176,15 @@ def _threshold(name: str, bar: float, record: Any, settings: GateSettings) -> Ga
                           message=f"{name}: no scored rows, cannot check {word} {bar}")
     if settings.gate == "mean":
         value, what = mean, "mean"
+    elif settings.gate == "calibrated":
+        calibrated = (record.get("calibrated") if isinstance(record, dict) else record.calibrated) or {}
+        if not calibrated.get("ci95"):
+            why = calibrated.get("note") or "no human labels for it"
+            return GateResult(kind="threshold", metric=name, passed=False, bar=bar, value=mean, higher_is_better=higher,
+                              message=f"{name}: no calibrated interval ({why}); a calibrated gate needs at least "
+                                      "20 labelled rows")
+        ci, n = calibrated["ci95"], calibrated["labels"]
+        value, what = (ci[0], "calibrated 95% CI lower end") if higher else (ci[1], "calibrated 95% CI upper end")
     elif n < settings.min_rows or not ci:
         return GateResult(kind="threshold", metric=name, passed=False, bar=bar, value=mean, higher_is_better=higher,
                           message=f"{name}: only {n} scored rows; an interval gate needs at least "

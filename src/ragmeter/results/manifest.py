@@ -39,6 +39,8 @@ class MetricRecord(_Strict):
     settings: dict[str, Any]
     required: list[str]
     higher_is_better: bool
+    #: the human-mean estimate from labels (labels/estimate.py Calibrated), when the run had labels
+    calibrated: dict[str, Any] | None = None
 
 
 class DatasetRecord(_Strict):
@@ -95,6 +97,8 @@ class Manifest(_Strict):
     estimate: dict[str, Any] | None = None
     #: reasons written later by `ragmeter explain`: per metric, rows, judge calls, rows left as they were
     explained: dict[str, Any] | None = None
+    #: the labels file the run's `calibrated` estimates came from
+    labels: str | None = None
 
 
 def index_of(columns: dict[str, list[float | None]]) -> dict[str, Any] | None:

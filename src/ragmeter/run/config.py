@@ -55,11 +55,14 @@ class RunConfig(BaseModel):
     # CI gates (results/gates.py): bars per metric, mean or interval, unscored share, a baseline run
     thresholds: dict[str, float] = Field(default_factory=dict, description="bars per metric, e.g. "
                                                                            "{faithfulness: 0.8}")
-    gate: Literal["mean", "lower"] = Field(default="mean", description="the mean, or the pessimistic end of its 95% "
-                                                               "interval, must clear the bar")
+    gate: Literal["mean", "lower", "calibrated"] = Field(
+        default="mean", description="the mean, the pessimistic end of its 95% interval, or that of the human-mean "
+                                    "estimate from `labels`, must clear the bar")
     max_unscored: float | None = Field(default=None, ge=0, le=1, description="fail when a metric leaves more "
                                                                              "than this share of rows unscored")
     baseline: str | None = Field(default=None, description="a run folder: fail when a metric is significantly worse")
+    labels: str | None = Field(default=None, description="a labels.jsonl of human labels on some rows: each labelled "
+                                                         "metric also gets an estimate of what people would say")
     max_drop: float = Field(default=0.0, ge=0, le=1, description="with baseline: a significant drop up to this "
                                                                  "much still passes")
     # files beside the results: a Markdown summary, JUnit XML, the HTML report
@@ -100,6 +103,9 @@ class RunConfig(BaseModel):
         if "gate" in self.model_fields_set and self.gate != "mean" and not self.thresholds:
             raise ValueError(f"gate {self.gate} does nothing without thresholds (fail_under): give them, or leave "
                              "gate out")
+        if self.gate == "calibrated" and not self.labels:
+            raise ValueError("gate calibrated needs labels (a labels.jsonl of human labels): give them, or use "
+                             "gate mean or lower")
         return self
 
     def gate_settings(self) -> GateSettings:
@@ -160,7 +166,7 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
         return config_path(value, base)
 
     update: dict[str, Any] = {"dataset": rel(cfg.dataset), "output": rel(cfg.output)}
-    for key in ("prompts_dir", "baseline", "summary_md", "junit"):
+    for key in ("prompts_dir", "baseline", "summary_md", "junit", "labels"):
         if getattr(cfg, key):
             update[key] = rel(getattr(cfg, key))
     if isinstance(cfg.cache, str):

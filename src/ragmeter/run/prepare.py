@@ -60,6 +60,8 @@ class Prepared:
     fingerprint: dict[str, Any]
     gates: GateSettings
     baseline: Run | None
+    #: human labels on some rows (labels/files.py Labels), checked against the data and metrics
+    labels: Any = None
 
 
 def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
@@ -89,13 +91,22 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     if baseline is not None:
         gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
+    labels = _labels(cfg.labels, dataset, [m.label for m in metric_objs]) if cfg.labels else None
     if judge is None and judge_cfg is not None and any(m.uses_judge for m in metric_objs):
         judge = make_run_judge(cfg, judge_cfg)
     embedder = embedder or (make_embedder(cfg.embeddings) if any(m.uses_embeddings for m in metric_objs) else None)
     fingerprint = run_fingerprint(cfg.model_dump(mode="json"), dataset.sha256,
                                   [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
-    return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline)
+    return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline,
+                    labels)
+
+
+def _labels(path: str, dataset: Dataset, metrics: list[str]) -> Any:
+    """A bad labels file fails before any judge call, naming its line."""
+    from ragmeter.labels.files import read_labels
+
+    return read_labels(path, dataset.ids(), metrics, dataset.sha256)
 
 
 def make_run_judge(cfg: RunConfig, judge_cfg: JudgeConfig) -> Judge:
