@@ -33,13 +33,46 @@ def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
                                                                      "first row by row")] = None,
                 out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
                 judge_check: Annotated[Optional[Path], typer.Option(
-                    "--judge-check", help="a judge_check.json to show (default: the one beside the run)")] = None
-                ) -> None:
+                    "--judge-check", help="a judge_check.json to show (default: the one beside the run)")] = None,
+                label: Annotated[Optional[str], typer.Option(
+                    "--label", help="instead, a page for labelling these metrics (comma-separated) on a sample of "
+                                    "rows; it saves labels.jsonl for `ragmeter calibrate`")] = None,
+                sample: Annotated[int, typer.Option(help="--label: rows to label")] = 100,
+                seed: Annotated[int, typer.Option(help="--label: the sample's seed")] = 0,
+                strategy: Annotated[str, typer.Option(help="--label: random | stratified (spread over the "
+                                                           "judge's score deciles)")] = "random",
+                labels: Annotated[Optional[Path], typer.Option(help="--label: labels.jsonl given earlier, to "
+                                                                    "resume")] = None,
+                scale: Annotated[Optional[str], typer.Option(help="--label: LOW,HIGH for ratings (e.g. 1,5) "
+                                                                  "instead of 0/1")] = None) -> None:
     """One self-contained HTML page: summary with intervals and distributions, paired
-    differences for two runs, and every row with its evidence (search, sort, filter)."""
+    differences for two runs, and every row with its evidence (search, sort, filter); with
+    --label, a page where people label a sample of rows instead."""
     from ragmeter.report import write_report
 
+    if label:
+        from ragmeter.report.labelling import write_labelling_page
+
+        target = out if out != Path("report.html") else Path("label.html")
+        path = write_labelling_page(run_a, [m.strip() for m in label.split(",") if m.strip()], target,
+                                    sample=sample, seed=seed, strategy=strategy, labels=labels,
+                                    scale=_scale(scale) if scale else None)
+        print(plain(f"wrote {path}: label the rows, save labels.jsonl, then `ragmeter calibrate {run_a} "
+                    "labels.jsonl`"))
+        return
     print(plain(f"wrote {write_report(run_a, run_b, out, judge_check=judge_check)}"))
+
+
+def _scale(text: str) -> tuple[int, int]:
+    from ragmeter.errors import ConfigError
+
+    try:
+        low, high = (int(p) for p in text.split(","))
+    except ValueError:
+        raise ConfigError(f"--scale {text}: expected LOW,HIGH, e.g. 1,5") from None
+    if low >= high:
+        raise ConfigError(f"--scale {text}: LOW must be below HIGH")
+    return low, high
 
 
 def calibrate(run: Annotated[Path, typer.Argument(help="a run folder")],

@@ -21,9 +21,9 @@ from ragmeter.results.compare import testset_note
 
 def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
     """The page as bytes; `rows`: each run's rows as a JSON array (data.rows_json)."""
-    script, style = _static("report.js"), _static("report.css")
-    csp = (f"default-src 'none'; script-src '{_hash(script)}'; style-src '{_hash(style)}'; img-src data:; "
-           "base-uri 'none'; form-action 'none'")
+    script, style = static_text("report.js"), static_text("report.css")
+    csp = (f"default-src 'none'; script-src '{content_hash(script)}'; style-src '{content_hash(style)}'; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
     head = "".join([
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
@@ -57,11 +57,11 @@ def embed_bytes(blob: bytes) -> bytes:
     return blob
 
 
-def _static(name: str) -> str:
+def static_text(name: str) -> str:
     return resources.files("ragmeter.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def _hash(text: str) -> str:
+def content_hash(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
 
 

@@ -1,0 +1,75 @@
+"""The labelling page: a seeded sample, labels by keyboard in a real Chromium, saved as the
+labels.jsonl that `ragmeter calibrate` reads, and resumed from one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragmeter.errors import ConfigError
+from ragmeter.labels.sample import sample_ids
+from ragmeter.report.labelling import write_labelling_page
+from ragmeter.results.runs import load_run
+from ragmeter.testing.runs import write_run
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def a_run(tmp_path):
+    ids = [f"r{i:02d}" for i in range(30)]
+    rows = [{"id": i, "user_input": f"question {i}?", "response": f"answer {i}", "retrieved_contexts": [f"ctx {i}"]}
+            for i in ids]
+    return write_run(tmp_path / "run", {"faithfulness": [i / 29 for i in range(30)]}, ids=ids, rows=rows)
+
+
+def test_samples_are_seeded_and_stratified_samples_cover_every_decile(tmp_path):
+    run = load_run(a_run(tmp_path))
+    assert sample_ids(run, "faithfulness", 10, seed=1) == sample_ids(run, "faithfulness", 10, seed=1)
+    assert sample_ids(run, "faithfulness", 10, seed=1) != sample_ids(run, "faithfulness", 10, seed=2)
+    spread = sample_ids(run, "faithfulness", 10, seed=3, strategy="stratified")
+    assert sorted(int(i[1:]) // 3 for i in spread) == list(range(10))  # one row of each score decile
+    with pytest.raises(ConfigError, match="not in the run"):
+        write_labelling_page(run, ["context_recall"], tmp_path / "l.html")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
+def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
+    from playwright import sync_api
+
+    run = a_run(tmp_path)
+    given = tmp_path / "given.jsonl"
+    page_file = write_labelling_page(run, ["faithfulness"], tmp_path / "label.html", sample=8, seed=0)
+    order = json.loads(page_file.read_text().split('id="ragmeter-label-data">')[1].split("</script>")[0])["rows"]
+    ids = [r["id"] for r in order]
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(accept_downloads=True)
+        problems: list[str] = []
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(page_file.as_uri())
+        assert "row 1 of 8" in page.locator("#item h3").inner_text()
+        assert "the judge:" not in page.locator("#item").inner_text()  # hidden until asked for
+        page.fill("#labeller", "ana")
+        page.locator("body").click()
+        for key in ("1", "0", "1", "1", "0"):
+            page.keyboard.press(key)
+        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
+        page.keyboard.press("ArrowLeft")
+        assert "row 5 of 8" in page.locator("#item h3").inner_text()
+        with page.expect_download() as download:
+            page.keyboard.press("s")
+        saved = Path(download.value.path()).read_text(encoding="utf-8")
+        browser.close()
+    assert problems == []
+    sha = load_run(run).manifest.dataset.sha256
+    expected = [{"id": i, "metric": "faithfulness", "label": v, "dataset_sha256": sha, "labeller": "ana"}
+                for i, v in zip(ids, (1, 0, 1, 1, 0))]
+    assert [json.loads(line) for line in saved.splitlines()] == expected
+    given.write_text(saved)
+    resumed = write_labelling_page(run, ["faithfulness"], tmp_path / "again.html", sample=8, seed=0, labels=given)
+    data = json.loads(resumed.read_text().split('id="ragmeter-label-data">')[1].split("</script>")[0])
+    assert data["given"] == {"faithfulness": {i: v for i, v in zip(ids, (1, 0, 1, 1, 0))}}
