@@ -144,3 +144,22 @@ def test_a_bad_labels_file_fails_before_the_judge_is_called(tmp_path):
                    "--labels", str(bad), "--out", str(tmp_path / "run"))
     assert proc.returncode == 2
     assert "labels.jsonl, line 1, field 'label': label 2: a 0/1 label" in proc.stderr  # not "judge unreachable"
+
+
+def test_the_report_shows_what_people_would_say(tmp_path):
+    from ragmeter.report import write_report
+
+    scores, labels, _ = biased_world(4, rows=60, labelled=30)
+    ids = list(scores)
+    run = write_run(tmp_path / "run", {"faithfulness": list(scores.values())}, ids=ids)
+    labels_path = labels_file(tmp_path / "labels.jsonl", [{"id": i, "metric": "faithfulness", "label": int(v)}
+                                                          for i, v in labels.items()])
+    from ragmeter.results.runs import load_run
+
+    found = calibrate_run(load_run(run), labels_path)["faithfulness"]
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["metrics"]["faithfulness"]["calibrated"] = found.model_dump(mode="json")
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    page = write_report(run, out=tmp_path / "report.html").read_text()
+    assert "<h2>What people would say</h2>" in page and 'class="reliability"' in page
+    assert f"{found.estimate:.3f} ({found.ci95[0]:.3f}-{found.ci95[1]:.3f})" in page

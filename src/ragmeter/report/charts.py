@@ -31,6 +31,31 @@ def histogram_svg(counts: list[list[int]], width: int = 260, height: int = 110) 
     return "".join(parts) + "</svg>"
 
 
+def reliability_svg(bins: list[dict[str, Any]], size: int = 170) -> str:
+    """The judge's score against the labels' rate per score bin (a dot per bin, its area the
+    rows in it), around the diagonal a judge whose scores read as rates would sit on."""
+    pad = 22
+    side = size - 2 * pad
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return pad + side * x, pad + side * (1 - y)
+
+    (x0, y0), (x1, y1) = at(0, 0), at(1, 1)
+    parts = [f'<svg class="reliability" viewBox="0 0 {size} {size}" width="{size}" height="{size}" role="img">',
+             f'<rect x="{x0}" y="{y1}" width="{side}" height="{side}" fill="none" stroke="#ccc"/>',
+             f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#999" stroke-dasharray="3,3"/>',
+             f'<text x="{size / 2}" y="{size - 4}" font-size="10" text-anchor="middle">judge score</text>',
+             f'<text x="10" y="{size / 2}" font-size="10" text-anchor="middle" '
+             f'transform="rotate(-90 10 {size / 2})">people</text>']
+    most = max((b["n"] for b in bins), default=1)
+    for b in bins:
+        x, y = at(b["mean_score"], b["mean_label"])
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{2 + 5 * (b["n"] / most) ** 0.5:.1f}" fill="#3b6ea8">'
+                     f'<title>scores {b["low"]:.1f}-{b["high"]:.1f}: {b["n"]} rows, judge {b["mean_score"]:.2f}, '
+                     f'people {b["mean_label"]:.2f}</title></circle>')
+    return "".join(parts) + "</svg>"
+
+
 def differences_svg(metrics: dict[str, Any], width: int = 560) -> str:
     """A forest plot: per metric the mean paired difference (dot) and its 95% interval (line),
     around a zero line; green where the change is significantly better, red where worse."""

@@ -51,7 +51,8 @@ def _run_summary(run: Run, metrics: list[str]) -> dict[str, Any]:
                      "cache_hits": sum(r.cache_hits for r in m.metrics.values()),
                      "judge_seconds": m.judge_seconds, "wall_seconds": m.wall_seconds},
             "metrics": {name: {**m.metrics[name].model_dump(include={"mean", "ci95", "n", "unscored",
-                                                                      "unscored_reasons", "judge_calls"}),
+                                                                      "unscored_reasons", "judge_calls",
+                                                                      "calibrated"}),
                                "histogram": histogram(run.scores[name])}
                         for name in metrics}}
 

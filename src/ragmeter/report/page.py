@@ -15,7 +15,7 @@ from html import escape
 from importlib import resources
 from typing import Any
 
-from ragmeter.report.charts import differences_svg, histogram_svg
+from ragmeter.report.charts import differences_svg, histogram_svg, reliability_svg
 from ragmeter.results.compare import testset_note
 
 
@@ -30,7 +30,8 @@ def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
-        _summary(data), _differences(data), _agreement(data), _judge_check(data), _run_info(data), _rows_section(),
+        _summary(data), _differences(data), _calibrated(data), _agreement(data), _judge_check(data),
+        _run_info(data), _rows_section(),
         f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>'])
     islands = [b'<script type="application/json" id="ragmeter-rows-%d">' % n + embed_bytes(blob) + b"</script>"
                for n, blob in enumerate(rows)]
@@ -139,6 +140,31 @@ def _differences(data: dict[str, Any]) -> str:
     note = "" if c["same_dataset"] else f'<p class="warn">{escape(testset_note(c))}.</p>'
     return (f'<section id="differences"><h2>Paired differences (B - A, 95% intervals)</h2>{note}'
             f'{differences_svg(c["metrics"])}</section>')
+
+
+def _calibrated(data: dict[str, Any]) -> str:
+    """What people would say, per metric with human labels (`--labels`, labels/estimate.py)."""
+    rows = []
+    for position, run in enumerate(data["runs"]):
+        for name, m in run["metrics"].items():
+            c = m.get("calibrated")
+            if not c:
+                continue
+            ci = "-" if not c.get("ci95") else f'{_number(c["estimate"], 3)} ({_ci(c["ci95"])})'
+            rows.append(f"<tr><td>{'AB'[position]}</td><td>{_name(name)}</td><td>{c['labels']}</td>"
+                        f"<td>{_number(c['judge_mean'], 3)}</td><td>{ci}</td><td>{_ci(c.get('labels_ci95'))}</td>"
+                        f"<td>{_number(c.get('ece'), 3)}</td><td>{_number(c.get('threshold'), 2)}</td>"
+                        f"<td>{reliability_svg(c.get('reliability') or [])}"
+                        + (f"<br><small>{escape(c['note'])}</small>" if c.get("note") else "") + "</td></tr>")
+    if not rows:
+        return ""
+    head = "".join(f"<th>{h}</th>" for h in ("run", "metric", "labels", "judge's mean", "people would say (95% CI)",
+                                              "labels alone", "ECE", "threshold", "reliability"))
+    return ('<section id="calibrated"><h2>What people would say</h2><p>From the human labels given with the run: '
+            "a prediction-powered estimate of the human mean whose interval holds whatever the judge's bias, "
+            "beside the labels' own interval.</p>"
+            f'<div class="scroll"><table class="summary"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></section>')
 
 
 def _agreement(data: dict[str, Any]) -> str:
