@@ -73,3 +73,19 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
     resumed = write_labelling_page(run, ["faithfulness"], tmp_path / "again.html", sample=8, seed=0, labels=given)
     data = json.loads(resumed.read_text().split('id="ragmeter-label-data">')[1].split("</script>")[0])
     assert data["given"] == {"faithfulness": {i: v for i, v in zip(ids, (1, 0, 1, 1, 0))}}
+
+
+def test_the_command_writes_label_html_and_checks_its_options(tmp_path):
+    from tests.cli_runner import run_cli
+
+    run = a_run(tmp_path)
+    proc = run_cli("report", str(run), "--label", "faithfulness", "--sample", "5", "--scale", "1,5", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("wrote label.html: label the rows, save labels.jsonl, then `ragmeter calibrate")
+    data = json.loads((tmp_path / "label.html").read_text().split('id="ragmeter-label-data">')[1].split("</script>")[0])
+    assert len(data["rows"]) == 5 and [c["value"] for c in data["metrics"][0]["choices"]] == [1, 2, 3, 4, 5]
+    for args, message in ((["--scale", "5,1"], "--scale 5,1: LOW must be below HIGH"),
+                          (["--strategy", "best"], "--strategy best: expected random or stratified"),
+                          (["--sample", "0"], "--sample must be at least 1")):
+        bad = run_cli("report", str(run), "--label", "faithfulness", *args, cwd=tmp_path)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
