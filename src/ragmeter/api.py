@@ -109,12 +109,13 @@ class EvaluateOptions(RunOptions, total=False):
     retries: int  # per judge call, with backoff
     progress: bool | None  # the progress line (None: when stderr is a terminal)
     overwrite: bool  # replace another run's results in `out`
+    labels: str | Path | None  # labels.jsonl: human labels on some rows -> what people would say (docs/act.md)
 
 
 DEFAULTS: dict[str, Any] = {"judge": "llamacpp", "embeddings": "bundled", "columns": None, "cache": True,
                             "concurrency": 1, "limit": None, "language": "english", "prompts_dir": None,
                             "price_per_million": None, "out": None, "format": "jsonl", "timeout": 300.0,
-                            "retries": 3, "progress": None, "overwrite": False}
+                            "retries": 3, "progress": None, "overwrite": False, "labels": None}
 
 
 def evaluate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EvaluateOptions]) -> EvaluationResult:
@@ -170,6 +171,8 @@ def _api_config(data: Any, metrics: list[Any] | None, **fields: Any) -> tuple[Ru
     Judge, an embedder, Metric instances)."""
     judge, embeddings = fields.pop("judge"), fields.pop("embeddings")
     cache, prompts_dir = fields.pop("cache"), fields.pop("prompts_dir")
+    if fields.get("labels") is not None:
+        fields["labels"] = str(fields["labels"])
     cfg = RunConfig(dataset=str(data) if isinstance(data, (str, Path)) else "<in-memory>",
                     judge=judge if isinstance(judge, (str, dict)) else judge.describe(),
                     embeddings=embeddings if isinstance(embeddings, (str, dict)) else "custom",

@@ -163,3 +163,14 @@ def test_the_report_shows_what_people_would_say(tmp_path):
     page = write_report(run, out=tmp_path / "report.html").read_text()
     assert "<h2>What people would say</h2>" in page and 'class="reliability"' in page
     assert f"{found.estimate:.3f} ({found.ci95[0]:.3f}-{found.ci95[1]:.3f})" in page
+
+
+def test_the_python_api_takes_labels(tmp_path):
+    import ragmeter
+
+    rows = [{"id": f"r{i}", "answer": "yes" if i % 2 else "no", "reference": "yes"} for i in range(30)]
+    labels = labels_file(tmp_path / "labels.jsonl", [{"id": f"r{i}", "metric": "exact_match", "label": i % 2}
+                                                     for i in range(24)])
+    result = ragmeter.evaluate(rows, ["exact_match"], labels=labels, progress=False)
+    c = result.manifest["metrics"]["exact_match"]["calibrated"]
+    assert (c["labels"], c["judged"], c["ece"], c["threshold"]) == (24, 6, 0.0, 1.0)  # people agree exactly
