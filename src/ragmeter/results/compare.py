@@ -129,10 +129,28 @@ TESTSET_FIELDS = ("user_input", "messages", "reference")
 
 
 def _testset_differs(run_a: Run, run_b: Run, shared: list[str]) -> list[str]:
-    """Shared ids whose question or reference differ, each run read through its own columns."""
+    """Shared ids whose question or reference differ, each run read through its own columns
+    (as text columns where the files allow, without parsing their rows)."""
     fields_a, fields_b = _testset_columns(run_a), _testset_columns(run_b)
+    fast_a, fast_b = _text(run_a, fields_a), _text(run_b, fields_b)
+    if fast_a is not None and fast_b is not None:
+        at_a, at_b = {i: n for n, i in enumerate(run_a.ids)}, {i: n for n, i in enumerate(run_b.ids)}
+        return [row_id for row_id in shared if fast_a[at_a[row_id]] != fast_b[at_b[row_id]]]
     return [row_id for row_id in shared
             if _asked(run_a.row(row_id), fields_a) != _asked(run_b.row(row_id), fields_b)]
+
+
+def _text(run: Run, columns: list[str | None]) -> list[tuple[Any, ...]] | None:
+    """Each row's question/conversation and reference as a tuple, from text columns; None when
+    a column is absent or not text (a conversation): then rows are parsed."""
+    question, conversation, reference = columns
+    if conversation is not None:
+        return None
+    found = run.text_columns([c for c in (question, reference) if c])
+    if found is None:
+        return None
+    empty = [None] * len(run.ids)
+    return list(zip(found[question] if question else empty, found[reference] if reference else empty))
 
 
 def _asked(row: dict[str, Any], columns: list[str | None]) -> list[Any]:
