@@ -97,6 +97,13 @@ def test_a_labels_file_is_checked_before_any_estimate(tmp_path):
                                                            {"id": "zz", "metric": "faithfulness", "label": 0}]),
                        ids, metrics, sha)
     assert read.by_metric == {"faithfulness": {"a": 1.0}} and read.unknown_ids == {"faithfulness": ["zz"]}
+    two_people = read_labels(labels_file(tmp_path / "two.jsonl", [
+        {"id": "a", "metric": "faithfulness", "label": 1, "labeller": "ana"},
+        {"id": "a", "metric": "faithfulness", "label": 0, "labeller": "ben"}]), ids, metrics, sha)
+    assert two_people.by_metric == {"faithfulness": {"a": 0.5}}  # one row, the mean of its labels
+    (tmp_path / "latin1.jsonl").write_bytes('{"id": "a", "metric": "faithfulness", "label": 1, "n": "é"}'.encode("latin-1"))
+    with pytest.raises(DataError, match="latin1.jsonl: not UTF-8 text"):
+        read_labels(tmp_path / "latin1.jsonl", ids, metrics, sha)
     from ragmeter.results.runs import load_run
 
     c = calibrate_run(load_run(run), tmp_path / "ok.jsonl")["faithfulness"]

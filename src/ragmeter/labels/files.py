@@ -39,7 +39,12 @@ def read_labels(path: str | Path, ids: list[str], metrics: list[str], dataset: s
         raise DataError("labels file not found", source=str(source))
     labels = Labels(source=str(source))
     known = set(ids)
-    for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+    given: dict[str, dict[str, list[float]]] = {}
+    try:
+        text = source.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text (byte {exc.start})", source=str(source)) from None
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         entry = _entry(line, str(source), number)
@@ -55,7 +60,9 @@ def read_labels(path: str | Path, ids: list[str], metrics: list[str], dataset: s
         if entry["id"] not in known:
             labels.unknown_ids.setdefault(metric, []).append(entry["id"])
             continue
-        labels.by_metric.setdefault(metric, {})[entry["id"]] = value
+        given.setdefault(metric, {}).setdefault(entry["id"], []).append(value)
+    # a row labelled by several people counts once, with the mean of their labels
+    labels.by_metric = {m: {i: sum(v) / len(v) for i, v in rows.items()} for m, rows in given.items()}
     if not labels.by_metric and not labels.unknown_ids:
         raise DataError("no labels in the file", source=str(source))
     return labels
