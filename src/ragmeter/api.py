@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
@@ -13,7 +14,8 @@ from ragmeter.engine.local import RunResult, run_metrics
 from ragmeter.errors import RagmeterError
 from ragmeter.faults import FaultLog
 from ragmeter.io.output import prepare_output, remove_other_results
-from ragmeter.io.writers import result_rows, write_json, write_results
+from ragmeter.io.results_file import OnDisk, ResultsFile, RowList
+from ragmeter.io.writers import write_json
 from ragmeter.judges.base import Judge
 from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
@@ -37,17 +39,20 @@ BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
 class EvaluationResult:
     """Rows with scores and evidence, the manifest, and where they were written (if anywhere)."""
 
-    rows: list[dict[str, Any]]
+    #: a list, or for a written run a sequence read from the results file when first used
+    rows: Sequence[dict[str, Any]]
     #: manifest.json's content as written (the dict `json.load` gives; checked against results.manifest.Manifest)
     manifest: dict[str, Any]
     #: each row's id, in the rows' order
-    ids: list[str]
+    ids: Sequence[str]
     results_path: Path | None = None
     manifest_path: Path | None = None
     #: the config's gates (thresholds, max_unscored, baseline), None when it sets none
     gates: GateReport | None = None
     #: compare(baseline, this run) when the config names a baseline
     comparison: Comparison | None = None
+    #: a written run: its folder's Run, opened when first asked for
+    _run: Any = field(default=None, repr=False)
 
     def summary(self) -> dict[str, dict[str, Any]]:
         return self.manifest["metrics"]
@@ -59,19 +64,21 @@ class EvaluationResult:
         settings = GateSettings(thresholds=thresholds, gate=gate, min_rows=min_rows)
         settings.check_metrics(list(self.manifest["metrics"]))
         report = evaluate_gates(settings, self.manifest["metrics"])
-        return report.with_worst_rows(self.rows, self.ids)
+        return report.with_worst_rows(list(self.rows), list(self.ids))
 
     def as_run(self, source: str = "<in-memory>") -> Run:
         """This result as a finished run (what `load_run` returns for its folder): for
         `compare(result.as_run(), "runs/baseline")` and the report without writing it first."""
         from ragmeter.results.manifest import Manifest
 
-        return Run.from_rows(Manifest.model_validate(self.manifest), self.rows, self.ids, source)
+        if self._run is not None:
+            return self._run()
+        return Run.from_rows(Manifest.model_validate(self.manifest), list(self.rows), list(self.ids), source)
 
     def to_pandas(self) -> Any:
         import pandas as pd
 
-        return pd.DataFrame(self.rows)
+        return pd.DataFrame(list(self.rows))
 
     def __repr__(self) -> str:
         means = ", ".join(f"{name}={m['mean']:.4f}" if m["mean"] is not None else f"{name}=-"
@@ -194,43 +201,67 @@ def _config_entry(metric: Any) -> Any:
 
 async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
                      embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
-    """Everything a run does, for the CLI and the API alike (arguments as `prepare`)."""
-    ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics)
-    cfg, dataset, metric_objs, judge, embedder = ready.cfg, ready.dataset, ready.metrics, ready.judge, ready.embedder
+    """Everything a run does, for the CLI and the API alike (arguments as `prepare`). Written
+    runs stream: rows are read a chunk at a time and written as they finish."""
+    ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics, stream=write)
+    cfg, judge, embedder = ready.cfg, ready.judge, ready.embedder
+    names = [m.label for m in ready.metrics]
     if write:  # before any judge call: a folder that cannot take the results fails now
         prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
+    sink: ResultsFile | RowList = ResultsFile(Path(cfg.output), cfg.format, names) if write else RowList(names)
     cache = open_cache(cfg.cache)
     stored_estimate = cache.get(estimate_key(ready.fingerprint), "estimates")  # from a dry run of this run
     try:
-        run = await _score(ready, cache)
+        run = await _score(ready, cache, sink)
         cache.delete(estimate_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
+    except BaseException:
+        if isinstance(sink, ResultsFile):
+            sink.abort()  # no half-written results file; the cache holds what was judged
+        raise
     finally:
         cache.close()
         for closer in (judge, embedder):
             if closer is not None:
                 await closer.aclose()
     if judge is not None and getattr(judge, "bundled", None) is GEMMA and \
-            any(run.stats[m.label].judge_calls + run.stats[m.label].cache_hits for m in metric_objs):
+            any(run.stats[m].judge_calls + run.stats[m].cache_hits for m in names):
         warnings.warn(GEMMA_NOTE, JudgeValidityWarning, stacklevel=2)
-    rows = result_rows(dataset.records, run.scores, [m.label for m in metric_objs])
     manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
-    result = EvaluationResult(rows, manifest, dataset.ids())
+    if isinstance(sink, ResultsFile):
+        result = _written(sink, manifest, cfg.output)
+    else:
+        result = EvaluationResult(sink.rows, manifest, sink.ids)
     if ready.labels is not None:
         _calibrate(result, ready.labels, cfg.output)
     if ready.gates.active:
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)
     if write:
-        out_dir = Path(cfg.output)
-        result.results_path = write_results(rows, out_dir, cfg.format)
-        remove_other_results(out_dir, result.results_path)
-        result.manifest_path = out_dir / "manifest.json"
-        manifest["results_file"] = result.results_path.name
+        result.manifest_path = Path(cfg.output) / "manifest.json"
         write_json(result.manifest_path, manifest)
         write_ci_files(cfg, result)
     return result
 
 
-async def _score(ready: Prepared, cache: Cache) -> RunResult:
+def _written(sink: ResultsFile, manifest: dict[str, Any], folder: str) -> EvaluationResult:
+    """The results file put in place; the result reads its rows from it when asked."""
+    from ragmeter.results.manifest import Manifest
+    from ragmeter.results.runs import open_results
+
+    path = sink.commit()
+    remove_other_results(path.parent, path)
+    manifest["results_file"] = path.name
+    opened: list[Run] = []
+
+    def run() -> Run:
+        if not opened:
+            opened.append(open_results(Manifest.model_validate(manifest), path, folder))
+        return opened[0]
+
+    return EvaluationResult(OnDisk(sink.rows, lambda: run().rows), manifest, OnDisk(sink.rows, lambda: run().ids),
+                            results_path=path, _run=run)
+
+
+async def _score(ready: Prepared, cache: Cache, sink: Any) -> RunResult:
     """The rows scored in this process, or on Ray when the config's engine says so."""
     cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
     if cfg.engine.kind == "ray":
@@ -239,7 +270,7 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
         job = RayJob(ready.dataset, ready.metrics, ready.prompts, ready.judge, ready.embedder, ready.judge_config,
                      cfg.embeddings, cfg.cache, cfg.concurrency, RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
                      cfg.progress)
-        return await run_on_ray(job, cache, faults, cfg.engine)
+        return await run_on_ray(job, cache, faults, cfg.engine, sink)
     concurrency, timeout = cfg.concurrency, cfg.timeout
     use_store = getattr(ready.judge, "use_store", None)
     if use_store is not None:  # the batch API: every request in flight, a day to answer
@@ -247,7 +278,7 @@ async def _score(ready: Prepared, cache: Cache) -> RunResult:
         concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
-                             progress=cfg.progress, prompts=ready.prompts, faults=faults)
+                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink)
 
 
 def _calibrate(result: EvaluationResult, labels: Any, source: str) -> None:
@@ -282,9 +313,10 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
         from ragmeter.results.gates import GateReport
 
         higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
-        rows = result.rows if cfg.junit_rows else None
+        rows = list(result.rows) if cfg.junit_rows else None
+        ids = list(result.ids) if cfg.junit_rows else None
         gates = result.gates if result.gates is not None else GateReport(results=[])  # a failed report is falsy
-        write_text(cfg.junit, junit_xml(gates, rows, result.ids, cfg.thresholds, higher))
+        write_text(cfg.junit, junit_xml(gates, rows, ids, cfg.thresholds, higher))
     if result.comparison is not None:
         write_comparison(result.comparison, cfg.output)
     if cfg.report:

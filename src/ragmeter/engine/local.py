@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,44 +16,42 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
 from ragmeter.engine.progress import judge_work, row_progress
+from ragmeter.engine.tally import Tally
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
-from ragmeter.io.readers import Dataset
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.samples import Sample
-from ragmeter.stats import score_summary
 
 TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"
+#: finished rows held back, in memory, while an earlier row is still being scored
+REORDER_ROWS = 1024
 
 
 @dataclass
 class RunResult:
-    """Scores per row and metric, counters per metric, and run timings."""
+    """Each metric's scores (a Tally: floats, not rows), counters per metric, and run timings.
+    The rows themselves went to the run's sink as they finished."""
 
-    dataset: Dataset
+    dataset: Any  # readers.Dataset or stream.StreamedDataset: its source, sha256 and length
     metrics: list[Metric]
-    scores: list[dict[str, Score]]
+    tally: Tally
     stats: dict[str, MetricStats]
     prompts: PromptSet
     timings: dict[str, float] = field(default_factory=dict)
     faults: FaultLog = field(default_factory=FaultLog)
 
     def aggregate(self, name: str) -> dict[str, Any]:
-        reasons = Counter(row[name].reason for row in self.scores if not row[name].scored)
-        # which judgment mode each scored row used (metrics/judgment.py); absent for metrics without one
-        modes = Counter(row[name].evidence.get("judgment") for row in self.scores if row[name].scored)
-        modes.pop(None, None)
-        return {**score_summary(self.column(name), dict(reasons)), **({"judgment": dict(modes)} if modes else {})}
+        return self.tally.aggregate(name)
 
     def column(self, name: str) -> list[float | None]:
-        return [row[name].value for row in self.scores]
+        return self.tally.column(name)
 
 
-def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
+def check_columns(dataset: Any, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
     needed: dict[str, list[str]] = {}
     for metric in metrics:
@@ -68,10 +66,13 @@ def check_columns(dataset: Dataset, metrics: list[Metric]) -> None:
                         "or choose --metrics applicable", source=dataset.source)
 
 
-async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
+async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
                       progress: bool | None = None, prompts: PromptSet | None = None,
-                      faults: FaultLog | None = None) -> RunResult:
+                      faults: FaultLog | None = None, sink: Any = None) -> RunResult:
+    """Score every row of `dataset` (readers.Dataset, or stream.StreamedDataset read a chunk at
+    a time); each finished row goes, in dataset order, to `sink.add(id, record, scores)`
+    (io/results_file.py), and only its scores stay (a Tally)."""
     check_columns(dataset, metrics)
     prompts = prompts or PromptSet.build(metrics)
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -81,7 +82,12 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
     embed_session = EmbeddingSession(embedder, cache, clock) if embedder else None
     await _preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
-    scores: list[dict[str, Score]] = [{} for _ in dataset.samples]
+    tally = Tally([m.label for m in metrics])
+
+    def finished(sample: Sample, record: dict[str, Any], scores: dict[str, Score]) -> None:
+        tally.add(scores)
+        if sink is not None:
+            sink.add(sample.id, record, scores)
 
     with row_progress(len(dataset), progress, work=judge_work(stats)) as bar:
 
@@ -90,13 +96,12 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
             bar.advance(1 / len(metrics))  # a share of a row per metric: an ETA after the first judge replies
             return score
 
-        async def score_row(index: int) -> None:
-            sample = dataset.samples[index]
+        async def score_row(sample: Sample) -> dict[str, Score]:
             results = await asyncio.gather(*(scored(m, sample) for m in metrics))
-            scores[index] = {m.label: s for m, s in zip(metrics, results)}
+            return {m.label: s for m, s in zip(metrics, results)}
 
         try:
-            await _run_workers(score_row, len(dataset), max(1, concurrency))
+            await stream_rows(dataset.iter_rows(), score_row, finished, max(1, concurrency))
         except JudgeUnavailable as exc:
             if isinstance(cache, NullCache):
                 raise
@@ -113,7 +118,7 @@ async def run_metrics(dataset: Dataset, metrics: list[Metric], judge: Judge | No
                # time reads near 0 exactly when ragmeter itself is the bottleneck); with an
                # in-process judge it includes the model's threads
                "cpu_seconds": time.process_time() - cpu_start}
-    return RunResult(dataset, metrics, scores, stats, prompts, timings, faults)
+    return RunResult(dataset, metrics, tally, stats, prompts, timings, faults)
 
 
 async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
@@ -129,23 +134,66 @@ async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embed
         await embedder.check()
 
 
-async def _run_workers(score_row: Any, total: int, workers: int) -> None:
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for index in range(total):
-        queue.put_nowait(index)
+async def stream_rows(rows: Iterator[tuple[Sample, dict[str, Any]]], score_row: Any, finished: Any,
+                      in_flight: int) -> None:
+    """`in_flight` rows scored at once, read from `rows` only as slots free up; each handed to
+    `finished` in dataset order (rows done early wait, at most REORDER_ROWS of them, behind a
+    slow one). The first failure stops the run: rows in flight are cancelled."""
+    slots = asyncio.Semaphore(in_flight)
+    done: dict[int, tuple[Sample, dict[str, Any], dict[str, Score]]] = {}
+    changed = asyncio.Event()
+    failures: list[BaseException] = []
+    tasks: set[asyncio.Task[None]] = set()
+    started = next_out = 0
 
-    async def worker() -> None:
-        while not queue.empty():
-            index = queue.get_nowait()
-            await score_row(index)
+    async def one(index: int, sample: Sample, record: dict[str, Any]) -> None:
+        try:
+            done[index] = (sample, record, await score_row(sample))
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop below, which re-raises it
+            failures.append(exc)
+        finally:
+            slots.release()
+            changed.set()
 
-    tasks = [asyncio.create_task(worker()) for _ in range(min(workers, total))]
+    def hand_over() -> None:
+        nonlocal next_out
+        while next_out in done:
+            finished(*done.pop(next_out))
+            next_out += 1
+
+    async def wait() -> None:
+        changed.clear()
+        await changed.wait()
+
     try:
-        await asyncio.gather(*tasks)
+        for index, (sample, record) in enumerate(rows):
+            while True:
+                _raise_first(failures)
+                hand_over()
+                if len(done) < REORDER_ROWS and not slots.locked():
+                    break
+                await wait()
+            await slots.acquire()
+            task = asyncio.create_task(one(index, sample, record))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+            started += 1
+        while True:  # every started row handed over (a row that failed raises instead)
+            _raise_first(failures)
+            hand_over()
+            if next_out >= started:
+                break
+            await wait()
     finally:
-        for task in tasks:
+        for task in list(tasks):
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _raise_first(failures: list[BaseException]) -> None:
+    if failures:
+        exc = failures[0]
+        raise exc.with_traceback(exc.__traceback__)
 
 
 async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,

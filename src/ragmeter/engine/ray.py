@@ -24,6 +24,7 @@ from ragmeter.cache import Cache, OverlayCache, open_cache
 from ragmeter.engine.local import RunResult, _preflight, check_columns
 from ragmeter.engine.progress import row_progress
 from ragmeter.engine.settings import EngineConfig
+from ragmeter.engine.tally import Tally
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
@@ -65,6 +66,16 @@ class CollectingCache(OverlayCache):
         return entries
 
 
+class ScoreList:
+    """A chunk's scores, row by row, sent back to the driver."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+        self.rows.append(scores)
+
+
 class ScoringWorker:
     """One Ray actor: a judge, an embedder and a cache reader that live as long as it does."""
 
@@ -85,10 +96,11 @@ class ScoringWorker:
         cache = CollectingCache(self.cache)
         faults = FaultLog()
         cpu = time.process_time()
+        scores = ScoreList()
         run = self.loop.run_until_complete(run_metrics(
             chunk, self.metrics, self.judge, self.embedder, cache, concurrency=self.concurrency,
-            policy=self.policy, progress=False, prompts=self.prompts, faults=faults))
-        return {"scores": run.scores, "stats": {k: asdict(v) for k, v in run.stats.items()},
+            policy=self.policy, progress=False, prompts=self.prompts, faults=faults, sink=scores))
+        return {"scores": scores.rows, "stats": {k: asdict(v) for k, v in run.stats.items()},
                 "faults": dict(faults.counts), "entries": cache.drain(),
                 "timings": {**run.timings, "cpu_seconds": time.process_time() - cpu,
                             "judge_load_seconds": getattr(self.judge, "load_seconds", 0.0)}}
@@ -105,8 +117,10 @@ def import_ray() -> Any:
     return ray
 
 
-async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig) -> RunResult:
-    """Score `job` over Ray; the same RunResult a local run returns."""
+async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig,
+                     sink: Any = None) -> RunResult:
+    """Score `job` over Ray; the same RunResult a local run returns, the rows to `sink` in
+    dataset order (as engine/local.py)."""
     ray = import_ray()
     if job.judge_config is None and any(m.uses_judge for m in job.metrics):
         raise ConfigError("a Ray run builds each worker's judge from a judge spec; "
@@ -115,7 +129,7 @@ async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: Engi
     await _preflight(job.metrics, job.judge, job.embedder)  # a dead judge server fails before Ray starts
     started = connect(ray, settings)
     try:
-        return await _score(ray, job, cache, faults, settings)
+        return await _score(ray, job, cache, faults, settings, sink)
     finally:
         if started:
             ray.shutdown()
@@ -153,7 +167,8 @@ def _check_reachable(address: str) -> None:
                           f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
-async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig) -> RunResult:
+async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig,
+                 sink: Any) -> RunResult:
     dataset, metrics = job.dataset, job.metrics
     workers = settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     size = settings.chunk_rows or max(1, min(64, math.ceil(len(dataset) / (workers * 4))))
@@ -167,14 +182,18 @@ async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings
 
     pool = [spawn(i) for i in range(min(workers, len(chunks)) or 1)]
     try:
-        return await _schedule(ray, job, cache, faults, chunks, pool, spawn)
+        scores, result = await _schedule(ray, job, cache, faults, chunks, pool, spawn)
     finally:
         for worker in pool:
             ray.kill(worker)
+    if sink is not None:
+        for sample, record, row in zip(dataset.samples, dataset.records, scores):
+            sink.add(sample.id, record, row)
+    return result
 
 
 async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunks: list[list[int]],
-                    pool: list[Any], spawn: Any) -> RunResult:
+                    pool: list[Any], spawn: Any) -> tuple[list[dict[str, Any]], RunResult]:
     """Chunks to idle workers until all are scored; a dead worker's chunk goes to its replacement."""
     dataset, metrics = job.dataset, job.metrics
     scores: list[dict[str, Any]] = [{} for _ in dataset.samples]
@@ -214,7 +233,10 @@ async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunk
     busy = timings.get("model_busy_seconds", 0.0) / max(1, len(pool))
     timings.update(wall_seconds=wall, overhead_seconds=max(0.0, wall - busy),
                    cpu_seconds=time.process_time() - cpu + timings.get("cpu_seconds", 0.0))
-    return RunResult(dataset, metrics, scores, stats, job.prompts, timings, faults)
+    tally = Tally([m.label for m in metrics])
+    for row in scores:
+        tally.add(row)
+    return scores, RunResult(dataset, metrics, tally, stats, job.prompts, timings, faults)
 
 
 def _absorb(out: dict[str, Any], rows: list[int], scores: list[dict[str, Any]], stats: dict[str, MetricStats],

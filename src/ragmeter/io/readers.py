@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,10 @@ class Dataset:
 
     def ids(self) -> list[str]:
         return [s.id for s in self.samples]
+
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+        """(Sample, the row as read), as stream.StreamedDataset gives them from a file."""
+        return zip(self.samples, self.records)
 
 
 def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None) -> Dataset:

@@ -102,15 +102,19 @@ def load_run(path: str | Path) -> Run:
     if not manifest.results_file:
         raise DataError("the manifest names no results file (a run from the Python API without `out`?)",
                         source=str(manifest_path))
-    results = folder / manifest.results_file
+    return open_results(manifest, folder / manifest.results_file, str(folder))
+
+
+def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
+    """A run from its manifest and results file (the API's written run reads itself back so)."""
     id_column = manifest.config.get("columns", {}).get("id", "id")
     if results.suffix == ".jsonl" and results.is_file():
-        return _load_jsonl(manifest, results, id_column, str(folder))
+        return _load_jsonl(manifest, results, id_column, folder)
     from ragmeter.io.readers import read_records
 
     records, _ = read_records(results)
     rows = [_typed(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
-    return Run.from_rows(manifest, rows, _ids(rows, id_column), str(folder))
+    return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
 
 
 def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) -> Run:

@@ -6,12 +6,14 @@ bench-judge (judge_speed.py) and Ray (engine/ray.py) all start from it."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from ragmeter.embeddings import make_embedder
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.io.output import expand, run_fingerprint
 from ragmeter.io.readers import Dataset, load_dataset
+from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
 from ragmeter.judges.base import Judge
 from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
@@ -65,27 +67,29 @@ class Prepared:
 
 
 def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
-            metrics: list[Metric] | None = None) -> Prepared:
+            metrics: list[Metric] | None = None, stream: bool = False) -> Prepared:
     """Read and check the config, the data and the metrics; build (not load) the judge and
     the embedder. `data`: an in-memory dataset or a path (default: the config's);
-    `metrics`: Metric objects to run instead of the names in the config."""
+    `metrics`: Metric objects to run instead of the names in the config; `stream`: a
+    JSONL, CSV or Parquet file run locally is checked whole but not held (io/stream.py)."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     judge_cfg = parse_judge_spec(cfg.judge) if judge is None else None
     chosen: Any = metrics if metrics is not None else chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
-    dataset = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns)
+    source = cfg.dataset if data is None else data
+    streamed = stream and isinstance(source, (str, Path)) and cfg.engine.kind == "local" and can_stream(Path(source))
+    if streamed:
+        dataset = stream_dataset(source, columns=cfg.columns, limit=cfg.limit, shard=cfg.shard)
+    else:
+        dataset = load_dataset(source, columns=cfg.columns)
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
     if prompts is None:
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
-    if cfg.limit:
-        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
-    if cfg.shard:
-        from ragmeter.shard import take_shard
-
-        dataset = take_shard(dataset, cfg.shard)
+    if not isinstance(dataset, StreamedDataset):  # a streamed file took its limit and shard as it was read
+        dataset = _limit_and_shard(dataset, cfg)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs])
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
@@ -100,6 +104,16 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
     return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline,
                     labels)
+
+
+def _limit_and_shard(dataset: Dataset, cfg: RunConfig) -> Dataset:
+    if cfg.limit:
+        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
+    if cfg.shard:
+        from ragmeter.shard import take_shard
+
+        dataset = take_shard(dataset, cfg.shard)
+    return dataset
 
 
 def _labels(path: str, dataset: Dataset, metrics: list[str]) -> Any:

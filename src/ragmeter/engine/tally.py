@@ -1,0 +1,44 @@
+"""What a run keeps of each row once it is written: per metric the score as one float (8
+bytes a row, NaN when unscored), and running counts of why rows were unscored and which
+judgment mode scored them. The aggregates in manifest.json need nothing else, so a run's
+memory does not grow with its rows' text, reasons or evidence."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from typing import Any
+
+from ragmeter.stats import score_summary
+
+
+class Tally:
+    """Scores by metric, in dataset order."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.values = {n: array("d") for n in names}
+        self.reasons: dict[str, Counter[str | None]] = {n: Counter() for n in names}
+        self.modes: dict[str, Counter[Any]] = {n: Counter() for n in names}
+
+    def add(self, scores: dict[str, Any]) -> None:
+        """One row's Scores (metrics/base.py), by metric label."""
+        for name, score in scores.items():
+            if score.value is None:
+                self.values[name].append(math.nan)
+                self.reasons[name][score.reason] += 1
+                continue
+            self.values[name].append(score.value)
+            mode = score.evidence.get("judgment")  # metrics/judgment.py; absent for metrics without one
+            if mode is not None:
+                self.modes[name][mode] += 1
+
+    def __len__(self) -> int:
+        return len(next(iter(self.values.values()), ()))
+
+    def column(self, name: str) -> list[float | None]:
+        return [None if math.isnan(v) else v for v in self.values[name]]
+
+    def aggregate(self, name: str) -> dict[str, Any]:
+        modes = dict(self.modes[name])
+        return {**score_summary(self.column(name), dict(self.reasons[name])), **({"judgment": modes} if modes else {})}

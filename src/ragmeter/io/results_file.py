@@ -1,0 +1,186 @@
+"""Where a run's rows go as they finish: a file on disk (`ResultsFile`) or a list
+(`RowList`, the API's run without `out`); a written run's rows read back when used (`OnDisk`).
+
+A results file is written as JSON Lines to a hidden temporary file beside it, flushed as
+rows finish, and renamed into place by `commit()` (CSV and Parquet are converted from it in
+chunks then: their columns and Parquet's schema are known only once every row is). A run
+that stops leaves no half-written results file: `abort()` removes the temporary one, and a
+re-run resumes from the judge cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import ConfigError
+from ragmeter.io.writers import FORMATS, _flat, _parquet_value, _umask, _why
+
+#: rows converted at a time from the temporary JSONL to CSV or Parquet
+CHUNK_ROWS = 2048
+
+
+def result_row(record: dict[str, Any], scores: dict[str, Any], metric_names: list[str]) -> dict[str, Any]:
+    """The row as read plus, per metric, its score, reason and evidence."""
+    row = dict(record)
+    for name in metric_names:
+        score = scores[name]
+        row[name] = score.value
+        row[f"{name}_reason"] = score.reason
+        row[f"{name}_evidence"] = score.evidence
+    return row
+
+
+class RowList:
+    """Rows kept in memory, in dataset order."""
+
+    def __init__(self, metric_names: list[str]) -> None:
+        self.names = metric_names
+        self.rows: list[dict[str, Any]] = []
+        self.ids: list[str] = []
+
+    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+        self.rows.append(result_row(record, scores, self.names))
+        self.ids.append(row_id)
+
+
+class OnDisk(Sequence[Any]):
+    """A written run's rows (or ids): their count known, their content read from the results
+    file only when used, so a million-row run returns without holding its rows."""
+
+    def __init__(self, length: int, load: Callable[[], list[Any]]) -> None:
+        self._length, self._load = length, load
+        self._items: list[Any] | None = None
+
+    def _all(self) -> list[Any]:
+        if self._items is None:
+            self._items = self._load()
+        return self._items
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        return list(self) == list(other) if isinstance(other, (list, OnDisk)) else NotImplemented
+
+
+class ResultsFile:
+    """Rows appended to a temporary JSONL beside `results.<fmt>` as they finish."""
+
+    def __init__(self, out_dir: Path, fmt: str, metric_names: list[str]) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}")
+        self.path, self.fmt, self.names, self.rows = out_dir / f"results.{fmt}", fmt, metric_names, 0
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".results.", suffix=".jsonl.partial", dir=out_dir)
+        except OSError as exc:
+            raise ConfigError(f"cannot write {self.path}: {_why(exc, self.path)}") from None
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
+        self.tmp = Path(tmp)
+        self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
+
+    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+        line = json.dumps(result_row(record, scores, self.names), ensure_ascii=False) + "\n"
+        try:
+            self.handle.write(line.encode("utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot write {self.path} (row {self.rows + 1}): {exc.strerror or exc}. "
+                              "Finished judge replies are in the cache: run again to resume") from None
+        self.rows += 1
+
+    def commit(self) -> Path:
+        """The results file in place, whole; the temporary one gone."""
+        try:
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+            self.handle.close()
+            if self.fmt == "jsonl":
+                os.replace(self.tmp, self.path)
+            else:
+                self._convert()
+        except OSError as exc:
+            self.abort()
+            raise ConfigError(f"cannot write {self.path}: {exc.strerror or exc}. Finished judge replies are in "
+                              "the cache: run again to resume") from None
+        return self.path
+
+    def abort(self) -> None:
+        if not self.handle.closed:
+            self.handle.close()
+        self.tmp.unlink(missing_ok=True)
+
+    def _convert(self) -> None:
+        fd, out = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        os.close(fd)
+        try:
+            (_write_csv if self.fmt == "csv" else _write_parquet)(self.tmp, Path(out))
+            os.chmod(out, 0o666 & ~_umask())
+            os.replace(out, self.path)
+        finally:
+            Path(out).unlink(missing_ok=True)
+            self.tmp.unlink(missing_ok=True)
+
+
+def _chunks(path: Path) -> Iterator[list[dict[str, Any]]]:
+    with path.open("rb") as handle:
+        chunk: list[dict[str, Any]] = []
+        for line in handle:
+            chunk.append(json.loads(line))
+            if len(chunk) == CHUNK_ROWS:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+
+def _write_csv(source: Path, out: Path) -> None:
+    """Columns in order of first appearance over every row, as writers.py writes them."""
+    import csv
+
+    columns: dict[str, None] = {}
+    for chunk in _chunks(source):
+        for row in chunk:
+            columns.update(dict.fromkeys(row))
+    with out.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), lineterminator="\r\n")  # RFC 4180, as writers.py
+        writer.writeheader()
+        for chunk in _chunks(source):
+            writer.writerows({k: _flat(v) for k, v in row.items()} for row in chunk)
+
+
+def _write_parquet(source: Path, out: Path) -> None:
+    """One row group per chunk, under the schema every chunk's inferred schema unifies to."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schemas = [_table(chunk).schema for chunk in _chunks(source)]
+    schema = pa.unify_schemas(schemas, promote_options="permissive")
+    with pq.ParquetWriter(out, schema) as writer:
+        for chunk in _chunks(source):
+            writer.write_table(_conform(_table(chunk), schema))
+
+
+def _table(rows: list[dict[str, Any]]) -> Any:
+    import pyarrow as pa
+
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    return pa.table({c: [_parquet_value(r.get(c), c) for r in rows] for c in columns})
+
+
+def _conform(table: Any, schema: Any) -> Any:
+    """A chunk's table with every column of `schema`, in its order and types (absent: nulls)."""
+    import pyarrow as pa
+
+    arrays = [table.column(f.name).cast(f.type) if f.name in table.column_names else pa.nulls(len(table), f.type)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)

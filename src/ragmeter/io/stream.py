@@ -1,0 +1,229 @@
+"""A dataset file read in chunks, for runs that must not hold every row in memory.
+
+Two passes check the whole file before any judge call, as readers.py does for a file read
+whole: the first reads the columns (the column mapping needs them all) and the file's
+sha256, the second validates every row into a Sample and finds repeated ids by 8-byte
+digests (8 bytes a row, not a dict of ids). The run then reads the file a third time, a
+chunk at a time. Memory: the digests, never the rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragmeter.errors import DataError
+from ragmeter.io.cited import is_cited_file
+from ragmeter.io.columns import resolve_columns
+from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file
+from ragmeter.samples import SAMPLE_FIELDS, Sample
+
+#: rows per Parquet batch read
+BATCH_ROWS = 4096
+STREAMED_FORMATS = ("jsonl", "csv", "parquet")
+
+
+@dataclass
+class StreamedDataset:
+    """A dataset file read again for each pass: the checks, then the run. Everything a run
+    records about its data (source, sha256, rows, fields present) without the rows."""
+
+    path: Path
+    source: str
+    sha256: str
+    rows: int
+    fields_present: set[str]
+    mapping: dict[str, str]
+    columns: list[str]
+    limit: int | None = None
+    shard: tuple[int, int] | None = None
+    kind: str = "rag"
+    unit: str = "line"
+    _ids: list[str] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+        """(Sample, the row as read) in file order, after the limit and the shard."""
+        for sample, record in self.iter_file():
+            if self.shard is None or _in_shard(sample.id, self.shard):
+                yield sample, record
+
+    def iter_file(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+        """Every row up to the limit, whatever the shard."""
+        for index, number, record in _selected(self.path, self.source, self.limit):
+            yield _to_sample(record, self.mapping, self.source, number, index, self.unit), record
+
+    def ids(self) -> list[str]:
+        """Every row's id, read from the file (for the few checks that need them all)."""
+        if self._ids is None:
+            self._ids = [sample.id for sample, _ in self.iter_rows()]
+        return self._ids
+
+
+def can_stream(path: Path) -> bool:
+    return FORMATS.get(data_file(path).suffix.lower()) in STREAMED_FORMATS
+
+
+def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None, limit: int | None = None,
+                   shard: str | None = None) -> Any:
+    """The file checked in two passes, ready to be read a chunk at a time; a Pleias-style
+    cited file is read whole (readers.load_dataset), as it is small by nature."""
+    path = data_file(Path(data))
+    source = str(path)
+    if not path.is_file():
+        raise DataError("file not found", source=source)
+    names, digest = _columns_and_digest(path, source, limit)
+    if is_cited_file(names, dict(columns or {})):
+        from ragmeter.io.readers import load_dataset
+
+        return load_dataset(path, columns=columns)
+    mapping = resolve_columns(names, columns)
+    unit = "line" if FORMATS[path.suffix.lower()] == "jsonl" else "row"
+    dataset = StreamedDataset(path, source, digest, 0, set(), mapping, names, limit,
+                              _shard(shard) if shard else None, unit=unit)
+    _validate(dataset)
+    return dataset
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from ragmeter.shard import parse_shard
+
+    return parse_shard(text)
+
+
+def _in_shard(row_id: str, shard: tuple[int, int]) -> bool:
+    from ragmeter.shard import shard_of
+
+    return shard_of(row_id, shard[1]) == shard[0]
+
+
+def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str]:
+    """Pass 1: every column (in order of first appearance) and the whole file's sha256."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    names: dict[str, None] = {}
+    rows = 0
+    for _, number, record in _selected(path, source, limit):
+        rows += 1
+        _check_encodable(record, source, number, "line" if path.suffix.lower() in (".jsonl", ".ndjson") else "row")
+        names.update(dict.fromkeys(record))
+    if not rows:
+        raise DataError("file has no rows to evaluate", source=source)
+    return list(names), digest.hexdigest()
+
+
+def _validate(dataset: StreamedDataset) -> None:
+    """Pass 2: every row a valid Sample, no id twice, the fields present (over the whole file,
+    so every shard of it runs the same metrics), the shard's row count."""
+    from array import array
+
+    digests = array("Q")
+    present: set[str] = set()
+    if dataset.shard is not None and "id" not in dataset.mapping:
+        raise DataError("--shard needs an `id` column: row positions are not stable ids (add one, or map one "
+                        "with --column id=YOUR_COLUMN)", source=dataset.source)
+    rows = 0
+    for sample, _ in dataset.iter_file():
+        digests.append(int.from_bytes(hashlib.blake2b(sample.id.encode(), digest_size=8).digest(), "big"))
+        present.update(f for f in (*SAMPLE_FIELDS, "id", "metadata") if getattr(sample, f) is not None)
+        rows += dataset.shard is None or _in_shard(sample.id, dataset.shard)
+    dataset.rows = rows
+    dataset.fields_present = present
+    if len(set(digests)) != len(digests):
+        _name_duplicate(dataset)
+
+
+def _name_duplicate(dataset: StreamedDataset) -> None:
+    """The rare case: read again to name the repeated id and both of its rows."""
+    seen: dict[str, int] = {}
+    for position, (sample, _) in enumerate(dataset.iter_file(), start=1):
+        if sample.id in seen:
+            raise DataError(f"duplicate id '{sample.id}' (first at row {seen[sample.id]})",
+                            source=dataset.source, row=position, field="id")
+        seen[sample.id] = position
+
+
+def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """(position from 1, line or row number, record) for the first `limit` rows."""
+    for index, (number, record) in enumerate(_records(path, source), start=1):
+        if limit is not None and index > limit:
+            return
+        yield index, number, record
+
+
+def _records(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt == "jsonl":
+        return _jsonl(path, source)
+    if fmt == "csv":
+        return _csv(path, source)
+    if fmt == "parquet":
+        return _parquet(path, source)
+    raise DataError(f"cannot stream '{path.suffix}' files; use one of .jsonl, .csv, .parquet", source=source)
+
+
+def _jsonl(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open("rb") as handle:
+        # "\n" only, as readers.py: a JSON string may hold U+2028 raw
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"undecodable bytes {raw[exc.start:exc.start + 4]!r}: the file must be UTF-8",
+                                source=source, row=number, unit="line") from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
+                                source=source, row=number, unit="line") from None
+            if not isinstance(obj, dict):
+                raise DataError(f"expected a JSON object, got {type(obj).__name__}",
+                                source=source, row=number, unit="line")
+            yield number, obj
+
+
+def _csv(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    limit = csv.field_size_limit()
+    csv.field_size_limit(sys.maxsize)  # a context may be longer than csv's 131,072 default
+    number = 0
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle, strict=True)
+            for number, row in enumerate(reader, start=1):
+                if None in row:
+                    raise DataError("more values than header columns", source=source, row=number)
+                yield number, {k: (v if v != "" else None) for k, v in row.items()}
+    except csv.Error as exc:
+        raise DataError(f"malformed CSV ({exc})", source=source, row=number + 1) from None
+    except UnicodeDecodeError:
+        raise DataError("undecodable bytes: the file must be UTF-8", source=source, row=number + 1) from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _parquet(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    import pyarrow.parquet as pq
+
+    try:
+        batches = pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
+        number = 0
+        for batch in batches:
+            for record in batch.to_pylist():
+                number += 1
+                yield number, {k: _plain(v) for k, v in record.items()}
+    except DataError:
+        raise
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise DataError(f"cannot read Parquet: {exc}", source=source) from None
