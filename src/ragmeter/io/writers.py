@@ -18,20 +18,6 @@ from typing import Any
 FORMATS = ("jsonl", "csv", "parquet")
 
 
-def result_rows(records: list[dict[str, Any]], scores: list[dict[str, Any]],
-                metric_names: list[str]) -> list[dict[str, Any]]:
-    rows = []
-    for record, row_scores in zip(records, scores):
-        row = dict(record)
-        for name in metric_names:
-            score = row_scores[name]
-            row[name] = score.value
-            row[f"{name}_reason"] = score.reason
-            row[f"{name}_evidence"] = score.evidence
-        rows.append(row)
-    return rows
-
-
 def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
     """Rows as JSON Lines (UTF-8, one object per line)."""
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
