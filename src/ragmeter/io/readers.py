@@ -122,17 +122,23 @@ def _read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                            source=source, row=number, unit="line") from None
-        if not isinstance(obj, dict):
-            raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                            source=source, row=number, unit="line")
+        obj = jsonl_object(line, source, number)
         obj["__line__"] = number
         records.append(obj)
     return records
+
+
+def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
+    """One JSON Lines line as an object, or a DataError naming the line (stream.py reads so too)."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
+                        source=source, row=number, unit="line") from None
+    if not isinstance(obj, dict):
+        raise DataError(f"expected a JSON object, got {type(obj).__name__}",
+                        source=source, row=number, unit="line")
+    return obj
 
 
 def _read_json(text: str, source: str) -> list[dict[str, Any]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
-from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file
+from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file, jsonl_object
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 #: rows per Parquet batch read
@@ -181,17 +180,8 @@ def _jsonl(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
             except UnicodeDecodeError as exc:
                 raise DataError(f"undecodable bytes {raw[exc.start:exc.start + 4]!r}: the file must be UTF-8",
                                 source=source, row=number, unit="line") from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                                source=source, row=number, unit="line") from None
-            if not isinstance(obj, dict):
-                raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                                source=source, row=number, unit="line")
-            yield number, obj
+            if line.strip():
+                yield number, jsonl_object(line, source, number)
 
 
 def _csv(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
