@@ -224,3 +224,21 @@ def test_the_first_failure_stops_the_run_and_cancels_the_rows_in_flight():
         return cancelled
 
     assert sorted(asyncio.run(go())) == [0, 1, 3]
+
+
+def test_a_killed_runs_temporary_file_is_removed_by_the_next_run_and_a_live_ones_is_kept(tmp_path: Path):
+    """SIGKILL leaves a temporary results file no code could remove; it names its process, so the
+    next run into the folder removes it, and leaves alone the file of a run still going."""
+    import subprocess
+    import sys
+
+    path, out = write(tmp_path / "data.jsonl", ROWS), tmp_path / "out"
+    out.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)  # a process that has exited
+    for name in (f".results.{dead_pid}.abc.jsonl.partial", f".results.{dead_pid}.csv.abc.tmp",
+                 ".results.1.xyz.jsonl.partial", "notes.txt"):  # pid 1 is alive
+        (out / name).write_text("half")
+    ragmeter.evaluate(path, ["exact_match"], cache=False, progress=False, out=out)
+    assert sorted(p.name for p in out.iterdir()) == [".results.1.xyz.jsonl.partial", "manifest.json",
+                                                      "notes.txt", "results.jsonl"]

@@ -75,8 +75,9 @@ def test_sigkill_half_way_resumes_to_identical_results(inprocess_run, tmp_path):
     assert proc.poll() is None, "the run finished before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    assert not (out / "results.jsonl").exists()  # nothing half-written
-    assert not list(out.glob(".results*")) if out.exists() else True
+    assert not (out / "results.jsonl").exists()  # nothing half-written in the results' name
+    left = [p.name for p in out.glob(".results.*")] if out.exists() else []
+    assert all(name.startswith(f".results.{proc.pid}.") for name in left), left  # only the killed run's temp
     killed_at = _cached_replies(cache)
     assert killed_at >= 15
 
@@ -85,6 +86,7 @@ def test_sigkill_half_way_resumes_to_identical_results(inprocess_run, tmp_path):
     # no library noise: llama.cpp's loading and state-restore logs, transformers' progress bars
     for noise in ("state_read_meta", "llama_", "Loading weights", "ggml"):
         assert noise not in resumed.stderr, resumed.stderr[-2000:]
+    assert not list(out.glob(".results.*"))  # the re-run removed the killed run's temporary file
     manifest = json.loads((out / "manifest.json").read_text())
     hits = sum(m["cache_hits"] for m in manifest["metrics"].values())
     calls = sum(m["judge_calls"] for m in manifest["metrics"].values())

@@ -5,7 +5,9 @@ A results file is written as JSON Lines to a hidden temporary file beside it, fl
 rows finish, and renamed into place by `commit()` (CSV and Parquet are converted from it in
 chunks then: their columns and Parquet's schema are known only once every row is). A run
 that stops leaves no half-written results file: `abort()` removes the temporary one, and a
-re-run resumes from the judge cache.
+re-run resumes from the judge cache. A run killed outright (SIGKILL, power loss) cannot clean
+up: its temporary file names its process id, and the next run into the folder removes the
+files of processes no longer alive.
 """
 
 from __future__ import annotations
@@ -81,8 +83,9 @@ class ResultsFile:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}")
         self.path, self.fmt, self.names, self.rows = out_dir / f"results.{fmt}", fmt, metric_names, 0
+        sweep_stale(out_dir)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".results.", suffix=".jsonl.partial", dir=out_dir)
+            fd, tmp = tempfile.mkstemp(prefix=f".results.{os.getpid()}.", suffix=".jsonl.partial", dir=out_dir)
         except OSError as exc:
             raise ConfigError(f"cannot write {self.path}: {_why(exc, self.path)}") from None
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
@@ -120,7 +123,7 @@ class ResultsFile:
         self.tmp.unlink(missing_ok=True)
 
     def _convert(self) -> None:
-        fd, out = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        fd, out = tempfile.mkstemp(prefix=f".results.{os.getpid()}.{self.fmt}.", suffix=".tmp", dir=self.path.parent)
         os.close(fd)
         try:
             (_write_csv if self.fmt == "csv" else _write_parquet)(self.tmp, Path(out))
@@ -129,6 +132,27 @@ class ResultsFile:
         finally:
             Path(out).unlink(missing_ok=True)
             self.tmp.unlink(missing_ok=True)
+
+
+def sweep_stale(out_dir: Path) -> list[Path]:
+    """Remove temporary results files left by runs killed before they could clean up."""
+    removed = []
+    for path in out_dir.glob(".results.*"):
+        parts = path.name.split(".")
+        if len(parts) > 3 and parts[2].isdigit() and not _alive(int(parts[2])):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
 
 
 def _chunks(path: Path) -> Iterator[list[dict[str, Any]]]:
