@@ -1,8 +1,10 @@
 """Scale: ragmeter's own cost per row, several judge servers, Ray workers, the dry run.
 
-1. Bookkeeping: the six core metrics over N rows with an instant in-process judge (replies
-   shaped from each prompt's schema) and embedder, a real sqlite cache: rows/s, and peak
-   memory (max RSS) at two sizes: bytes per row beyond the smaller.
+1. Bookkeeping: rows streamed from a JSONL file to a results file with an instant
+   in-process judge (replies shaped from each prompt's schema) and embedder, a real sqlite
+   cache, each size in a fresh process: (a) memory: faithfulness + three lexical metrics at
+   several sizes, peak memory (max RSS) and the bytes per row it grows by; (b) speed: the six
+   core metrics, rows/s.
 2. Judge servers: stand-ins for vLLM on 127.0.0.1 (uvicorn + Starlette, each answering
    with a fixed latency, at most `--server-slots` requests at once, the rest queued), one
    spec listing 1, 2 and 4 of them, context_relevance at --concurrency 64: requests/s
@@ -11,8 +13,9 @@
 4. (--bundled) the dry run against the actual run on examples/dataset.jsonl with the
    bundled judge: calls, prompt tokens and seconds (needs `ragmeter bench-judge` first).
 
-    python benchmarks/bench_scale.py [--rows 100000] [--small 20000] [--server-rows 400]
+    python benchmarks/bench_scale.py [--rows 100000] [--memory-rows 10000,100000,1000000] [--server-rows 400]
                                      [--latency 0.05] [--server-slots 4] [--skip-ray] [--bundled]
+                                     [--only-bookkeeping]
 """
 
 from __future__ import annotations
@@ -72,8 +75,23 @@ def rows(n: int, seed: int = 3) -> list[dict]:
 
 # -- 1. bookkeeping ---------------------------------------------------------------------
 
-def bookkeeping(n: int, queue: mp.Queue) -> None:
-    """The six core metrics over n rows, instant judge and embedder, a fresh sqlite cache."""
+#: the memory check's metrics (issue 24): one judged metric and three lexical ones
+MEMORY_METRICS = ["faithfulness", "exact_match", "rouge", "bleu"]
+
+
+def write_rows(path: Path, n: int) -> Path:
+    """n synthetic rows as JSON Lines, made 10,000 at a time (the bench holds no more)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for start in range(0, n, 10_000):
+            for row in rows(min(10_000, n - start), seed=start):
+                row["id"] = f"r{start}-{row['id']}"
+                handle.write(json.dumps(row) + "\n")
+    return path
+
+
+def bookkeeping(n: int, metrics: list[str] | None, queue: mp.Queue) -> None:
+    """`metrics` (None: the six core ones) over n rows streamed from a JSONL file to a results
+    file, instant judge and embedder, a fresh sqlite cache."""
 
     from ragmeter.api import run_config
     from ragmeter.embeddings.base import Embedder
@@ -96,28 +114,40 @@ def bookkeeping(n: int, queue: mp.Queue) -> None:
             text = replies[id(request.schema)] = json.dumps(synthesize(request.schema or {}))
         return JudgeReply(text, prompt_tokens=100, completion_tokens=5)
 
-    data = rows(n)
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = RunConfig(dataset="<in-memory>", output=str(Path(tmp) / "out"), cache=str(Path(tmp) / "c.sqlite"),
-                        progress=False, concurrency=16)
+        data = write_rows(Path(tmp) / "rows.jsonl", n)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        cfg = RunConfig(dataset=str(data), metrics=metrics, output=str(Path(tmp) / "out"),
+                        cache=str(Path(tmp) / "c.sqlite"), progress=False, concurrency=16)
         start, cpu = time.perf_counter(), time.process_time()
-        result = asyncio.run(run_config(cfg, data=data, judge=ScriptedJudge(reply), embedder=Instant()))
+        result = asyncio.run(run_config(cfg, judge=ScriptedJudge(reply, record=False), embedder=Instant()))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         calls = sum(m["judge_calls"] for m in result.manifest["metrics"].values())
         size = result.results_path.stat().st_size
-    queue.put({"rows": n, "wall": wall, "cpu": cpu, "calls": calls, "results_bytes": size,
+    queue.put({"rows": n, "wall": wall, "cpu": cpu, "calls": calls, "results_bytes": size, "before_kb": before,
                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
 
 
-def run_bookkeeping(n: int) -> dict:
+def run_bookkeeping(n: int, metrics: list[str] | None = None) -> dict:
     """In a fresh process, so its peak memory (max RSS) is this run's alone."""
     ctx = mp.get_context("spawn")
     queue: mp.Queue = ctx.Queue()
-    proc = ctx.Process(target=bookkeeping, args=(n, queue))
+    proc = ctx.Process(target=bookkeeping, args=(n, metrics, queue))
     proc.start()
     out = queue.get()
     proc.join()
     return out
+
+
+def print_bookkeeping(results: list[dict]) -> None:
+    for r in results:
+        print(f"  {r['rows']:>9,} rows: {r['rows'] / r['wall']:,.0f} rows/s ({r['calls'] / r['wall']:,.0f} judge "
+              f"calls/s), CPU {r['cpu']:.1f} s, max RSS {r['maxrss_kb'] / 1024:,.0f} MiB, "
+              f"results file {r['results_bytes'] / 2**20:,.0f} MiB")
+    for small, large in zip(results, results[1:]):
+        growth = (large["maxrss_kb"] - small["maxrss_kb"]) * 1024 / (large["rows"] - small["rows"])
+        print(f"  memory per row from {small['rows']:,} to {large['rows']:,} rows: {growth:,.1f} bytes "
+              f"(a row's results take {large['results_bytes'] / large['rows']:,.0f} bytes on disk)")
 
 
 # -- 2. several judge servers -------------------------------------------------------------
@@ -184,7 +214,9 @@ def bundled_dry_run_check() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
-    parser.add_argument("--small", type=int, default=20_000)
+    parser.add_argument("--memory-rows", default="10000,100000",
+                        help="row counts for the memory check, comma-separated (issue 24: 10000,100000,1000000)")
+    parser.add_argument("--only-bookkeeping", action="store_true")
     parser.add_argument("--server-rows", type=int, default=400)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--server-slots", type=int, default=4)
@@ -194,16 +226,15 @@ def main() -> None:
     args = parser.parse_args()
 
     if not args.skip_bookkeeping:
-        print("1. bookkeeping: six core metrics, instant judge and embedder, real sqlite cache")
-        small, large = run_bookkeeping(args.small), run_bookkeeping(args.rows)
-        for r in (small, large):
-            print(f"  {r['rows']:>7,} rows: {r['rows'] / r['wall']:,.0f} rows/s ({r['calls'] / r['wall']:,.0f} judge "
-                  f"calls/s), CPU {r['cpu']:.1f} s, max RSS {r['maxrss_kb'] / 1024:,.0f} MiB, "
-                  f"results file {r['results_bytes'] / 2**20:,.0f} MiB")
-        growth = (large["maxrss_kb"] - small["maxrss_kb"]) * 1024 / (large["rows"] - small["rows"])
-        per_row_file = large["results_bytes"] / large["rows"]
-        print(f"  memory per extra row: {growth:,.0f} bytes (the row's results take {per_row_file:,.0f} bytes "
-              "on disk)")
+        sizes = [int(x) for x in args.memory_rows.split(",") if x]
+        if sizes:
+            print(f"1a. memory: {' + '.join(MEMORY_METRICS)} streamed from a JSONL file to results.jsonl, "
+                  "instant judge, real sqlite cache")
+            print_bookkeeping([run_bookkeeping(n, MEMORY_METRICS) for n in sizes])
+        print("1b. speed: the six core metrics, the same way")
+        print_bookkeeping([run_bookkeeping(args.rows)])
+        if args.only_bookkeeping:
+            return
 
     print(f"2. judge servers: latency {args.latency} s, {args.server_slots} requests at once each, "
           f"{args.server_rows} rows of context_relevance, --concurrency 64")

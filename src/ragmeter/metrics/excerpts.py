@@ -41,12 +41,13 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS) -> lis
     if len(contexts) <= 1 and sum(len(c) for c in contexts) <= budget:
         return contexts
     sentences = [context_sentences(c) for c in contexts]
-    weight = _idf([s for per in sentences for s in per])
+    bags = [[set(words(s)) for s in per] for per in sentences]  # each sentence's words, split once
+    weight = _idf([bag for per in bags for bag in per])
     chosen: set[tuple[int, int]] = set()
     for part in split_sentences(claim) or [claim]:
         wanted = set(words(part))
-        ranked = sorted(((_overlap(wanted, s, weight), c, i) for c, per in enumerate(sentences)
-                         for i, s in enumerate(per)), reverse=True)
+        ranked = sorted(((_overlap(wanted, bag, weight), c, i) for c, per in enumerate(bags)
+                         for i, bag in enumerate(per)), reverse=True)
         best = ranked[0][0] if ranked else 0.0
         for score, c, i in ranked[:PER_CLAIM]:
             if score > 0 and score >= NEAR_BEST * best:
@@ -64,21 +65,21 @@ def context_sentences(text: str) -> list[str]:
     return [s for block in _BLOCKS.split(text) for s in split_sentences(block)]
 
 
-def _idf(sentences: list[str]) -> dict[str, float]:
+def _idf(bags: list[set[str]]) -> dict[str, float]:
     """Rarer words weigh more: a shared 'judge' says less than a shared '5,895'."""
     counts: dict[str, int] = {}
-    for sentence in sentences:
-        for word in set(words(sentence)):
+    for bag in bags:
+        for word in bag:
             counts[word] = counts.get(word, 0) + 1
-    total = len(sentences) + 1
+    total = len(bags) + 1
     return {w: math.log(total / n) + 1.0 for w, n in counts.items()}
 
 
-def _overlap(wanted: set[str], sentence: str, weight: dict[str, float]) -> float:
+def _overlap(wanted: set[str], bag: set[str], weight: dict[str, float]) -> float:
     """Weighted share of the claim's words the sentence holds."""
     if not wanted:
         return 0.0
-    found = wanted & set(words(sentence))
+    found = wanted & bag
     return sum(weight.get(w, 1.0) for w in found) / sum(weight.get(w, 1.0) for w in wanted)
 
 
