@@ -9,7 +9,7 @@ similarity against a threshold.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,7 +66,8 @@ class Rouge(LexicalMetric):
         return self.name if (o.rouge_type, o.mode) == ("rougeL", "fmeasure") else f"rouge_{o.rouge_type}_{o.mode[0]}"
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        result = _rouge_scorer(self.options.rouge_type).score(sample.reference or "", sample.response or "")[self.options.rouge_type]
+        scorer = _rouge_scorer(self.options.rouge_type)
+        result = scorer.score(sample.reference or "", sample.response or "")[self.options.rouge_type]
         mode = {"f": "fmeasure", "p": "precision", "r": "recall"}.get(self.options.mode, self.options.mode)
         value = getattr(result, mode)
         return Score(value, f"{self.options.rouge_type} {mode}",
@@ -74,7 +75,7 @@ class Rouge(LexicalMetric):
                       "fmeasure": round(result.fmeasure, 6)})
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bleu() -> Any:
     """sacrebleu's `sentence_bleu` settings (13a, exp smoothing, effective order), built once."""
     from sacrebleu.metrics import BLEU
@@ -82,7 +83,7 @@ def _bleu() -> Any:
     return BLEU(effective_order=True)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _rouge_scorer(rouge_type: str) -> Any:
     """rouge-score's scorer with its own tokenizer and Porter stemmer, the stemmer's answers
     remembered: stemming was a third of a lexical run's time, and words repeat (identical scores)."""

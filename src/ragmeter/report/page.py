@@ -31,7 +31,7 @@ def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1>{_legend(data)}</header>",
         _summary(data), _differences(data), _calibrated(data), _agreement(data), _judge_check(data),
-        _run_info(data), _rows_section(),
+        _run_info(data), _rows_section(data.get("rows_shown"), tuple(r["source"] for r in data["runs"])),
         f'<script type="application/json" id="ragmeter-data">{embed_json(data)}</script>'])
     islands = [b'<script type="application/json" id="ragmeter-rows-%d">' % n + embed_bytes(blob) + b"</script>"
                for n, blob in enumerate(rows)]
@@ -248,8 +248,27 @@ def _run_info(data: dict[str, Any]) -> str:
     return f'<section id="run-info"><h2>Runs</h2>{"".join(blocks)}</section>'
 
 
-def _rows_section() -> str:
-    return ('<section id="rows"><h2>Rows</h2><div class="controls">'
+def _rows_note(note: dict[str, Any] | None, sources: list[str]) -> str:
+    """What a sampled page holds and where the rest is (report/sample.py)."""
+    if not note:
+        return ""
+    why = note["why"]
+    parts = [f"the {note['worst']} worst and {note['best']} best rows of each metric"]
+    if note["changed"]:
+        parts.append(f"the {note['changed']} rows per metric whose score changed most")
+    if note["below_gates"]:
+        parts.append(f"{why.get('below a gate', 0):,} of the {note['below_gates']:,} rows below a gate")
+    parts.append(f"a random {why.get('random', 0):,} (seed {note['seed']})")
+    run = escape(sources[0])
+    return (f'<p class="note" id="rows-shown">This page holds {note["shown"]:,} of {note["rows"]:,} rows: '
+            f'{escape("; ".join(parts))}. Every figure above is computed from all {note["rows"]:,} rows. '
+            f"All rows with their evidence are in the run folder ({run}); to have them as Parquet, run the "
+            "same command again with <code>--format parquet</code> and another <code>--out</code> "
+            "(every judge reply comes from the cache).</p>")
+
+
+def _rows_section(note: dict[str, Any] | None = None, sources: tuple[str, ...] = ()) -> str:
+    return ('<section id="rows"><h2>Rows</h2>' + _rows_note(note, list(sources)) + '<div class="controls">'
             '<input id="search" type="search" placeholder="search id, question, answer" aria-label="search">'
             '<input id="filter" type="text" placeholder="filter, e.g. faithfulness &lt; 0.5 and context_recall '
             '&gt;= 0.8" aria-label="filter"><span id="count"></span><span id="filter-error"></span></div>'

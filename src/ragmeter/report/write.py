@@ -37,7 +37,10 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
             raise DataError(f"cannot read the judge check: {exc}", source=str(judge_check)) from None
         if not isinstance(checked, dict) or "metrics" not in checked:
             raise DataError("not a judge_check.json (written by `ragmeter judge-check`)", source=str(judge_check))
-    page = render(summary(runs, comparison, checked), [rows_json(r) for r in runs],
+    from ragmeter.report.sample import shown_ids
+
+    shown = shown_ids(runs)
+    page = render(summary(runs, comparison, checked, shown), [rows_json(r, shown[0]) for r in runs],
                   title or ("ragmeter report" if len(runs) == 1 else "ragmeter comparison"))
     atomic_write_bytes(target, page)
     return target

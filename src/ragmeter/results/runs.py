@@ -4,12 +4,14 @@
 Scores are read first and alone (a JSONL file's score columns through pyarrow's JSON
 reader, which skips the evidence): comparing two 100,000-row runs needs the scores of
 every row but the full rows (reasons, evidence) of only the few that changed most. Full
-rows are parsed when first asked for.
+rows are parsed when first asked for; a JSONL run keeps only where each row's line starts
+(8 bytes a row) and reads a line when its row is asked for.
 """
 
 from __future__ import annotations
 
 import json
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ class Run:
     source: str
     scores: dict[str, list[float | None]]
     _rows: list[dict[str, Any]] | None = field(default=None, repr=False)
-    _lines: list[bytes] | None = field(default=None, repr=False)  # JSONL: one unparsed row per id
+    _offsets: array | None = field(default=None, repr=False)  # JSONL: where each row's line starts
     _results: str = ""
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
@@ -47,21 +49,28 @@ class Run:
     @property
     def rows(self) -> list[dict[str, Any]]:
         if self._rows is None:
-            self._rows = [self._parse(n) for n in range(len(self.ids))]
+            lines = self._read_lines(list(range(len(self.ids))))
+            self._rows = [_parse_line(line, self.manifest, self._results, n) for n, line in enumerate(lines, start=1)]
         return self._rows
 
-    def json_lines(self) -> list[bytes]:
-        """Each row as one line of JSON (a JSONL file's own lines, unparsed), for the report."""
-        if self._lines is not None:
-            return self._lines
+    def json_lines(self, indexes: list[int] | None = None) -> list[bytes]:
+        """These rows (all by default) as lines of JSON (a JSONL file's own lines, unparsed),
+        for the report."""
+        wanted = range(len(self.ids)) if indexes is None else indexes
+        if self._offsets is not None:
+            return self._read_lines(list(wanted))
         try:
-            return [json.dumps(r, ensure_ascii=False, allow_nan=False).encode("utf-8") for r in self.rows]
+            return [json.dumps(self.rows[n], ensure_ascii=False, allow_nan=False).encode("utf-8") for n in wanted]
         except ValueError as exc:
             raise DataError(f"a row holds a value JSON cannot (NaN or infinity): {exc}", source=self.source) from None
 
     def row(self, row_id: str) -> dict[str, Any]:
         index = self._index[row_id]
         return self._rows[index] if self._rows is not None else self._parse(index)
+
+    def position(self, row_id: str) -> int | None:
+        """The row's index in this run, None when the run has no such row."""
+        return self._index.get(row_id)
 
     def score(self, row_id: str, metric: str) -> float | None:
         return self.scores[metric][self._index[row_id]]
@@ -83,8 +92,16 @@ class Run:
         return {n: table.column(n).to_pylist() for n in names} if table.num_rows == len(self.ids) else None
 
     def _parse(self, index: int) -> dict[str, Any]:
-        assert self._lines is not None
-        return _parse_line(self._lines[index], self.manifest, self._results, index + 1)
+        return _parse_line(self._read_lines([index])[0], self.manifest, self._results, index + 1)
+
+    def _read_lines(self, indexes: list[int]) -> list[bytes]:
+        assert self._offsets is not None
+        lines: dict[int, bytes] = {}
+        with open(self._results, "rb") as handle:
+            for n in sorted(set(indexes)):
+                handle.seek(self._offsets[n])
+                lines[n] = handle.readline().rstrip(b"\r\n")
+        return [lines[n] for n in indexes]
 
 
 def load_run(path: str | Path) -> Run:
@@ -118,20 +135,32 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
 
 
 def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) -> Run:
-    raw = results.read_bytes()
-    lines = [line for line in raw.split(b"\n") if line.strip()]
-    if not lines and manifest.dataset.rows == 0:  # a valid run of no rows: an empty shard, say
+    offsets = _line_starts(results)
+    if not offsets and manifest.dataset.rows == 0:  # a valid run of no rows: an empty shard, say
         return Run.from_rows(manifest, [], [], folder)
-    if not lines:
+    if not offsets:
         raise DataError(f"file is empty, but the manifest says {manifest.dataset.rows} rows", source=str(results))
     columns = _score_columns(results, manifest, id_column)
     if columns is None:  # a file pyarrow cannot read by schema: parse every row
-        rows = [_parse_line(line, manifest, str(results), n) for n, line in enumerate(lines, start=1)]
+        with results.open("rb") as handle:
+            rows = [_parse_line(line, manifest, str(results), n)
+                    for n, line in enumerate((line for line in handle if line.strip()), start=1)]
         return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
     ids, scores = columns
-    if len(ids) != len(lines):
-        raise DataError(f"{len(lines)} lines but {len(ids)} rows read", source=str(results))
-    return Run(manifest, ids, folder, scores, _lines=lines, _results=str(results))
+    if len(ids) != len(offsets):
+        raise DataError(f"{len(offsets)} lines but {len(ids)} rows read", source=str(results))
+    return Run(manifest, ids, folder, scores, _offsets=offsets, _results=str(results))
+
+
+def _line_starts(path: Path) -> array:
+    """Where each non-blank line of a JSONL file starts, read once through."""
+    starts, position = array("Q"), 0
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                starts.append(position)
+            position += len(line)
+    return starts
 
 
 def _score_columns(results: Path, manifest: Manifest,
