@@ -116,3 +116,36 @@ def test_an_empty_shard_is_a_valid_shard(tmp_path):
                  ["compare", str(empty), str(tmp_path / "merged")]):
         proc = run_cli(*args)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "no rows" in proc.stderr, proc.stderr
+
+
+def test_merge_streams_one_row_per_shard_and_falls_back_to_shard_order_without_the_dataset(tmp_path, monkeypatch):
+    """Rows pass through: at any write, at most one row per shard has been read ahead of it;
+    with the dataset gone, rows come in shard order, every row once."""
+    from ragmeter.io.results_file import ResultsFile
+    from ragmeter.results import merge
+
+    path = dataset(tmp_path)
+    folders = shards(tmp_path, path, count=3, metrics=("exact_match",))
+    read, ahead = [0], []
+    real_rows, real_add = merge._shard_rows, ResultsFile.add_line
+
+    def counted(shard):
+        for item in real_rows(shard):
+            read[0] += 1
+            yield item
+
+    def add_line(self, line):
+        ahead.append(read[0] - self.rows)  # rows read but not yet written, this one included
+        real_add(self, line)
+
+    monkeypatch.setattr(merge, "_shard_rows", counted)
+    monkeypatch.setattr(ResultsFile, "add_line", add_line)
+    merge_runs(folders, tmp_path / "merged")
+    assert len(ahead) == 30 and max(ahead) <= 3
+    assert [r["id"] for r in map(json.loads, (tmp_path / "merged" / "results.jsonl").read_text().splitlines())] == \
+        [r["id"] for r in ROWS]
+    path.unlink()
+    merge_runs(folders, tmp_path / "merged2")
+    ids = [json.loads(line)["id"] for line in (tmp_path / "merged2" / "results.jsonl").read_text().splitlines()]
+    by_shard = [[r["id"] for r in ROWS if shard_of(r["id"], 3) == index] for index in range(3)]
+    assert ids == by_shard[0] + by_shard[1] + by_shard[2]

@@ -24,14 +24,18 @@ class Tally:
     def add(self, scores: dict[str, Any]) -> None:
         """One row's Scores (metrics/base.py), by metric label."""
         for name, score in scores.items():
-            if score.value is None:
-                self.values[name].append(math.nan)
-                self.reasons[name][score.reason] += 1
-                continue
-            self.values[name].append(score.value)
-            mode = score.evidence.get("judgment")  # metrics/judgment.py; absent for metrics without one
-            if mode is not None:
-                self.modes[name][mode] += 1
+            # judgment: metrics/judgment.py's mode; absent for metrics without one
+            self.add_value(name, score.value, score.reason, score.evidence.get("judgment"))
+
+    def add_value(self, name: str, value: float | None, reason: str | None = None, mode: Any = None) -> None:
+        """One row's score for one metric (None: unscored, for `reason`)."""
+        if value is None:
+            self.values[name].append(math.nan)
+            self.reasons[name][reason] += 1
+            return
+        self.values[name].append(value)
+        if mode is not None:
+            self.modes[name][mode] += 1
 
     def __len__(self) -> int:
         return len(next(iter(self.values.values()), ()))

@@ -93,9 +93,12 @@ class ResultsFile:
         self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
 
     def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
-        line = json.dumps(result_row(record, scores, self.names), ensure_ascii=False) + "\n"
+        self.add_line(json.dumps(result_row(record, scores, self.names), ensure_ascii=False).encode("utf-8"))
+
+    def add_line(self, line: bytes) -> None:
+        """A row already written as one line of JSON (`merge` passes shards' lines through)."""
         try:
-            self.handle.write(line.encode("utf-8"))
+            self.handle.write(line + b"\n")
         except OSError as exc:
             raise ConfigError(f"cannot write {self.path} (row {self.rows + 1}): {exc.strerror or exc}. "
                               "Finished judge replies are in the cache: run again to resume") from None

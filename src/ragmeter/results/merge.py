@@ -1,17 +1,22 @@
 """`ragmeter merge SHARD_DIRS... --out DIR`: one run from the folders of `--shard I/N` runs
 (shard.py). Means and intervals are recomputed from the joined rows (never averaged means);
 shards of another dataset or config, a shard given twice and missing shards are refused.
+Rows stream through: one row per shard is held at a time.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragmeter.engine.tally import Tally
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.faults import KINDS
+from ragmeter.results.manifest import Manifest
 from ragmeter.shard import parse_shard
 
 #: config keys that may differ between the shards of one run
@@ -24,25 +29,57 @@ TIMINGS = ("wall_seconds", "judge_seconds", "embed_seconds", "judge_load_seconds
            "overhead_seconds", "cpu_seconds")
 
 
+@dataclass
+class Shard:
+    """A shard's manifest and where its results are; its rows are read one at a time."""
+
+    manifest: Manifest
+    source: str
+    results: Path
+
+
 def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = False) -> Path:
-    """One run folder from shard folders: rows in dataset order, aggregates from the rows."""
-    from ragmeter.results.runs import load_run
+    """One run folder from shard folders: rows in dataset order, aggregates from the rows.
+    Rows pass through one at a time per shard: merging a million rows holds their scores
+    (8 bytes a row and metric), never the rows."""
+    from ragmeter.io.output import prepare_output
+    from ragmeter.io.results_file import ResultsFile
 
     if not folders:
         raise ConfigError("merge: give the shard folders")
-    runs = [load_run(f) for f in folders]
-    shards = _check_shards(runs)
-    ordered = [run for _, run in sorted(zip(shards, runs), key=lambda t: t[0])]
-    rows = [row for run in ordered for row in run.rows]
-    ids = [row_id for run in ordered for row_id in run.ids]
-    order = _dataset_order(runs[0].manifest.dataset.source, runs[0].manifest.dataset.sha256)
-    if order:
-        rows = [r for _, r in sorted(zip(ids, rows), key=lambda t: order.get(t[0], len(order)))]
-    manifest = merged_manifest(runs, rows)
-    return _write(Path(out), rows, manifest, runs[0].manifest.config.get("format", "jsonl"), overwrite)
+    shards = [_open_shard(f) for f in folders]
+    indexes = _check_shards(shards)
+    ordered = [shard for _, shard in sorted(zip(indexes, shards), key=lambda t: t[0])]
+    first = ordered[0].manifest
+    out = Path(out)
+    prepare_output(out, {"merged": [s.source for s in shards]}, overwrite,
+                   fingerprint_of=lambda path: {"merged": json.loads(path.read_text()).get("merged_from")})
+    names = list(first.metrics)
+    sink, tally = ResultsFile(out, first.config.get("format", "jsonl"), names), Tally(names)
+    try:
+        for line, row in _in_dataset_order(ordered):
+            for name in names:
+                tally.add_value(name, row.get(name), row.get(f"{name}_reason"))
+            sink.add_line(line)
+        path = sink.commit()
+    except BaseException:
+        sink.abort()
+        raise
+    manifest = merged_manifest(shards, tally)
+    manifest["results_file"] = path.name
+    manifest["config"]["output"] = str(out)
+    _write_manifest(out, manifest)
+    return path
 
 
-def _check_shards(runs: list[Any]) -> list[int]:
+def _open_shard(folder: str | Path) -> Shard:
+    from ragmeter.results.runs import read_run_manifest
+
+    manifest, results, source = read_run_manifest(folder)
+    return Shard(manifest, source, results)
+
+
+def _check_shards(runs: list[Shard]) -> list[int]:
     first = runs[0].manifest
     count = parse_shard(first.config["shard"])[1] if (first.config or {}).get("shard") else 0
     indexes = []
@@ -77,29 +114,84 @@ def _same_run(manifest: Any) -> Any:
     return json.dumps([config, judge, manifest.embeddings, metrics, manifest.prompts], sort_keys=True, default=str)
 
 
-def _dataset_order(source: str, sha256: str | None) -> dict[str, int]:
-    """Row order from the dataset file when it is still there, unchanged; else shard order."""
-    from ragmeter.io.readers import load_dataset
+def _in_dataset_order(shards: list[Shard]) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    """Each row (its line as written, and parsed) in the dataset's order when the dataset is
+    still there, unchanged: its ids are read through, each pointing at the shard it hashed to,
+    whose next row it is (a shard run writes its rows in dataset order). Without the dataset,
+    or for rows it does not name, shard order: still a valid order."""
+    from ragmeter.shard import parse_shard, shard_of
 
-    path = Path(source)
-    if not path.is_file():
-        return {}
+    count = parse_shard(shards[0].manifest.config["shard"])[1]
+    readers = [_Reader(shard) for shard in shards]
+    for row_id in _dataset_ids(shards[0].manifest):
+        reader = readers[shard_of(row_id, count)]
+        if reader.head is not None and reader.head_id == row_id:
+            yield reader.head
+            reader.advance()
+    for reader in readers:
+        while reader.head is not None:
+            yield reader.head
+            reader.advance()
+
+
+class _Reader:
+    """A shard's rows one at a time, the next one held."""
+
+    def __init__(self, shard: Shard) -> None:
+        self.id_column = shard.manifest.config.get("columns", {}).get("id", "id")
+        self.rows = _shard_rows(shard)
+        self.head: tuple[bytes, dict[str, Any]] | None = None
+        self.head_id = ""
+        self.number = 0
+        self.advance()
+
+    def advance(self) -> None:
+        self.head = next(self.rows, None)
+        self.number += 1
+        if self.head is not None:
+            self.head_id = str(self.head[1].get(self.id_column, f"row-{self.number}"))
+
+
+def _shard_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    from ragmeter.results.runs import parse_result_line, typed_row
+
+    source = str(shard.results)
+    if shard.results.suffix == ".jsonl":
+        with shard.results.open("rb") as handle:
+            for number, line in enumerate((line for line in handle if line.strip()), start=1):
+                line = line.rstrip(b"\r\n")
+                yield line, parse_result_line(line, shard.manifest, source, number)
+        return
+    from ragmeter.io.readers import read_records
+
+    records, _ = read_records(shard.results)  # CSV and Parquet shards are read whole
+    for number, record in enumerate(records, start=1):
+        row = typed_row(record, shard.manifest, source, number)
+        yield json.dumps(row, ensure_ascii=False).encode("utf-8"), row
+
+
+def _dataset_ids(manifest: Manifest) -> Iterator[str]:
+    """The dataset's ids in order when the file is still there, unchanged; else none."""
+    from ragmeter.io.stream import can_stream, stream_dataset
+
+    path = Path(manifest.dataset.source)
+    if not path.is_file() or not can_stream(path):
+        return iter(())
     try:
-        dataset = load_dataset(path)
+        dataset = stream_dataset(path, columns=manifest.config.get("columns") or None)
     except Exception:  # unreadable now: shard order is still a valid order
-        return {}
-    return {row_id: n for n, row_id in enumerate(dataset.ids())} if dataset.sha256 == sha256 else {}
+        return iter(())
+    if dataset.sha256 != manifest.dataset.sha256:
+        return iter(())
+    return (sample.id for sample, _ in dataset.iter_file())
 
 
-def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from ragmeter.stats import score_summary
-
+def merged_manifest(runs: list[Shard], tally: Tally) -> dict[str, Any]:
     base = runs[0].manifest.model_dump(mode="json")
     base["config"] = {**base["config"], "shard": None, "output": None}
-    base["dataset"]["rows"] = len(rows)
+    base["dataset"]["rows"] = len(tally)
     for name, record in base["metrics"].items():
-        reasons = Counter(r.get(f"{name}_reason") for r in rows if r.get(name) is None)
-        record.update(score_summary([r.get(name) for r in rows], dict(reasons)))
+        record.update(tally.aggregate(name))
         for counter in COUNTERS:
             if counter in record:
                 record[counter] = round(sum(getattr(r.manifest.metrics[name], counter, 0) or 0 for r in runs), 4)
@@ -112,31 +204,23 @@ def merged_manifest(runs: list[Any], rows: list[dict[str, Any]]) -> dict[str, An
     faults = [r.manifest.faults for r in runs]
     base["faults"] = {k: sum(getattr(f, k) for f in faults) for k in (*KINDS, "processes")}
     base["faults"]["http_errors"] = dict(sum((Counter(f.http_errors) for f in faults), Counter()))
-    base["rag_index"] = _rag_index(base, rows)
+    base["rag_index"] = _rag_index(base, tally)
     base["merged_from"] = [r.source for r in runs]
     base["gates"] = None
     base["estimate"] = None  # a dry run estimates one run, not a shard of it
     return base
 
 
-def _rag_index(manifest: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _rag_index(manifest: dict[str, Any], tally: Tally) -> dict[str, Any] | None:
     from ragmeter.metrics import CITATION_METRICS
     from ragmeter.results.manifest import index_of
 
     names = [n for n, m in manifest["metrics"].items() if m["metric"] in CITATION_METRICS]
-    return index_of({n: [r.get(n) for r in rows] for n in names})
+    return index_of({n: tally.column(n) for n in names})
 
 
-def _write(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any], fmt: str, overwrite: bool) -> Path:
-    from ragmeter.io.output import prepare_output
-    from ragmeter.io.writers import write_json, write_results
-    from ragmeter.results.manifest import Manifest
+def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
+    from ragmeter.io.writers import write_json
 
-    prepare_output(out, {"merged": manifest["merged_from"]}, overwrite,
-                   fingerprint_of=lambda path: {"merged": json.loads(path.read_text()).get("merged_from")})
-    path = write_results(rows, out, fmt)
-    manifest["results_file"] = path.name
-    manifest["config"]["output"] = str(out)
     Manifest.model_validate(manifest)
     write_json(out / "manifest.json", manifest)
-    return path

@@ -50,7 +50,8 @@ class Run:
     def rows(self) -> list[dict[str, Any]]:
         if self._rows is None:
             lines = self._read_lines(list(range(len(self.ids))))
-            self._rows = [_parse_line(line, self.manifest, self._results, n) for n, line in enumerate(lines, start=1)]
+            self._rows = [parse_result_line(line, self.manifest, self._results, n)
+                          for n, line in enumerate(lines, start=1)]
         return self._rows
 
     def json_lines(self, indexes: list[int] | None = None) -> list[bytes]:
@@ -92,7 +93,7 @@ class Run:
         return {n: table.column(n).to_pylist() for n in names} if table.num_rows == len(self.ids) else None
 
     def _parse(self, index: int) -> dict[str, Any]:
-        return _parse_line(self._read_lines([index])[0], self.manifest, self._results, index + 1)
+        return parse_result_line(self._read_lines([index])[0], self.manifest, self._results, index + 1)
 
     def _read_lines(self, indexes: list[int]) -> list[bytes]:
         assert self._offsets is not None
@@ -107,6 +108,12 @@ class Run:
 def load_run(path: str | Path) -> Run:
     """A run folder (or its manifest.json). Scores from CSV come back as numbers and evidence
     as objects, as from JSONL."""
+    manifest, results, folder = read_run_manifest(path)
+    return open_results(manifest, results, folder)
+
+
+def read_run_manifest(path: str | Path) -> tuple[Manifest, Path, str]:
+    """A run folder's manifest, its results file and the folder, nothing read of its rows."""
     path = Path(path)
     folder = path.parent if path.name == "manifest.json" else path
     manifest_path = folder / "manifest.json"
@@ -119,7 +126,7 @@ def load_run(path: str | Path) -> Run:
     if not manifest.results_file:
         raise DataError("the manifest names no results file (a run from the Python API without `out`?)",
                         source=str(manifest_path))
-    return open_results(manifest, folder / manifest.results_file, str(folder))
+    return manifest, folder / manifest.results_file, str(folder)
 
 
 def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
@@ -130,7 +137,7 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
     from ragmeter.io.readers import read_records
 
     records, _ = read_records(results)
-    rows = [_typed(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
+    rows = [typed_row(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
     return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
 
 
@@ -143,7 +150,7 @@ def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) 
     columns = _score_columns(results, manifest, id_column)
     if columns is None:  # a file pyarrow cannot read by schema: parse every row
         with results.open("rb") as handle:
-            rows = [_parse_line(line, manifest, str(results), n)
+            rows = [parse_result_line(line, manifest, str(results), n)
                     for n, line in enumerate((line for line in handle if line.strip()), start=1)]
         return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
     ids, scores = columns
@@ -182,12 +189,12 @@ def _score_columns(results: Path, manifest: Manifest,
     return ids, {m: table.column(m).to_pylist() for m in manifest.metrics}
 
 
-def _parse_line(line: bytes, manifest: Manifest, source: str, number: int) -> dict[str, Any]:
+def parse_result_line(line: bytes, manifest: Manifest, source: str, number: int) -> dict[str, Any]:
     try:
         record = json.loads(line)
     except ValueError as exc:
         raise DataError(f"not valid JSON: {exc}", source=source, row=number, unit="line") from None
-    return _typed(record, manifest, source, number)
+    return typed_row(record, manifest, source, number)
 
 
 def _ids(rows: list[dict[str, Any]], id_column: str) -> list[str]:
@@ -217,7 +224,7 @@ def _score(value: Any, source: str, number: int, metric: str) -> float | None:
                         field=metric) from None
 
 
-def _typed(record: dict[str, Any], manifest: Manifest, source: str, number: int) -> dict[str, Any]:
+def typed_row(record: dict[str, Any], manifest: Manifest, source: str, number: int) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k != "__line__"}
     for metric in manifest.metrics:
         row[metric] = _score(row.get(metric), source, number, metric)
