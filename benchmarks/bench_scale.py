@@ -139,6 +139,18 @@ def run_bookkeeping(n: int, metrics: list[str] | None = None) -> dict:
     return out
 
 
+def extrapolate(r: dict, replica_calls_per_s: float) -> None:
+    """What a measured run supports for a million rows in an hour (arithmetic, not measured)."""
+    calls_per_row = r["calls"] / r["rows"]
+    own = r["rows"] / r["cpu"]  # rows per CPU-second of ragmeter's own work
+    needed = 1_000_000 / 3600
+    replicas = needed * calls_per_row / replica_calls_per_s
+    print(f"  extrapolated: {calls_per_row:.1f} judge calls a row; ragmeter's own work is {1000 / own:.2f} ms CPU a "
+          f"row, so one process drives at most {own:,.0f} rows/s. A million rows in an hour is {needed:,.0f} "
+          f"rows/s: {replicas:,.1f} judge replicas answering {replica_calls_per_s:g} calls/s each, and "
+          f"{needed / own:.2f} of a ragmeter process (one process per ~{own:,.0f} rows/s; more with --shard)")
+
+
 def print_bookkeeping(results: list[dict]) -> None:
     for r in results:
         print(f"  {r['rows']:>9,} rows: {r['rows'] / r['wall']:,.0f} rows/s ({r['calls'] / r['wall']:,.0f} judge "
@@ -184,11 +196,11 @@ def servers_run(urls: list[str], n: int, concurrency: int, engine: dict | None =
         cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], progress=False,
                         judge=f"openai-compat:{','.join(urls)}#m", cache=str(Path(tmp) / "c.sqlite"),
                         concurrency=concurrency, engine=engine or {})
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = asyncio.run(run_config(cfg, data=rows(n), write=False))
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     calls = result.manifest["metrics"]["context_relevance"]["judge_calls"]
-    return {"wall": wall, "calls": calls, "rps": calls / wall, "rows_per_s": n / wall,
+    return {"wall": wall, "calls": calls, "rps": calls / wall, "rows_per_s": n / wall, "cpu": cpu,
             "servers": result.manifest["judge"].get("servers")}
 
 
@@ -217,6 +229,8 @@ def main() -> None:
     parser.add_argument("--memory-rows", default="10000,100000",
                         help="row counts for the memory check, comma-separated (issue 24: 10000,100000,1000000)")
     parser.add_argument("--only-bookkeeping", action="store_true")
+    parser.add_argument("--replica-calls-per-s", type=float, default=50.0,
+                        help="a judge replica's answers per second, for the million-row extrapolation")
     parser.add_argument("--server-rows", type=int, default=400)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--server-slots", type=int, default=4)
@@ -230,9 +244,13 @@ def main() -> None:
         if sizes:
             print(f"1a. memory: {' + '.join(MEMORY_METRICS)} streamed from a JSONL file to results.jsonl, "
                   "instant judge, real sqlite cache")
-            print_bookkeeping([run_bookkeeping(n, MEMORY_METRICS) for n in sizes])
+            memory = [run_bookkeeping(n, MEMORY_METRICS) for n in sizes]
+            print_bookkeeping(memory)
+            extrapolate(memory[-1], args.replica_calls_per_s)
         print("1b. speed: the six core metrics, the same way")
-        print_bookkeeping([run_bookkeeping(args.rows)])
+        speed = run_bookkeeping(args.rows)
+        print_bookkeeping([speed])
+        extrapolate(speed, args.replica_calls_per_s)
         if args.only_bookkeeping:
             return
 
@@ -247,7 +265,8 @@ def main() -> None:
             base = base or r["rps"]
             print(f"  {count} server(s): {r['rps']:,.0f} requests/s ({r['rps'] / (ideal * count):.0%} of the "
                   f"servers' capacity, {r['rps'] / (base * count):.0%} of linear from one server); "
-                  f"per server: {[s['requests'] for s in r['servers']] if r['servers'] else r['calls']}")
+                  f"per server: {[s['requests'] for s in r['servers']] if r['servers'] else r['calls']}; "
+                  f"ragmeter's CPU {1000 * r['cpu'] / r['calls']:.2f} s per 1,000 calls")
         if not args.skip_ray:
             print("3. Ray in local mode over the 4 servers (this machine has "
                   f"{os.cpu_count()} cores)")

@@ -150,3 +150,31 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path, data, judge_url, loca
     assert Judge.reached.is_set() and not killer.is_alive()
     assert scores(distributed) == scores(local)
     assert distributed.manifest["faults"]["worker_restarts"] == 1
+
+
+def test_the_driver_reads_rows_as_workers_take_them_and_holds_a_few_chunks(tmp_path, data, judge_url, local_ray,
+                                                                           monkeypatch):
+    """A Ray run over a file streams: the driver reads chunks as workers free up and hands
+    finished ones to the results file in order, holding at most HELD_CHUNKS per worker."""
+    from ragmeter.engine import ray as ray_engine
+    from ragmeter.io.results_file import ResultsFile
+
+    read, held = [0], []
+    real_chunks, real_add = ray_engine._chunks, ResultsFile.add
+
+    def counted(dataset, size):
+        for part in real_chunks(dataset, size):
+            read[0] += 1
+            yield part
+
+    def add(self, row_id, record, scores):
+        held.append(read[0] - self.rows // 2)  # chunks read but not yet written (2 rows a chunk)
+        real_add(self, row_id, record, scores)
+
+    monkeypatch.setattr(ray_engine, "_chunks", counted)
+    monkeypatch.setattr(ResultsFile, "add", add)
+    local = run(tmp_path, judge_url, "local")
+    read[0], held[:] = 0, []
+    distributed = run(tmp_path, judge_url, "ray", engine=EngineConfig(kind="ray", workers=2, chunk_rows=2))
+    assert scores(distributed) == scores(local)
+    assert read[0] == 12 and len(held) == 24 and max(held) <= ray_engine.HELD_CHUNKS * 2 < 12

@@ -3,9 +3,11 @@
 Each Ray actor builds one judge and one embedder from the run's specs, so a model loads
 once per worker, and scores chunks of rows with the same engine a local run uses. Workers
 read the run's cache for hits and send their new entries back with each chunk; the driver
-commits them to the cache and puts each chunk's scores at its rows' positions, so the
-results file and manifest are those of a local run. A worker that dies loses only the
-chunk it was scoring, which goes to a fresh worker; everything else is already cached.
+commits them to the cache and hands each chunk's rows to the results file in dataset order,
+so the results file and manifest are those of a local run. The driver reads the dataset a
+chunk at a time as workers free up and holds a few chunks per worker, never the whole file.
+A worker that dies loses only the chunk it was scoring, which goes to a fresh worker;
+everything else is already cached.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import os
 import socket
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ragmeter.accounting import MetricStats
@@ -37,6 +40,7 @@ from ragmeter.prompts.prompt_set import PromptSet
 INSTALL = "pip install 'ragmeter[ray]'"
 NAMESPACE = "ragmeter"
 MAX_ATTEMPTS = 3  # a chunk whose worker died this many times stops the run
+HELD_CHUNKS = 3  # chunks the driver holds per worker: one scoring, the next ready, one done early
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,6 @@ async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings
     dataset, metrics = job.dataset, job.metrics
     workers = settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     size = settings.chunk_rows or max(1, min(64, math.ceil(len(dataset) / (workers * 4))))
-    chunks = [list(range(i, min(i + size, len(dataset)))) for i in range(0, len(dataset), size)]
     actor = ray.remote(num_cpus=1)(ScoringWorker)
     args = (job.judge_config, job.embeddings, metrics, job.prompts, job.cache, job.concurrency, job.policy)
     generation = iter(range(10**9))
@@ -180,45 +183,70 @@ async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings
     def spawn(slot: int) -> Any:
         return actor.options(name=f"ragmeter-worker-{slot}-{next(generation)}").remote(*args)
 
-    pool = [spawn(i) for i in range(min(workers, len(chunks)) or 1)]
+    pool = [spawn(i) for i in range(min(workers, math.ceil(len(dataset) / size)) or 1)]
     try:
-        scores, result = await _schedule(ray, job, cache, faults, chunks, pool, spawn)
+        return await _schedule(ray, job, cache, faults, _chunks(job.dataset, size), pool, spawn, sink)
     finally:
         for worker in pool:
             ray.kill(worker)
-    if sink is not None:
-        for sample, record, row in zip(dataset.samples, dataset.records, scores):
-            sink.add(sample.id, record, row)
-    return result
 
 
-async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunks: list[list[int]],
-                    pool: list[Any], spawn: Any) -> tuple[list[dict[str, Any]], RunResult]:
-    """Chunks to idle workers until all are scored; a dead worker's chunk goes to its replacement."""
-    dataset, metrics = job.dataset, job.metrics
-    scores: list[dict[str, Any]] = [{} for _ in dataset.samples]
+def _chunks(dataset: Any, size: int) -> Iterator[Dataset]:
+    """The rows `size` at a time, read as they are needed (a streamed file is never whole)."""
+    samples: list[Any] = []
+    records: list[dict[str, Any]] = []
+    for sample, record in dataset.iter_rows():
+        samples.append(sample)
+        records.append(record)
+        if len(samples) == size:
+            yield Dataset(samples, records, dataset.source, dataset.fields_present, dataset.sha256)
+            samples, records = [], []
+    if samples:
+        yield Dataset(samples, records, dataset.source, dataset.fields_present, dataset.sha256)
+
+
+async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunks: Iterator[Dataset],
+                    pool: list[Any], spawn: Any, sink: Any) -> RunResult:
+    """Chunks to idle workers as they are read; finished chunks to `sink` in dataset order. At
+    most HELD_CHUNKS per worker are held (in flight, or done and waiting for an earlier one),
+    so the driver's memory does not grow with the dataset. A dead worker's chunk goes to its
+    replacement."""
+    metrics = job.metrics
     stats = {m.label: MetricStats() for m in metrics}
+    tally = Tally([m.label for m in metrics])
     timings: dict[str, float] = {}
     start, cpu = time.perf_counter(), time.process_time()
-    queue, attempts = deque(range(len(chunks))), [0] * len(chunks)
+    held: dict[int, Dataset] = {}  # chunk number -> its rows, until handed over
+    finished: dict[int, list[dict[str, Any]]] = {}
+    queue: deque[int] = deque()
+    attempts: dict[int, int] = {}
     pending: dict[Any, tuple[int, int]] = {}
-    idle = deque(range(len(pool)))
-    with row_progress(len(dataset), job.progress) as bar:
-        while queue or pending:
+    idle, read, emitted, exhausted = deque(range(len(pool))), 0, 0, False
+    with row_progress(len(job.dataset), job.progress) as bar:
+        while True:
+            while not exhausted and not queue and len(held) < HELD_CHUNKS * len(pool):
+                part = next(chunks, None)
+                if part is None:
+                    exhausted = True
+                    break
+                held[read] = part
+                queue.append(read)
+                read += 1
             while queue and idle:
                 slot, chunk = idle.popleft(), queue.popleft()
-                part = replace(dataset, samples=[dataset.samples[i] for i in chunks[chunk]],
-                               records=[dataset.records[i] for i in chunks[chunk]])
-                pending[pool[slot].score.remote(part)] = (slot, chunk)
+                pending[pool[slot].score.remote(held[chunk])] = (slot, chunk)
+            if not pending:
+                break
             done, _ = await asyncio.to_thread(ray.wait, list(pending), num_returns=1)
             slot, chunk = pending.pop(done[0])
             try:
                 out = ray.get(done[0])
             except ray.exceptions.RayActorError:  # the worker died: a fresh one takes its chunk
-                attempts[chunk] += 1
+                attempts[chunk] = attempts.get(chunk, 0) + 1
                 if attempts[chunk] >= MAX_ATTEMPTS:
-                    raise JudgeUnavailable(f"Ray workers died {MAX_ATTEMPTS} times scoring rows "
-                                           f"{chunks[chunk][0] + 1}-{chunks[chunk][-1] + 1}") from None
+                    first = held[chunk].samples[0].id
+                    raise JudgeUnavailable(f"Ray workers died {MAX_ATTEMPTS} times scoring the {len(held[chunk])} "
+                                           f"rows from id {first}") from None
                 faults.add("worker_restarts")
                 pool[slot] = spawn(slot)
                 queue.appendleft(chunk)
@@ -226,26 +254,28 @@ async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunk
                 continue
             except ray.exceptions.RayTaskError as exc:
                 raise exc.as_instanceof_cause() from None
-            _absorb(out, chunks[chunk], scores, stats, timings, faults, cache)
-            bar.advance(len(chunks[chunk]))
+            finished[chunk] = _absorb(out, stats, timings, faults, cache)
+            bar.advance(len(held[chunk]))
             idle.append(slot)
+            while emitted in finished:  # hand over in order
+                part, scores = held.pop(emitted), finished.pop(emitted)
+                for sample, record, row in zip(part.samples, part.records, scores):
+                    tally.add(row)
+                    if sink is not None:
+                        sink.add(sample.id, record, row)
+                emitted += 1
     wall = time.perf_counter() - start
     busy = timings.get("model_busy_seconds", 0.0) / max(1, len(pool))
     timings.update(wall_seconds=wall, overhead_seconds=max(0.0, wall - busy),
                    cpu_seconds=time.process_time() - cpu + timings.get("cpu_seconds", 0.0))
-    tally = Tally([m.label for m in metrics])
-    for row in scores:
-        tally.add(row)
-    return scores, RunResult(dataset, metrics, tally, stats, job.prompts, timings, faults)
+    return RunResult(job.dataset, metrics, tally, stats, job.prompts, timings, faults)
 
 
-def _absorb(out: dict[str, Any], rows: list[int], scores: list[dict[str, Any]], stats: dict[str, MetricStats],
-            timings: dict[str, float], faults: FaultLog, cache: Cache) -> None:
-    """One finished chunk: its cache entries committed, its scores placed, its counts summed."""
+def _absorb(out: dict[str, Any], stats: dict[str, MetricStats], timings: dict[str, float], faults: FaultLog,
+            cache: Cache) -> list[dict[str, Any]]:
+    """One finished chunk: its cache entries committed, its counts summed; its scores."""
     for table, key, value in out["entries"]:
         cache.put(key, value, table)
-    for index, row in zip(rows, out["scores"]):
-        scores[index] = row
     for label, counts in out["stats"].items():
         for name, value in counts.items():
             setattr(stats[label], name, getattr(stats[label], name) + value)
@@ -254,3 +284,4 @@ def _absorb(out: dict[str, Any], rows: list[int], scores: list[dict[str, Any]], 
     for name in ("judge_seconds", "embed_seconds", "model_busy_seconds", "cpu_seconds"):
         timings[name] = timings.get(name, 0.0) + out["timings"].get(name, 0.0)
     timings["judge_load_seconds"] = max(timings.get("judge_load_seconds", 0.0), out["timings"]["judge_load_seconds"])
+    return out["scores"]

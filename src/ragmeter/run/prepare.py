@@ -71,7 +71,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     """Read and check the config, the data and the metrics; build (not load) the judge and
     the embedder. `data`: an in-memory dataset or a path (default: the config's);
     `metrics`: Metric objects to run instead of the names in the config; `stream`: a
-    JSONL, CSV or Parquet file run locally is checked whole but not held (io/stream.py)."""
+    JSONL, CSV or Parquet file run locally or on Ray is checked whole but not held (io/stream.py)."""
     cfg = cfg.model_copy(update={"output": expand(cfg.output)})
     # Bad judge settings, unknown metric names and bad prompt files fail before the data is read.
     judge_cfg = parse_judge_spec(cfg.judge) if judge is None else None
@@ -79,7 +79,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
     source = cfg.dataset if data is None else data
-    streamed = stream and isinstance(source, (str, Path)) and cfg.engine.kind == "local" and can_stream(Path(source))
+    streamed = stream and isinstance(source, (str, Path)) and can_stream(Path(source))
     if streamed:
         dataset = stream_dataset(source, columns=cfg.columns, limit=cfg.limit, shard=cfg.shard)
     else:
