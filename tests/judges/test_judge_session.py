@@ -13,7 +13,7 @@ from ragmeter.errors import JudgeUnavailable, TransientJudgeError, UnparseableRe
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.judges.session import JudgeSession, extract_json, fit_to_window
+from ragmeter.judges.session import JudgeSession, first_json_object, fit_to_window
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.prompts import builtin_prompt
 
@@ -74,11 +74,12 @@ def test_cut_off_reply_is_unparseable_never_an_answer():
     assert result.manifest["metrics"]["faithfulness"]["unparseable"] == 1
 
 
-def test_extract_json_from_prose_and_fences():
-    assert extract_json('Sure! {"a": 1} hope it helps') == '{"a": 1}'
-    assert extract_json('```json\n{"a": {"b": [1]}}\n```') == '{"a": {"b": [1]}}'
-    assert extract_json("{broken {\"a\": 2}") == '{"a": 2}'
-    assert extract_json("no json") is None
+def test_first_json_object_from_prose_and_fences():
+    assert first_json_object('Sure! {"a": 1} hope it helps') == {"a": 1}
+    assert first_json_object('```json\n{"a": {"b": [1]}}\n```') == {"a": {"b": [1]}}
+    assert first_json_object("{broken {\"a\": 2}") == {"a": 2}
+    assert first_json_object('{"reason": "line one\nline two"}') == {"reason": "line one\nline two"}  # raw newline
+    assert first_json_object("no json") is None
 
 
 def test_long_contexts_are_truncated_to_the_window_and_counted():

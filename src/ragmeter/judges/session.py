@@ -198,15 +198,14 @@ def parse_reply(reply: JudgeReply, output: type[M]) -> M:
     """Extract the JSON object from the reply text and validate it; never guess a value."""
     if reply.finish_reason == "length":
         raise UnparseableReply("reply was cut off at max_tokens", reply.text)
-    text = extract_json(reply.text)
-    if text is None:
+    found = first_json_object(reply.text)
+    if found is None:
         from_text = getattr(output, "from_text", None)  # a reply format some judges are trained on
         if from_text is not None:
             return from_text(reply.text)
         raise UnparseableReply("no JSON object in the reply", reply.text)
     try:
-        # strict=False: a raw newline inside a string is a harmless slip, not a wrong answer
-        return output.model_validate(json.loads(text, strict=False))
+        return output.model_validate(found)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
         raise UnparseableReply(problems, reply.text) from None
@@ -215,16 +214,19 @@ def parse_reply(reply: JudgeReply, output: type[M]) -> M:
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 
-def extract_json(text: str) -> str | None:
-    """The first balanced {...} in the text (models wrap JSON in prose or code fences)."""
+#: strict=False: a raw newline inside a string is a harmless slip, not a wrong answer
+_DECODER = json.JSONDecoder(strict=False)
+
+
+def first_json_object(text: str) -> Any | None:
+    """The first balanced {...} in the text, parsed (models wrap JSON in prose or code fences)."""
     fenced = _FENCE.search(text)
     if fenced:
         text = fenced.group(1)
     start = text.find("{")
     while start != -1:
         try:
-            _, end = json.JSONDecoder(strict=False).raw_decode(text[start:])
-            return text[start:start + end]
+            return _DECODER.raw_decode(text, start)[0]
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
     return None
