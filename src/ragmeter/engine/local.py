@@ -16,7 +16,6 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
 from ragmeter.engine.progress import judge_work, row_progress
-from ragmeter.engine.tally import Tally
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge
@@ -24,6 +23,7 @@ from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.results.tally import Tally
 from ragmeter.samples import Sample
 
 TRUNCATION_NOTE = "contexts were shortened to fit the judge's window"

@@ -27,7 +27,6 @@ from ragmeter.cache import Cache, OverlayCache, open_cache
 from ragmeter.engine.local import RunResult, _preflight, check_columns
 from ragmeter.engine.progress import row_progress
 from ragmeter.engine.settings import EngineConfig
-from ragmeter.engine.tally import Tally
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset
@@ -36,6 +35,7 @@ from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import JudgeConfig
 from ragmeter.metrics.base import Metric
 from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.results.tally import Tally
 
 INSTALL = "pip install 'ragmeter[ray]'"
 NAMESPACE = "ragmeter"

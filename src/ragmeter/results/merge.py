@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragmeter.engine.tally import Tally
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.faults import KINDS
 from ragmeter.results.manifest import Manifest
+from ragmeter.results.tally import Tally
 from ragmeter.shard import parse_shard
 
 #: config keys that may differ between the shards of one run
