@@ -76,3 +76,14 @@ def test_a_run_within_the_limit_holds_every_row_and_no_note(tmp_path: Path, smal
     page = write_report(run, out=tmp_path / "r.html").read_text(encoding="utf-8")
     data, (rows,) = islands(page)
     assert len(rows) == 60 and data["rows_shown"] is None and "This page holds" not in page
+
+
+def test_many_metrics_whose_extremes_fill_the_page_leave_no_room_for_the_random_rows(tmp_path: Path, small_page):
+    n = 200
+    import random
+
+    rng = random.Random(5)
+    scores = {f"m{k}": [rng.random() for _ in range(n)] for k in range(12)}  # 12 metrics x 7 extremes: > 60
+    data, (rows,) = islands(write_report(write_run(tmp_path / "run", scores), out=tmp_path / "r.html")
+                            .read_text(encoding="utf-8"))
+    assert data["rows_shown"]["why"].get("random", 0) == 0 and len(rows) == data["rows_shown"]["shown"] > 60

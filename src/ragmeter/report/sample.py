@@ -6,7 +6,8 @@ while every summary figure and histogram on the page is still computed from all 
   direction the metric calls better), and for two runs the CHANGED rows whose score moved
   most between them;
 - every row on the wrong side of a threshold gate the run had (up to what the page holds);
-- a seeded random sample of RANDOM rows, the rows a reader can generalise from.
+- a seeded random sample of RANDOM rows, the rows a reader can generalise from (fewer when
+  the rows above fill the page; with many metrics they may pass MAX_ROWS, and all are kept).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def shown_ids(runs: list[Run]) -> tuple[list[str] | None, dict[str, Any] | None]
         chosen.setdefault(row_id, "below a gate")
     common = [i for i in first.ids if all(r.position(i) is not None for r in runs[1:])] if len(runs) == 2 else first.ids
     pool = [i for i in common if i not in chosen]
-    for row_id in random.Random(SEED).sample(pool, min(RANDOM, len(pool), MAX_ROWS - len(chosen))):
+    for row_id in random.Random(SEED).sample(pool, max(0, min(RANDOM, len(pool), MAX_ROWS - len(chosen)))):
         chosen[row_id] = "random"
     order = {row_id: n for n, row_id in enumerate(first.ids)}
     ids = sorted(chosen, key=lambda i: order.get(i, len(order)))
