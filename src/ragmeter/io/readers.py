@@ -104,6 +104,10 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], str]:
     records = reader(text, str(path))
     if not records:
         raise DataError("file has no rows to evaluate", source=str(path))
+    from ragmeter.io.traces import is_otlp, rows_from_otlp
+
+    if is_otlp(records):  # OpenTelemetry traces: one row per trace (io/traces.py)
+        records = rows_from_otlp(records, str(path))
     return records, digest
 
 
@@ -148,6 +152,8 @@ def _read_json(text: str, source: str) -> list[dict[str, Any]]:
         raise DataError(f"malformed JSON ({exc.msg})", source=source, row=exc.lineno, unit="line") from None
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
+    if isinstance(data, dict) and "resourceSpans" in data:  # one OTLP export request (io/traces.py)
+        data = [data]
     if not isinstance(data, list):
         raise DataError("a .json dataset must be a list of objects", source=source)
     for number, obj in enumerate(data, start=1):

@@ -74,13 +74,14 @@ def can_stream(path: Path) -> bool:
 def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None, limit: int | None = None,
                    shard: str | None = None) -> Any:
     """The file checked in two passes, ready to be read a chunk at a time; a Pleias-style
-    cited file is read whole (readers.load_dataset), as it is small by nature."""
+    cited file is read whole (readers.load_dataset), as it is small by nature, and so is an
+    OTLP traces file (its spans are grouped into traces before a row exists)."""
     path = data_file(Path(data))
     source = str(path)
     if not path.is_file():
         raise DataError("file not found", source=source)
     names, digest = _columns_and_digest(path, source, limit)
-    if is_cited_file(names, dict(columns or {})):
+    if is_cited_file(names, dict(columns or {})) or "resourceSpans" in names:  # traces become rows whole
         from ragmeter.io.readers import load_dataset
 
         return load_dataset(path, columns=columns)

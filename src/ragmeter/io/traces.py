@@ -1,0 +1,204 @@
+"""Production traces as rows: OTLP JSON files with OpenInference attributes.
+
+An OTLP JSON file is what the OpenTelemetry Collector's file exporter writes (one
+`ExportTraceServiceRequest` as JSON per line) or one such request as a `.json` document.
+LlamaIndex and LangChain, instrumented with OpenInference, put a RAG call's parts in span
+attributes; one trace becomes one row:
+
+- `id`, `trace_id`: the trace id (hex); `span_id`: the root span's id;
+- `user_input`: the root span's `input.value` (a JSON object's `question`, `query`,
+  `input`, ... key, or the text), else the first LLM span's last user message;
+- `response`: the root span's `output.value` (`answer`, `output`, `result`, ... or the
+  text), else the last LLM span's first output message;
+- `retrieved_contexts`: every RETRIEVER span's documents in start order
+  (`retrieval.documents.N.document.content`); `retrieved_context_ids` and
+  `retrieval_scores`: their `document.id` and `document.score`, where every one has one;
+- `session_id`: `session.id`, where set.
+
+A trace without a retriever span has no `retrieved_contexts`: context metrics leave it
+unscored with that reason (never 0). Traces with no OpenInference span (another
+instrumentation) and traces with no question are skipped and counted in one logged line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ragmeter.errors import DataError
+
+OTLP_KEY = "resourceSpans"
+KIND = "openinference.span.kind"
+QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
+ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score)$")
+_MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start: int
+    attributes: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.attributes.get(KIND, "")).upper()
+
+
+def is_otlp(records: list[dict[str, Any]]) -> bool:
+    return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
+
+
+def rows_from_otlp(requests: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """One row per trace that has OpenInference spans, in the order traces first appear."""
+    traces: dict[str, list[Span]] = {}
+    for number, request in enumerate(requests, start=1):
+        line = request.get("__line__", number)
+        for span in _spans(request, source, line):
+            traces.setdefault(span.trace_id, []).append(span)
+    rows, other, no_question = [], [], []
+    for trace_id, spans in traces.items():
+        if not any(KIND in s.attributes for s in spans):
+            other.append(trace_id)
+            continue
+        row = trace_row(trace_id, spans)
+        if row.get("user_input") is None:
+            no_question.append(trace_id)
+            continue
+        rows.append(row)
+    _warn_skipped(source, len(traces), other, no_question)
+    if not rows:
+        raise DataError(f"no OpenInference RAG traces among {len(traces)} trace(s): {len(other)} from another "
+                        f"instrumentation (no `{KIND}` attribute), {len(no_question)} without a question",
+                        source=source)
+    return rows
+
+
+def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
+    """A trace's spans as one row (the table in this module's docstring)."""
+    spans = sorted(spans, key=lambda s: s.start)
+    ids = {s.span_id for s in spans}
+    roots = [s for s in spans if not s.parent_id or s.parent_id not in ids]
+    root = roots[0] if roots else spans[0]
+    llms = [s for s in spans if s.kind == "LLM"]
+    row: dict[str, Any] = {"id": trace_id, "trace_id": trace_id, "span_id": root.span_id,
+                           "user_input": _text(root.attributes.get("input.value"), QUESTION_KEYS)
+                           or _message(llms[:1], "input", "user"),
+                           "response": _text(root.attributes.get("output.value"), ANSWER_KEYS)
+                           or _message(llms[-1:], "output", None)}
+    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
+    if retrievers:
+        documents = [doc for s in retrievers for doc in _documents(s.attributes)]
+        row["retrieved_contexts"] = [d.get("content") or "" for d in documents]
+        if documents and all(d.get("id") is not None for d in documents):
+            row["retrieved_context_ids"] = [str(d["id"]) for d in documents]
+        if documents and all(d.get("score") is not None for d in documents):
+            row["retrieval_scores"] = [float(d["score"]) for d in documents]
+    session = next((s.attributes["session.id"] for s in spans if "session.id" in s.attributes), None)
+    if session is not None:
+        row["session_id"] = str(session)
+    return row
+
+
+def _spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
+    spans = []
+    try:
+        for resource in request.get(OTLP_KEY) or []:
+            for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
+                for span in scope.get("spans") or []:
+                    spans.append(Span(_id(span["traceId"]), _id(span["spanId"]), _id(span.get("parentSpanId") or ""),
+                                      str(span.get("name", "")), int(span.get("startTimeUnixNano") or 0),
+                                      {a["key"]: _value(a.get("value") or {}) for a in span.get("attributes") or []}))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(f"not an OTLP span ({type(exc).__name__}: {exc})", source=source, row=line,
+                        unit="line") from None
+    return spans
+
+
+def _id(text: str) -> str:
+    """OTLP JSON ids are hex; protobuf's own JSON printer writes them in base64."""
+    if not text or _HEX.match(text) and len(text) in (16, 32):
+        return text.lower()
+    try:
+        return base64.b64decode(text, validate=True).hex()
+    except (binascii.Error, ValueError):
+        raise ValueError(f"span id {text!r} is neither hex nor base64") from None
+
+
+def _value(value: dict[str, Any]) -> Any:
+    """An OTLP AnyValue as Python."""
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return int(value["intValue"])  # int64 travels as a string in JSON
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [_value(v) for v in (value["arrayValue"].get("values") or [])]
+    if "kvlistValue" in value:
+        return {kv["key"]: _value(kv.get("value") or {}) for kv in value["kvlistValue"].get("values") or []}
+    return None
+
+
+def _text(value: Any, keys: tuple[str, ...]) -> str | None:
+    """A span's input or output value as text: a JSON object's first known key, or the text."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    if isinstance(value, dict):
+        found = next((value[k] for k in keys if isinstance(value.get(k), str)), None)
+        strings = [v for v in value.values() if isinstance(v, str)]
+        return found if found is not None else (strings[0] if len(strings) == 1 else None)
+    return str(value) if str(value).strip() else None
+
+
+def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
+    documents: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        match = _DOC.match(key)
+        if match:
+            documents.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    return [documents[i] for i in sorted(documents)]
+
+
+def _message(spans: list[Span], direction: str, role: str | None) -> str | None:
+    """The last `role` message (any role: the first) of these spans' input or output messages."""
+    for span in spans:
+        messages: dict[int, dict[str, Any]] = {}
+        for key, value in span.attributes.items():
+            match = _MESSAGE.match(key)
+            if match and match.group(1) == direction:
+                messages.setdefault(int(match.group(2)), {})[match.group(3)] = value
+        ordered = [messages[i] for i in sorted(messages)]
+        chosen = [m for m in ordered if role is None or m.get("role") == role]
+        if chosen:
+            content = (chosen[-1] if role else chosen[0]).get("content")
+            return str(content) if content is not None else None
+    return None
+
+
+def _warn_skipped(source: str, total: int, other: list[str], no_question: list[str]) -> None:
+    parts = []
+    if other:
+        parts.append(f"{len(other)} from another instrumentation (no `{KIND}`; first {other[0]})")
+    if no_question:
+        parts.append(f"{len(no_question)} without a question (first {no_question[0]})")
+    if parts:
+        logging.getLogger("ragmeter").warning(f"{source}: {total - len(other) - len(no_question)} of {total} "
+                                              "traces read; skipped " + ", ".join(parts))

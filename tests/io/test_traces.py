@@ -1,0 +1,129 @@
+"""Production traces in: OTLP JSON written from a real OpenInference-instrumented LangChain
+chain (the OpenTelemetry SDK's spans, encoded by its OTLP encoder) becomes one row per trace."""
+
+from __future__ import annotations
+
+import base64
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import ragmeter
+from ragmeter.errors import DataError
+from ragmeter.io.readers import load_dataset
+from ragmeter.judges.scripted import ScriptedJudge
+
+QUESTIONS = ["What is the capital of France?", "Which river runs through Paris?"]
+
+
+@pytest.fixture(scope="module")
+def spans():
+    """Spans of a LangChain retrieval chain (two questions), a chain with no retriever (one),
+    and one span from a tracer that is not OpenInference."""
+    from langchain_core.documents import Document
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnablePassthrough
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    class Docs(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager=None):
+            return [Document(page_content="Paris is the capital of France."),
+                    Document(page_content=f"The Seine runs through Paris. ({query})")]
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("user", "{question}")])
+        rag = ({"context": Docs(), "question": RunnablePassthrough()} | prompt
+               | FakeListChatModel(responses=["Paris.", "The Seine."]) | StrOutputParser())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the instrumentor's own LangChain deprecation notices
+            for question in QUESTIONS:
+                rag.invoke(question)
+            bare = ChatPromptTemplate.from_messages([("user", "{question}")]) | FakeListChatModel(
+                responses=["I do not know."]) | StrOutputParser()
+            bare.invoke({"question": "Who won in 1998?"})
+    finally:
+        instrumentor.uninstrument()
+    with provider.get_tracer("another-instrumentation").start_as_current_span("GET /health"):
+        pass
+    return exporter.get_finished_spans()
+
+
+def otlp_json(spans) -> dict:
+    """The spans as one ExportTraceServiceRequest in protobuf's JSON (ids in base64)."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    return MessageToDict(encode_spans(spans))
+
+
+def hex_ids(request: dict) -> dict:
+    """The same request as the OpenTelemetry Collector's file exporter writes it: hex ids."""
+    for resource in request["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if span.get(key):
+                        span[key] = base64.b64decode(span[key]).hex()
+    return request
+
+
+def test_each_trace_is_one_row_with_its_question_answer_and_retrieved_documents(tmp_path: Path, spans, caplog):
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps(otlp_json(spans)))
+    dataset = load_dataset(path)
+    assert "traces.json: 3 of 4 traces read; skipped 1 from another instrumentation" in caplog.text
+    rows = {r["user_input"]: r for r in dataset.records}
+    assert set(rows) == {*QUESTIONS, "Who won in 1998?"}
+    first = rows[QUESTIONS[0]]
+    assert first["response"] == "Paris."
+    assert first["retrieved_contexts"] == ["Paris is the capital of France.",
+                                           f"The Seine runs through Paris. ({QUESTIONS[0]})"]
+    assert rows[QUESTIONS[1]]["response"] == "The Seine."
+    assert "retrieved_contexts" not in rows["Who won in 1998?"]  # no retriever span: nothing, not []
+    trace_ids = {s.context.trace_id for s in spans}
+    assert {int(r["trace_id"], 16) for r in rows.values()} <= trace_ids
+    assert all(r["id"] == r["trace_id"] and len(r["span_id"]) == 16 for r in rows.values())
+
+
+def test_collector_jsonl_with_hex_ids_reads_the_same_and_evaluates_with_trace_ids_kept(tmp_path: Path, spans):
+    base64_file, collector = tmp_path / "traces.json", tmp_path / "collector.jsonl"
+    base64_file.write_text(json.dumps(otlp_json(spans)))
+    collector.write_text(json.dumps(hex_ids(otlp_json(spans))) + "\n")  # a request a line, as the exporter writes
+    assert load_dataset(collector).records == load_dataset(base64_file).records
+
+    judge = ScriptedJudge(lambda request: {"rating": 2})
+    result = ragmeter.evaluate(collector, ["context_relevance"], judge=judge, cache=False, progress=False,
+                               out=tmp_path / "run")
+    by_question = {r["user_input"]: r for r in result.rows}
+    assert by_question[QUESTIONS[0]]["context_relevance"] == 1.0
+    unscored = by_question["Who won in 1998?"]
+    assert unscored["context_relevance"] is None and "retrieved_contexts" in unscored["context_relevance_reason"]
+    assert all(len(r["trace_id"]) == 32 for r in result.rows)  # trace ids kept in results.jsonl
+
+
+def test_a_file_of_other_spans_or_a_broken_span_is_one_clear_error(tmp_path: Path, spans):
+    other = [s for s in spans if s.instrumentation_scope.name == "another-instrumentation"]
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(otlp_json(other)))
+    with pytest.raises(DataError, match=r"other.json: no OpenInference RAG traces among 1 trace\(s\): 1 from "
+                                        r"another instrumentation"):
+        load_dataset(path)
+    broken = hex_ids(otlp_json(spans))
+    del broken["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    lines = tmp_path / "broken.jsonl"
+    lines.write_text(json.dumps(hex_ids(otlp_json(spans))) + "\n" + json.dumps(broken) + "\n")
+    with pytest.raises(DataError, match=r"broken.jsonl, line 2: not an OTLP span \(KeyError: 'traceId'\)"):
+        load_dataset(lines)
