@@ -149,3 +149,22 @@ def test_merge_streams_one_row_per_shard_and_falls_back_to_shard_order_without_t
     ids = [json.loads(line)["id"] for line in (tmp_path / "merged2" / "results.jsonl").read_text().splitlines()]
     by_shard = [[r["id"] for r in ROWS if shard_of(r["id"], 3) == index] for index in range(3)]
     assert ids == by_shard[0] + by_shard[1] + by_shard[2]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_csv_and_parquet_shards_merge_to_the_whole_runs_rows(tmp_path, fmt):
+    path = dataset(tmp_path)
+    whole = ragmeter.evaluate(path, ["rouge", "exact_match"], out=tmp_path / "whole", progress=False)
+    folders = []
+    for index in range(3):
+        folder = tmp_path / f"shard{index}"
+        asyncio.run(run_config(build_config({"dataset": str(path), "output": str(folder), "format": fmt,
+                                             "metrics": ["rouge", "exact_match"], "shard": f"{index}/3",
+                                             "progress": False})))
+        folders.append(folder)
+    merge_runs(folders, tmp_path / "merged")
+    merged = ragmeter.load_run(tmp_path / "merged")
+    assert (tmp_path / "merged" / f"results.{fmt}").is_file()
+    assert merged.ids == [r["id"] for r in ROWS]
+    assert [(r["rouge"], r["exact_match"], r["rouge_evidence"]) for r in merged.rows] == \
+        [(r["rouge"], r["exact_match"], r["rouge_evidence"]) for r in whole.rows]

@@ -155,13 +155,14 @@ def _name_duplicate(dataset: StreamedDataset) -> None:
 
 def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """(position from 1, line or row number, record) for the first `limit` rows."""
-    for index, (number, record) in enumerate(_records(path, source), start=1):
+    for index, (number, record) in enumerate(iter_records(path, source), start=1):
         if limit is not None and index > limit:
             return
         yield index, number, record
 
 
-def _records(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_records(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(number, record) of a JSONL, CSV or Parquet file, a chunk at a time."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt == "jsonl":
         return _jsonl(path, source)

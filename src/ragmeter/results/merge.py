@@ -162,10 +162,9 @@ def _shard_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
                 line = line.rstrip(b"\r\n")
                 yield line, parse_result_line(line, shard.manifest, source, number)
         return
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.stream import iter_records
 
-    records, _ = read_records(shard.results)  # CSV and Parquet shards are read whole
-    for number, record in enumerate(records, start=1):
+    for number, record in iter_records(shard.results, source):  # CSV, Parquet: a chunk at a time
         row = typed_row(record, shard.manifest, source, number)
         yield json.dumps(row, ensure_ascii=False).encode("utf-8"), row
 
