@@ -17,7 +17,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.faults import KINDS
 from ragmeter.results.manifest import Manifest
 from ragmeter.results.tally import Tally
-from ragmeter.shard import parse_shard
+from ragmeter.shard import parse_shard, shard_of
 
 #: config keys that may differ between the shards of one run
 PER_SHARD = ("output", "shard", "overwrite", "progress", "concurrency", "timeout", "retries", "summary_md", "junit",
@@ -119,9 +119,7 @@ def _in_dataset_order(shards: list[Shard]) -> Iterator[tuple[bytes, dict[str, An
     still there, unchanged: its ids are read through, each pointing at the shard it hashed to,
     whose next row it is (a shard run writes its rows in dataset order). Without the dataset,
     or for rows it does not name, shard order: still a valid order."""
-    from ragmeter.shard import parse_shard, shard_of
-
-    count = parse_shard(shards[0].manifest.config["shard"])[1]
+    count = len(shards)  # _check_shards refused a missing or repeated shard: one folder per shard
     readers = [_Reader(shard) for shard in shards]
     for row_id in _dataset_ids(shards[0].manifest):
         reader = readers[shard_of(row_id, count)]
