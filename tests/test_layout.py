@@ -83,7 +83,7 @@ FLOORS = (
     ("results",),  # finished runs: reading a run folder never needs the engine or the run's machinery
     ("labels",),  # people's labels on a finished run's rows, and what they say about its means
     ("report",), ("engine",), ("run",), ("api",),
-    ("meta_eval",), ("testset",), ("judge_check", "rag", "pytest_plugin", "testing", "explain"),  # built on the public API
+    ("meta_eval",), ("testset",), ("judge_check", "rag", "pytest_plugin", "testing", "explain", "traces"),  # built on the public API
     ("cli",),
 )
 

@@ -46,6 +46,11 @@ class JudgeUnavailable(JudgeError):
     """The judge could not be reached before any row was processed, or retries ran out."""
 
 
+class ServiceError(RagmeterError):
+    """A service other than the judge (a trace store such as Phoenix) could not be reached or
+    failed: an infrastructure failure (exit 3), not the user's data."""
+
+
 class TransientRAGError(RagmeterError):
     """Raise this from your RAG callable for a failure worth retrying (a timeout, a 503):
     `ragmeter answer` retries it with backoff; any other exception is recorded on the row."""

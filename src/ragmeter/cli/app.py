@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ragmeter.cli import evaluate, judges, results, testset
+from ragmeter.cli import evaluate, judges, results, testset, traces
 from ragmeter.cli.prompts import prompts_app
 from ragmeter.cli.rag import register as register_rag_commands
 from ragmeter.errors import RagmeterError
@@ -42,7 +42,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 #: (name, function) in the order `ragmeter --help` lists them
 COMMANDS = (("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
             ("compare", results.compare_runs), ("report", results.html_report), ("explain", results.explain_run),
-            ("calibrate", results.calibrate),
+            ("calibrate", results.calibrate), ("traces", traces.traces), ("publish", traces.publish),
             ("meta-eval", judges.meta_eval),
             ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
             ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics))
@@ -88,10 +88,10 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except RagmeterError as exc:
-        from ragmeter.errors import JudgeError
+        from ragmeter.errors import JudgeError, ServiceError
 
         print(f"ragmeter: error: {plain(exc)}", file=sys.stderr)
-        sys.exit(3 if isinstance(exc, JudgeError) else 2)
+        sys.exit(3 if isinstance(exc, (JudgeError, ServiceError)) else 2)
     except KeyboardInterrupt:
         _interrupted()
     except typer.Exit as exc:

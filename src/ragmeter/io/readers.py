@@ -98,16 +98,18 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], str]:
         raise DataError("file is empty: no rows to evaluate", source=str(path))
     digest = hashlib.sha256(raw).hexdigest()
     if fmt == "parquet":
-        return _read_parquet(path), digest
-    text = _decode(raw, str(path))
-    reader = {"jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}[fmt]
-    records = reader(text, str(path))
+        records = _read_parquet(path)
+    else:
+        reader = {"jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}[fmt]
+        records = reader(_decode(raw, str(path)), str(path))
     if not records:
         raise DataError("file has no rows to evaluate", source=str(path))
-    from ragmeter.io.traces import is_otlp, rows_from_otlp
+    from ragmeter.io.traces import is_otlp, is_phoenix, rows_from_otlp, rows_from_phoenix
 
     if is_otlp(records):  # OpenTelemetry traces: one row per trace (io/traces.py)
         records = rows_from_otlp(records, str(path))
+    elif is_phoenix(records):  # spans exported from Arize Phoenix: one row per trace
+        records = rows_from_phoenix(records, str(path))
     return records, digest
 
 

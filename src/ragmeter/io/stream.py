@@ -81,7 +81,7 @@ def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None
     if not path.is_file():
         raise DataError("file not found", source=source)
     names, digest = _columns_and_digest(path, source, limit)
-    if is_cited_file(names, dict(columns or {})) or "resourceSpans" in names:  # traces become rows whole
+    if is_cited_file(names, dict(columns or {})) or _holds_spans(names):  # traces become rows whole
         from ragmeter.io.readers import load_dataset
 
         return load_dataset(path, columns=columns)
@@ -91,6 +91,11 @@ def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None
                               _shard(shard) if shard else None, unit=unit)
     _validate(dataset)
     return dataset
+
+
+def _holds_spans(names: list[str]) -> bool:
+    """OTLP requests or Phoenix spans: grouped into traces before a row exists."""
+    return "resourceSpans" in names or "span_kind" in names and ("context.trace_id" in names or "context" in names)
 
 
 def _shard(text: str) -> tuple[int, int]:

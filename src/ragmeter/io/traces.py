@@ -1,7 +1,11 @@
-"""Production traces as rows: OTLP JSON files with OpenInference attributes.
+"""Production traces as rows: OTLP JSON files with OpenInference attributes, and spans as
+Arize Phoenix gives them (its REST API's spans, its spans dataframe saved as Parquet/JSONL).
 
 An OTLP JSON file is what the OpenTelemetry Collector's file exporter writes (one
 `ExportTraceServiceRequest` as JSON per line) or one such request as a `.json` document.
+A Phoenix span is one record with `context.trace_id`/`context.span_id` (flat or nested),
+`parent_id`, `span_kind`, `start_time` and its attributes (flat `a.b.c` keys, or nested
+objects and lists as its dataframe holds them).
 LlamaIndex and LangChain, instrumented with OpenInference, put a RAG call's parts in span
 attributes; one trace becomes one row:
 
@@ -12,7 +16,8 @@ attributes; one trace becomes one row:
   text), else the last LLM span's first output message;
 - `retrieved_contexts`: every RETRIEVER span's documents in start order
   (`retrieval.documents.N.document.content`); `retrieved_context_ids` and
-  `retrieval_scores`: their `document.id` and `document.score`, where every one has one;
+  `retrieval_scores`: their `document.id` (else `document.metadata.id`) and
+  `document.score`, where every one has one;
 - `session_id`: `session.id`, where set.
 
 A trace without a retriever span has no `retrieved_contexts`: context metrics leave it
@@ -37,7 +42,7 @@ KIND = "openinference.span.kind"
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
-_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score)$")
+_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata\.id)$")
 _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
 
 
@@ -59,6 +64,14 @@ def is_otlp(records: list[dict[str, Any]]) -> bool:
     return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
 
 
+def is_phoenix(records: list[dict[str, Any]]) -> bool:
+    """Spans as Phoenix gives them: its REST API's (`context: {trace_id, span_id}`) or its
+    spans dataframe's (`context.trace_id` columns)."""
+    first = records[0] if records and isinstance(records[0], dict) else {}
+    nested = isinstance(first.get("context"), dict) and "trace_id" in first["context"]
+    return "span_kind" in first and ("context.trace_id" in first or nested)
+
+
 def rows_from_otlp(requests: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
     """One row per trace that has OpenInference spans, in the order traces first appear."""
     traces: dict[str, list[Span]] = {}
@@ -66,6 +79,20 @@ def rows_from_otlp(requests: list[dict[str, Any]], source: str) -> list[dict[str
         line = request.get("__line__", number)
         for span in _spans(request, source, line):
             traces.setdefault(span.trace_id, []).append(span)
+    return rows_from_traces(traces, source)
+
+
+def rows_from_phoenix(records: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """One row per trace among Phoenix spans (a span per record, any order)."""
+    traces: dict[str, list[Span]] = {}
+    for number, record in enumerate(records, start=1):
+        span = phoenix_span(record, source, record.get("__line__", number))
+        traces.setdefault(span.trace_id, []).append(span)
+    return rows_from_traces(traces, source)
+
+
+def rows_from_traces(traces: dict[str, list[Span]], source: str) -> list[dict[str, Any]]:
+    """Rows of the traces that have OpenInference spans and a question; the rest counted."""
     rows, other, no_question = [], [], []
     for trace_id, spans in traces.items():
         if not any(KIND in s.attributes for s in spans):
@@ -82,6 +109,58 @@ def rows_from_otlp(requests: list[dict[str, Any]], source: str) -> list[dict[str
                         f"instrumentation (no `{KIND}` attribute), {len(no_question)} without a question",
                         source=source)
     return rows
+
+
+def phoenix_span(record: dict[str, Any], source: str, line: int) -> Span:
+    """A Phoenix span record as a Span; its attributes flattened to OpenInference's keys."""
+    try:
+        context = record["context"] if isinstance(record.get("context"), dict) else {}
+        trace_id = record.get("context.trace_id") or context["trace_id"]
+        span_id = record.get("context.span_id") or context["span_id"]
+        given = record.get("attributes")
+        if not isinstance(given, dict):
+            given = {k.removeprefix("attributes."): v for k, v in record.items() if k.startswith("attributes.")}
+        attributes = flatten(given)
+        kind = str(record.get("span_kind") or "").upper()
+        if kind and kind != "UNKNOWN":  # Phoenix's kind for spans without OpenInference's attribute
+            attributes.setdefault(KIND, kind)
+        return Span(_id(str(trace_id)), _id(str(span_id)), _id(str(record.get("parent_id") or "")),
+                    str(record.get("name", "")), _start(record.get("start_time")), attributes)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"not a Phoenix span ({type(exc).__name__}: {exc})", source=source, row=line,
+                        unit="line" if "__line__" in record else "row") from None
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Nested attributes as OpenInference's flat keys: `{"retrieval": {"documents": [{"document.
+    content": "x"}]}}` -> `retrieval.documents.0.document.content`. Lists of scalars stay lists;
+    missing values (None, NaN) are left out."""
+    if isinstance(value, dict):
+        flat: dict[str, Any] = {}
+        for key, item in value.items():
+            flat.update(flatten(item, f"{prefix}.{key}" if prefix else str(key)))
+        return flat
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        flat = {}
+        for index, item in enumerate(value):
+            flat.update(flatten(item, f"{prefix}.{index}"))
+        return flat
+    if value is None or isinstance(value, float) and value != value:
+        return {}
+    return {prefix: value}
+
+
+def _start(value: Any) -> int:
+    """A start time as a number that orders a trace's spans (ISO text, a datetime, a number)."""
+    from datetime import datetime
+
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1_000_000) * 1000
+    return int(value)
 
 
 def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
@@ -102,6 +181,8 @@ def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
         row["retrieved_contexts"] = [d.get("content") or "" for d in documents]
         if documents and all(d.get("id") is not None for d in documents):
             row["retrieved_context_ids"] = [str(d["id"]) for d in documents]
+        elif documents and all(d.get("metadata.id") is not None for d in documents):
+            row["retrieved_context_ids"] = [str(d["metadata.id"]) for d in documents]
         if documents and all(d.get("score") is not None for d in documents):
             row["retrieval_scores"] = [float(d["score"]) for d in documents]
     session = next((s.attributes["session.id"] for s in spans if "session.id" in s.attributes), None)

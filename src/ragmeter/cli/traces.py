@@ -1,0 +1,63 @@
+"""Commands for production traces: `traces` (a sample of a Phoenix project as a dataset file)
+and `publish` (a run's scores back onto the traces as Phoenix annotations)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ragmeter.text import plain
+
+
+def traces(source: Annotated[str, typer.Argument(help="where the traces are: phoenix:http://HOST:PORT "
+                                                      "(a key, if any, in PHOENIX_API_KEY)")],
+           out: Annotated[Path, typer.Option(help="the JSONL dataset to write, one row per trace")],
+           project: Annotated[str, typer.Option(help="the Phoenix project")] = "default",
+           since: Annotated[Optional[str], typer.Option(help="traces started at or after: a date or time "
+                                                             "(2026-11-23, 2026-11-23T08:00, UTC unless "
+                                                             "zoned) or a span back from now (24h, 7d)")] = None,
+           until: Annotated[Optional[str], typer.Option(help="traces started before (same forms)")] = None,
+           sample: Annotated[Optional[float], typer.Option(help="the share of traces to keep (0.05 = 5%), "
+                                                                "spread evenly over time; default all")] = None,
+           seed: Annotated[int, typer.Option(help="the sample's seed: the same traces and seed give the "
+                                                  "same sample")] = 0,
+           limit: Annotated[Optional[int], typer.Option(help="keep at most N traces", min=1)] = None,
+           max_traces: Annotated[int, typer.Option(help="read at most N traces from the range", min=1)] = 100_000,
+           ) -> None:
+    """Production traces as a dataset: one row per trace (question, answer, retrieved documents,
+    trace and span ids) from a Phoenix project, sampled by time, for `ragmeter evaluate`."""
+    from ragmeter.traces.pull import pull_traces
+    from ragmeter.traces.sample import parse_time
+
+    pulled = pull_traces(source, out, project=project, since=parse_time(since, "--since"),
+                         until=parse_time(until, "--until"), sample=sample, seed=seed, limit=limit,
+                         max_traces=max_traces)
+    skipped = pulled.chosen - pulled.rows
+    print(plain(f"{pulled.traces} traces in project {pulled.project}; {pulled.chosen} sampled; wrote "
+                f"{pulled.rows} rows to {pulled.out}" + (f" ({skipped} without a RAG question skipped)" if skipped
+                                                          else "")))
+
+
+def publish(run: Annotated[Path, typer.Argument(help="a run folder over traces (rows with span_id)")],
+            to: Annotated[str, typer.Option("--to", help="phoenix:http://HOST:PORT (a key, if any, in "
+                                                         "PHOENIX_API_KEY)")],
+            metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every metric of "
+                                                                "the run")] = None,
+            fail_under: Annotated[Optional[str], typer.Option(help="METRIC=BAR,...: label each row pass/fail "
+                                                                   "(default: the run's own bars)")] = None,
+            identifier: Annotated[str, typer.Option(help="publishing again with the same identifier replaces "
+                                                         "the annotations; another keeps both")] = "ragmeter",
+            ) -> None:
+    """A run's scores back on its traces: one Phoenix annotation per row and metric on the
+    trace's root span (score, pass/fail where there is a bar, the reason as explanation)."""
+    from ragmeter.results.gates import parse_fail_under
+    from ragmeter.traces.publish import publish_run
+
+    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    done = publish_run(run, to, metrics=names, bars=parse_fail_under(fail_under), identifier=identifier)
+    notes = [f"{done.without_span} rows not from a trace" if done.without_span else "",
+             f"{done.unscored} unscored left out" if done.unscored else ""]
+    print(plain(f"published {done.annotations} annotations on {done.rows} traces to {done.url}"
+                + "".join(f"; {n}" for n in notes if n)))
