@@ -8,16 +8,20 @@ from typing import Any
 
 
 def traced_rag(processor: Any, questions: list[str], *, resource: dict[str, str] | None = None,
-               bare: list[str] = (), other: int = 0) -> Any:
+               bare: list[str] = (), other: int = 0, sessions: dict[str, str] | None = None) -> Any:
     """Runs the chain once per question (a retriever of two documents, a fake chat model),
     a chain without a retriever once per `bare` question, and `other` spans from a tracer
-    that is not OpenInference. Returns the tracer provider (flushed)."""
+    that is not OpenInference; `sessions` puts a question's trace in a session (OpenInference's
+    `using_session`). Returns the tracer provider (flushed)."""
+    import contextlib
+
     from langchain_core.documents import Document
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnablePassthrough
+    from openinference.instrumentation import using_session
     from openinference.instrumentation.langchain import LangChainInstrumentor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -38,7 +42,9 @@ def traced_rag(processor: Any, questions: list[str], *, resource: dict[str, str]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the instrumentor's own LangChain deprecation notices
             for question in questions:
-                rag.invoke(question)
+                session = (sessions or {}).get(question)
+                with using_session(session) if session else contextlib.nullcontext():
+                    rag.invoke(question)
             for question in bare:
                 chain = ChatPromptTemplate.from_messages([("user", "{question}")]) | FakeListChatModel(
                     responses=["I do not know."]) | StrOutputParser()

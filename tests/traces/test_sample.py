@@ -24,20 +24,25 @@ def minute(span: dict) -> int:
     return int(span["context"]["trace_id"], 16)
 
 
+def sample(spans: list[dict], share: float | None, seed: int, limit: int | None = None) -> list[dict]:
+    return time_stratified(spans, share, seed, limit, start=lambda s: s["start_time"],
+                           key=lambda s: s["context"]["trace_id"])
+
+
 def test_a_share_takes_one_trace_from_each_equal_run_of_the_day_in_time_order():
-    chosen = time_stratified(roots(100), 0.05, seed=3)
+    chosen = sample(roots(100), 0.05, seed=3)
     picked = [minute(s) for s in chosen]
     assert len(picked) == 5 and picked == sorted(picked)
     assert [m // 20 for m in picked] == [0, 1, 2, 3, 4]  # one from each consecutive 20 minutes
-    assert time_stratified(roots(100), 0.05, seed=3) == chosen  # seeded
-    others = {tuple(minute(s) for s in time_stratified(roots(100), 0.05, seed=s)) for s in range(10)}
+    assert sample(roots(100), 0.05, seed=3) == chosen  # seeded
+    others = {tuple(minute(s) for s in sample(roots(100), 0.05, seed=s)) for s in range(10)}
     assert len(others) > 1  # the seed matters
 
 
 def test_no_share_keeps_every_trace_and_limit_and_tiny_shares_are_bounded():
-    assert [minute(s) for s in time_stratified(roots(7), None, seed=0)] == list(range(7))
-    assert len(time_stratified(roots(100), 0.5, seed=0, limit=10)) == 10
-    assert len(time_stratified(roots(10), 0.001, seed=0)) == 1  # never nothing from a non-empty day
+    assert [minute(s) for s in sample(roots(7), None, seed=0)] == list(range(7))
+    assert len(sample(roots(100), 0.5, seed=0, limit=10)) == 10
+    assert len(sample(roots(10), 0.001, seed=0)) == 1  # never nothing from a non-empty day
     for bad in (0.0, -0.1, 1.5):
         with pytest.raises(ConfigError, match="above 0 and at most 1"):
             check_share(bad)

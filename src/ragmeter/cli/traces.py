@@ -11,8 +11,9 @@ import typer
 from ragmeter.text import plain
 
 
-def traces(source: Annotated[str, typer.Argument(help="where the traces are: phoenix:http://HOST:PORT "
-                                                      "(a key, if any, in PHOENIX_API_KEY)")],
+def traces(source: Annotated[str, typer.Argument(help="where the traces are: phoenix:http://HOST:PORT (a key, "
+                                                      "if any, in PHOENIX_API_KEY), or a file of traces (OTLP "
+                                                      "JSON, spans exported from Phoenix)")],
            out: Annotated[Path, typer.Option(help="the JSONL dataset to write, one row per trace")],
            project: Annotated[str, typer.Option(help="the Phoenix project")] = "default",
            since: Annotated[Optional[str], typer.Option(help="traces started at or after: a date or time "
@@ -24,20 +25,22 @@ def traces(source: Annotated[str, typer.Argument(help="where the traces are: pho
            seed: Annotated[int, typer.Option(help="the sample's seed: the same traces and seed give the "
                                                   "same sample")] = 0,
            limit: Annotated[Optional[int], typer.Option(help="keep at most N traces", min=1)] = None,
-           max_traces: Annotated[int, typer.Option(help="read at most N traces from the range", min=1)] = 100_000,
+           sessions: Annotated[bool, typer.Option("--sessions", help="one row per session (session.id): its "
+                                                                     "turns as messages, for conversation "
+                                                                     "metrics; the share is of sessions")] = False,
+           max_traces: Annotated[int, typer.Option(help="read at most N traces from Phoenix", min=1)] = 100_000,
            ) -> None:
     """Production traces as a dataset: one row per trace (question, answer, retrieved documents,
-    trace and span ids) from a Phoenix project, sampled by time, for `ragmeter evaluate`."""
-    from ragmeter.traces.pull import pull_traces
+    trace and span ids) or per session, sampled by time, for `ragmeter evaluate`."""
+    from ragmeter.traces.pull import Window, pull_traces
     from ragmeter.traces.sample import parse_time
 
-    pulled = pull_traces(source, out, project=project, since=parse_time(since, "--since"),
-                         until=parse_time(until, "--until"), sample=sample, seed=seed, limit=limit,
-                         max_traces=max_traces)
+    window = Window(parse_time(since, "--since"), parse_time(until, "--until"), sample, seed, limit)
+    pulled = pull_traces(source, out, project=project, window=window, sessions=sessions, max_traces=max_traces)
+    where = f"project {project}" if source.startswith("phoenix:") else "the file"
     skipped = pulled.chosen - pulled.rows
-    print(plain(f"{pulled.traces} traces in project {pulled.project}; {pulled.chosen} sampled; wrote "
-                f"{pulled.rows} rows to {pulled.out}" + (f" ({skipped} without a RAG question skipped)" if skipped
-                                                          else "")))
+    print(plain(f"{pulled.traces} traces in {where}; {pulled.chosen} {pulled.unit} sampled; wrote {pulled.rows} "
+                f"rows to {pulled.out}" + (f" ({skipped} without a RAG question skipped)" if skipped > 0 else "")))
 
 
 def publish(run: Annotated[Path, typer.Argument(help="a run folder over traces (rows with span_id)")],

@@ -18,7 +18,9 @@ attributes; one trace becomes one row:
   (`retrieval.documents.N.document.content`); `retrieved_context_ids` and
   `retrieval_scores`: their `document.id` (else `document.metadata.id`) and
   `document.score`, where every one has one;
-- `session_id`: `session.id`, where set.
+- `session_id`: `session.id`, where set; `start_time`: the root span's start (UTC).
+
+`session_rows` turns such rows into conversations (one row per session, `messages`).
 
 A trace without a retriever span has no `retrieved_contexts`: context metrics leave it
 unscored with that reason (never 0). Traces with no OpenInference span (another
@@ -33,6 +35,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from ragmeter.errors import DataError
@@ -160,7 +163,10 @@ def _start(value: Any) -> int:
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if isinstance(value, datetime):
         return int(value.timestamp() * 1_000_000) * 1000
-    return int(value)
+    number = int(value)
+    while 0 < number < 10**17:  # epoch seconds, milliseconds or microseconds (a dataframe's JSON) to ns
+        number *= 1000
+    return number
 
 
 def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
@@ -188,7 +194,36 @@ def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
     session = next((s.attributes["session.id"] for s in spans if "session.id" in s.attributes), None)
     if session is not None:
         row["session_id"] = str(session)
+    if root.start:
+        row["start_time"] = _iso(root.start)
     return row
+
+
+def session_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Trace rows as conversations: one row per `session_id` (a trace without one is a
+    conversation of one turn), its turns in start order as `messages` (the question as a
+    human turn, the answer as an ai turn), `trace_ids` in order, and the last turn's
+    `trace_id`, `span_id` and `start_time` (where `publish` puts the conversation's scores)."""
+    sessions: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        sessions.setdefault(str(row.get("session_id") or row["trace_id"]), []).append(row)
+    out = []
+    for session, turns in sessions.items():
+        turns = sorted(turns, key=lambda r: str(r.get("start_time") or ""))
+        messages = [m for t in turns for m in ({"type": "human", "content": t["user_input"]},
+                                               {"type": "ai", "content": t.get("response") or ""})]
+        last = turns[-1]
+        out.append({"id": session, "session_id": session, "messages": messages,
+                    "trace_ids": [t["trace_id"] for t in turns], "trace_id": last["trace_id"],
+                    "span_id": last["span_id"], **({"start_time": turns[0]["start_time"]}
+                                                   if turns[0].get("start_time") else {})})
+    return out
+
+
+def _iso(nanoseconds: int) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(nanoseconds / 1e9, tz=UTC).isoformat()
 
 
 def _spans(request: dict[str, Any], source: str, line: int) -> list[Span]:

@@ -9,18 +9,21 @@ left out by chance. The same traces and seed give the same sample.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from ragmeter.errors import ConfigError
 
 _UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+T = TypeVar("T")
 
 
-def time_stratified(roots: list[dict[str, Any]], share: float | None, seed: int,
-                    limit: int | None = None) -> list[dict[str, Any]]:
-    """The chosen root spans, in time order: all of them when no share is given."""
-    ordered = sorted(roots, key=lambda s: (_moment(s.get("start_time")), s["context"]["trace_id"]))
+def time_stratified(items: list[T], share: float | None, seed: int, limit: int | None = None, *,
+                    start: Callable[[T], Any], key: Callable[[T], str]) -> list[T]:
+    """The chosen items (traces, sessions), in time order: all of them when no share is
+    given. `start` gives an item's start time (ISO text or a datetime), `key` its id."""
+    ordered = sorted(items, key=lambda item: (start_moment(start(item)), key(item)))
     wanted = len(ordered) if share is None else max(1, round(share * len(ordered)))
     wanted = min(wanted, limit) if limit else wanted
     if wanted >= len(ordered):
@@ -30,7 +33,10 @@ def time_stratified(roots: list[dict[str, Any]], share: float | None, seed: int,
     return [ordered[draw.randrange(lo, hi)] for lo, hi in zip(edges, edges[1:])]
 
 
-def _moment(value: Any) -> datetime:
+def start_moment(value: Any) -> datetime:
+    """A span's start as an aware datetime (UTC where none is given); the earliest when unknown."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, str):
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
