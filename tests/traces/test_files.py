@@ -70,3 +70,39 @@ def test_a_file_that_is_not_traces_or_holds_none_in_the_window_is_one_line(trace
     bad = run_cli("traces", str(traces_file), "--sample", "2", "--out", str(tmp_path / "x.jsonl"))
     assert bad.returncode == 2 and "above 0 and at most 1" in bad.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_custom_instrumentation_is_read_through_the_attributes_you_name(tmp_path: Path):
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("my-rag")
+    with tracer.start_as_current_span("ask", attributes={"app.question": "Where is the Louvre?",
+                                                         "eval.expected": "In Paris."}) as root:
+        with tracer.start_as_current_span("search", attributes={"app.chunks.1.text": "It opened in 1793.",
+                                                                "app.chunks.0.text": "The Louvre is in Paris."}):
+            pass
+        with tracer.start_as_current_span("search-more", attributes={"app.chunks.0.text": "Paris is in France."}):
+            pass
+        root.set_attribute("app.answer", "In Paris.")
+    with tracer.start_as_current_span("GET /health"):
+        pass
+    path = tmp_path / "custom.json"
+    path.write_text(json.dumps(otlp_json(exporter.get_finished_spans())))
+
+    plain = run_cli("traces", str(path), "--out", str(tmp_path / "x.jsonl"))
+    assert plain.returncode == 2 and "no OpenInference RAG traces among 2 trace(s)" in plain.stderr
+    done = run_cli("traces", str(path), "--attribute", "user_input=app.question", "--attribute", "response=app.answer",
+                   "--attribute", "retrieved_contexts=app.chunks.*.text", "--attribute", "reference=eval.expected",
+                   "--out", str(tmp_path / "rows.jsonl"))
+    assert done.returncode == 0, done.stderr
+    (row,) = rows(tmp_path / "rows.jsonl")  # the health check holds none of the attributes: skipped
+    assert (row["user_input"], row["response"], row["reference"]) == ("Where is the Louvre?", "In Paris.", "In Paris.")
+    assert row["retrieved_contexts"] == ["The Louvre is in Paris.", "It opened in 1793.", "Paris is in France."]
+    for bad in ("user_input", "user input=app.q", "retrieved_contexts=a.*.b.*"):
+        wrong = run_cli("traces", str(path), "--attribute", bad, "--out", str(tmp_path / "y.jsonl"))
+        assert wrong.returncode == 2 and "expected FIELD=ATTRIBUTE" in wrong.stderr, bad

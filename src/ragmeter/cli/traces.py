@@ -28,15 +28,20 @@ def traces(source: Annotated[str, typer.Argument(help="where the traces are: pho
            sessions: Annotated[bool, typer.Option("--sessions", help="one row per session (session.id): its "
                                                                      "turns as messages, for conversation "
                                                                      "metrics; the share is of sessions")] = False,
+           attribute: Annotated[Optional[list[str]], typer.Option(
+               help="FIELD=ATTRIBUTE: take a row field from a span attribute (custom instrumentation), e.g. "
+                    "user_input=app.question or retrieved_contexts=app.chunks.*.text; repeatable")] = None,
            max_traces: Annotated[int, typer.Option(help="read at most N traces from Phoenix", min=1)] = 100_000,
            ) -> None:
     """Production traces as a dataset: one row per trace (question, answer, retrieved documents,
     trace and span ids) or per session, sampled by time, for `ragmeter evaluate`."""
+    from ragmeter.io.trace_mapping import parse_attributes
     from ragmeter.traces.pull import Window, pull_traces
     from ragmeter.traces.sample import parse_time
 
     window = Window(parse_time(since, "--since"), parse_time(until, "--until"), sample, seed, limit)
-    pulled = pull_traces(source, out, project=project, window=window, sessions=sessions, max_traces=max_traces)
+    pulled = pull_traces(source, out, project=project, window=window, sessions=sessions, mapping=parse_attributes(
+        attribute or []), max_traces=max_traces)
     where = f"project {project}" if source.startswith("phoenix:") else "the file"
     skipped = pulled.chosen - pulled.rows
     print(plain(f"{pulled.traces} traces in {where}; {pulled.chosen} {pulled.unit} sampled; wrote {pulled.rows} "

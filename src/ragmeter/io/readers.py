@@ -86,8 +86,9 @@ def _records_digest(records: list[dict[str, Any]]) -> str | None:
         return None
 
 
-def read_records(path: Path) -> tuple[list[dict[str, Any]], str]:
-    """Read raw records from a file, with the file's sha256 for the run manifest."""
+def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tuple[list[dict[str, Any]], str]:
+    """Read raw records from a file, with the file's sha256 for the run manifest. A file of
+    traces is read as one row per trace (`mapping`: fields from span attributes you name)."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         raise DataError(f"unsupported format '{path.suffix}'; use one of {sorted(FORMATS)}", source=str(path))
@@ -107,9 +108,9 @@ def read_records(path: Path) -> tuple[list[dict[str, Any]], str]:
     from ragmeter.io.traces import is_otlp, is_phoenix, rows_from_otlp, rows_from_phoenix
 
     if is_otlp(records):  # OpenTelemetry traces: one row per trace (io/traces.py)
-        records = rows_from_otlp(records, str(path))
+        records = rows_from_otlp(records, str(path), mapping)
     elif is_phoenix(records):  # spans exported from Arize Phoenix: one row per trace
-        records = rows_from_phoenix(records, str(path))
+        records = rows_from_phoenix(records, str(path), mapping)
     return records, digest
 
 

@@ -34,6 +34,7 @@ import binascii
 import json
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -75,33 +76,40 @@ def is_phoenix(records: list[dict[str, Any]]) -> bool:
     return "span_kind" in first and ("context.trace_id" in first or nested)
 
 
-def rows_from_otlp(requests: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+def rows_from_otlp(requests: list[dict[str, Any]], source: str,
+                   mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """One row per trace that has OpenInference spans, in the order traces first appear."""
     traces: dict[str, list[Span]] = {}
     for number, request in enumerate(requests, start=1):
         line = request.get("__line__", number)
         for span in _spans(request, source, line):
             traces.setdefault(span.trace_id, []).append(span)
-    return rows_from_traces(traces, source)
+    return rows_from_traces(traces, source, mapping)
 
 
-def rows_from_phoenix(records: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+def rows_from_phoenix(records: list[dict[str, Any]], source: str,
+                      mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """One row per trace among Phoenix spans (a span per record, any order)."""
     traces: dict[str, list[Span]] = {}
     for number, record in enumerate(records, start=1):
         span = phoenix_span(record, source, record.get("__line__", number))
         traces.setdefault(span.trace_id, []).append(span)
-    return rows_from_traces(traces, source)
+    return rows_from_traces(traces, source, mapping)
 
 
-def rows_from_traces(traces: dict[str, list[Span]], source: str) -> list[dict[str, Any]]:
-    """Rows of the traces that have OpenInference spans and a question; the rest counted."""
+def rows_from_traces(traces: dict[str, list[Span]], source: str,
+                     mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Rows of the traces that have OpenInference spans (or an attribute `mapping` names) and
+    a question; the rest counted."""
+    from ragmeter.io.trace_mapping import holds_any
+
     rows, other, no_question = [], [], []
     for trace_id, spans in traces.items():
-        if not any(KIND in s.attributes for s in spans):
+        if not any(KIND in s.attributes for s in spans) and not (
+                mapping and holds_any([s.attributes for s in spans], mapping)):
             other.append(trace_id)
             continue
-        row = trace_row(trace_id, spans)
+        row = trace_row(trace_id, spans, mapping)
         if row.get("user_input") is None:
             no_question.append(trace_id)
             continue
@@ -169,8 +177,9 @@ def _start(value: Any) -> int:
     return number
 
 
-def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
-    """A trace's spans as one row (the table in this module's docstring)."""
+def trace_row(trace_id: str, spans: list[Span], mapping: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A trace's spans as one row (the table in this module's docstring; `mapping`'s fields
+    from the attributes it names, io/trace_mapping.py)."""
     spans = sorted(spans, key=lambda s: s.start)
     ids = {s.span_id for s in spans}
     roots = [s for s in spans if not s.parent_id or s.parent_id not in ids]
@@ -196,6 +205,10 @@ def trace_row(trace_id: str, spans: list[Span]) -> dict[str, Any]:
         row["session_id"] = str(session)
     if root.start:
         row["start_time"] = _iso(root.start)
+    if mapping:
+        from ragmeter.io.trace_mapping import mapped
+
+        row = mapped(row, [root.attributes] + [s.attributes for s in spans if s is not root], mapping)
     return row
 
 

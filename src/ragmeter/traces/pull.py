@@ -10,12 +10,14 @@ span id and start time, which `ragmeter publish` uses to put the scores back on 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.trace_mapping import parse_attributes
 from ragmeter.io.traces import rows_from_phoenix, session_rows
 from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes
 from ragmeter.traces.phoenix import PREFIX, Phoenix, phoenix_url
@@ -58,20 +60,23 @@ class Window:
 
 
 def pull_traces(source: str, out: str | Path, *, project: str = "default", window: Window | None = None,
-                sessions: bool = False, max_traces: int = MAX_TRACES) -> Pulled:
-    """Traces from `source` in the window, sampled, written to `out` as JSONL rows."""
+                sessions: bool = False, mapping: Mapping[str, str] | None = None,
+                max_traces: int = MAX_TRACES) -> Pulled:
+    """Traces from `source` in the window, sampled, written to `out` as JSONL rows; `mapping`
+    takes row fields from span attributes you name (io/trace_mapping.py)."""
     window = window or Window()
     check_share(window.sample)
+    mapping = parse_attributes(mapping)
     if source.startswith(PREFIX):
-        traces, rows, chosen = _from_phoenix(phoenix_url(source), project, window, sessions, max_traces)
+        traces, rows, chosen = _from_phoenix(phoenix_url(source), project, window, sessions, max_traces, mapping)
     else:
-        traces, rows, chosen = _from_file(Path(source), window, sessions)
+        traces, rows, chosen = _from_file(Path(source), window, sessions, mapping)
     atomic_write_bytes(Path(out), jsonl_bytes(rows))
     return Pulled(source, traces, chosen, len(rows), str(out), "sessions" if sessions else "traces")
 
 
-def _from_phoenix(url: str, project: str, window: Window, sessions: bool,
-                  max_traces: int) -> tuple[int, list[dict[str, Any]], int]:
+def _from_phoenix(url: str, project: str, window: Window, sessions: bool, max_traces: int,
+                  mapping: Mapping[str, str]) -> tuple[int, list[dict[str, Any]], int]:
     """Root spans in the window; a sample of them (of their sessions); those traces' spans."""
     phoenix = Phoenix(url)
     roots = phoenix.root_spans(project, window.since, window.until, max_traces)
@@ -81,17 +86,18 @@ def _from_phoenix(url: str, project: str, window: Window, sessions: bool,
     chosen = time_stratified(units, window.sample, window.seed, window.limit, start=lambda u: u[0].get("start_time"),
                              key=lambda u: u[0]["context"]["trace_id"])
     wanted = [root["context"]["trace_id"] for unit in chosen for root in unit]
-    rows = rows_from_phoenix(phoenix.trace_spans(project, wanted), f"{url} (project {project})")
+    rows = rows_from_phoenix(phoenix.trace_spans(project, wanted), f"{url} (project {project})", mapping)
     by_trace = {r["trace_id"]: r for r in rows}
     rows = [by_trace[t] for t in wanted if t in by_trace]
     return len(roots), session_rows(rows) if sessions else rows, len(chosen)
 
 
-def _from_file(path: Path, window: Window, sessions: bool) -> tuple[int, list[dict[str, Any]], int]:
+def _from_file(path: Path, window: Window, sessions: bool,
+               mapping: Mapping[str, str]) -> tuple[int, list[dict[str, Any]], int]:
     """A traces file's rows in the window, sampled (by trace or by session)."""
     from ragmeter.io.readers import data_file, read_records
 
-    records, _ = read_records(data_file(path))
+    records, _ = read_records(data_file(path), mapping=mapping)
     if not records or "trace_id" not in records[0] or "span_id" not in records[0]:
         raise DataError("not a file of traces (OTLP JSON, or spans exported from Phoenix)", source=str(path))
     rows = [r for r in records if window.holds(r.get("start_time"))]
