@@ -15,7 +15,7 @@
 
     python benchmarks/bench_scale.py [--rows 100000] [--memory-rows 10000,100000,1000000] [--server-rows 400]
                                      [--latency 0.05] [--server-slots 4] [--skip-ray] [--bundled]
-                                     [--only-bookkeeping]
+                                     [--only-bookkeeping] [--ray-rows 10000,100000]
 """
 
 from __future__ import annotations
@@ -204,6 +204,35 @@ def servers_run(urls: list[str], n: int, concurrency: int, engine: dict | None =
             "servers": result.manifest["judge"].get("servers")}
 
 
+def ray_streamed(urls: list[str], n: int, workers: int, queue: mp.Queue) -> None:
+    """n rows streamed from a JSONL file through Ray (local mode) to a results file, in a
+    fresh process, so its max RSS is the driver's own."""
+    from ragmeter.api import run_config
+    from ragmeter.run.config import RunConfig
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = write_rows(Path(tmp) / "rows.jsonl", n)
+        cfg = RunConfig(dataset=str(data), metrics=["context_relevance"], progress=False, output=str(Path(tmp) / "out"),
+                        judge=f"openai-compat:{','.join(urls)}#m", cache=str(Path(tmp) / "c.sqlite"), concurrency=32,
+                        engine={"kind": "ray", "address": "local", "workers": workers})
+        start = time.perf_counter()
+        result = asyncio.run(run_config(cfg))
+        wall = time.perf_counter() - start
+        size = result.results_path.stat().st_size
+    queue.put({"rows": n, "wall": wall, "results_bytes": size,
+               "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss})
+
+
+def run_ray_streamed(urls: list[str], n: int, workers: int) -> dict:
+    ctx = mp.get_context("spawn")
+    queue: mp.Queue = ctx.Queue()
+    proc = ctx.Process(target=ray_streamed, args=(urls, n, workers, queue))
+    proc.start()
+    out = queue.get()
+    proc.join()
+    return out
+
+
 # -- 4. the dry run against the actual run, bundled judge -----------------------------------
 
 def bundled_dry_run_check() -> None:
@@ -223,6 +252,25 @@ def bundled_dry_run_check() -> None:
           f"actual wall {estimate['actual_wall_seconds']:.1f}")
 
 
+def ray_memory(sizes: list[int]) -> None:
+    """3b. The Ray driver streams: context_relevance over rows read from a file, 2 workers, 4
+    stand-in servers answering at once (0 latency, 64 slots), results written to a file."""
+    print("3b. Ray (local mode, 2 workers) streamed from a JSONL file to results.jsonl, context_relevance, 4 "
+          "stand-in servers without latency")
+    procs, urls = start_servers(4, 0.0, 64)
+    try:
+        found = [run_ray_streamed(urls, n, 2) for n in sizes]
+    finally:
+        for p in procs:
+            p.terminate()
+    for r in found:
+        print(f"  {r['rows']:>9,} rows: {r['rows'] / r['wall']:,.0f} rows/s (Ray start included), driver max RSS "
+              f"{r['maxrss_kb'] / 1024:,.0f} MiB, results file {r['results_bytes'] / 2**20:,.0f} MiB")
+    for small, large in zip(found, found[1:]):
+        growth = (large["maxrss_kb"] - small["maxrss_kb"]) * 1024 / (large["rows"] - small["rows"])
+        print(f"  driver memory per row from {small['rows']:,} to {large['rows']:,} rows: {growth:,.1f} bytes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
@@ -237,7 +285,14 @@ def main() -> None:
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--skip-bookkeeping", action="store_true")
     parser.add_argument("--bundled", action="store_true")
+    parser.add_argument("--ray-rows", default="",
+                        help="row counts for a Ray run streamed from a file (local mode, 2 workers, fast stand-in "
+                             "servers), comma-separated: the driver's max RSS at each")
     args = parser.parse_args()
+
+    if args.ray_rows:
+        ray_memory([int(x) for x in args.ray_rows.split(",") if x])
+        return
 
     if not args.skip_bookkeeping:
         sizes = [int(x) for x in args.memory_rows.split(",") if x]
