@@ -1,9 +1,13 @@
-"""Small text utilities every floor shares: sentences, content words, and text made safe to print."""
+"""Small text utilities every floor shares: sentences, content words, text made safe to print,
+and JSON text (canonical for hashing, fast for writing)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+import orjson
 
 _ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
                   "inc", "ltd", "jr", "sr", "u.s", "u.k", "sra", "dra", "ee.uu"}
@@ -92,3 +96,46 @@ def _narrowest_columns(table: Any) -> list[int]:
         pieces = [p for t in texts for p in (t.splitlines() if column.no_wrap else t.split())]
         widths.append(max((cell_len(p) for p in pieces), default=0))
     return widths
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces, characters as they are: the text keys are hashed from. orjson
+    writes it about ten times faster than the json module (a tenth of ragmeter's own time per
+    judge call went here); wherever the two could write different text (any float: orjson
+    writes 1e-7 where json writes 1e-07; integers past 64 bits; keys that are not strings;
+    other types) the json module writes it, so no key changes with the writer."""
+    if _plain(obj):
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode()
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON that reads back equal (cache values, results rows), through orjson where it
+    can (finite floats round-trip either way). NaN and infinities are written null, as JSON
+    has no word for them (the json module wrote NaN, which other readers refuse)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits, a key that is not a string, another type
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _plain(obj: Any) -> bool:
+    """Only str, bool, None, 64-bit ints, and lists, tuples and str-keyed dicts of them."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int:
+            if not -2**63 <= item < 2**64:
+                return False
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            if any(type(key) is not str for key in item):
+                return False
+            stack.extend(item.values())
+        else:
+            return False
+    return True

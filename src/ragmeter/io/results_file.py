@@ -21,6 +21,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.io.writers import FORMATS, _flat, _parquet_value, _umask, _why
+from ragmeter.text import json_text
 
 #: rows converted at a time from the temporary JSONL to CSV or Parquet
 CHUNK_ROWS = 2048
@@ -93,7 +94,7 @@ class ResultsFile:
         self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
 
     def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
-        self.add_line(json.dumps(result_row(record, scores, self.names), ensure_ascii=False).encode("utf-8"))
+        self.add_line(json_text(result_row(record, scores, self.names)).encode("utf-8"))
 
     def add_line(self, line: bytes) -> None:
         """A row already written as one line of JSON (`merge` passes shards' lines through)."""

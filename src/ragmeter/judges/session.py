@@ -17,13 +17,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import BusyClock, MetricStats
-from ragmeter.cache import KEY_VERSION, Cache, canonical_json
+from ragmeter.cache import KEY_VERSION, Cache
 from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.reasons import SERVES, mode_for, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
+from ragmeter.text import canonical_json
 
 M = TypeVar("M", bound=BaseModel)
 TRUNCATION_MARK = " [...]"
