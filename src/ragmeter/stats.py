@@ -36,24 +36,52 @@ def score_summary(values: list[float | None], unscored_reasons: dict[Any, int] |
     """A metric's aggregate over its rows (None: unscored), as manifest.json holds it: the mean,
     its bootstrap interval, how many rows were scored and why the others were not. The
     engine and `merge` both average through here, so a merged run reads as one run."""
-    scored = [v for v in values if v is not None]
-    ci = bootstrap_mean_ci(scored, resamples=resamples) if len(scored) >= MIN_ROWS_FOR_INTERVAL else None
-    reasons = sorted((unscored_reasons or {}).items(), key=lambda kv: -kv[1])[:10]
-    return {"mean": sum(scored) / len(scored) if scored else None, "ci95": list(ci) if ci else None,
-            "n": len(scored), "unscored": len(values) - len(scored), "unscored_reasons": dict(reasons)}
+    return score_summaries({"": values}, {"": unscored_reasons or {}}, resamples)[""]
+
+
+def score_summaries(columns: dict[str, list[float | None]], unscored_reasons: dict[str, dict[Any, int]],
+                    resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
+    """score_summary of each column, the same figures, with the bootstrap draws shared
+    (bootstrap_mean_cis): a run's metrics are summarised together."""
+    scored = {name: [v for v in values if v is not None] for name, values in columns.items()}
+    cis = bootstrap_mean_cis([v if len(v) >= MIN_ROWS_FOR_INTERVAL else [] for v in scored.values()],
+                             resamples=resamples)
+    out = {}
+    for (name, values), ci in zip(scored.items(), cis):
+        reasons = sorted(unscored_reasons.get(name, {}).items(), key=lambda kv: -kv[1])[:10]
+        out[name] = {"mean": sum(values) / len(values) if values else None, "ci95": list(ci) if ci else None,
+                     "n": len(values), "unscored": len(columns[name]) - len(values),
+                     "unscored_reasons": dict(reasons)}
+    return out
 
 
 def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int = RESAMPLES,
                       seed: int = SEED) -> tuple[float, float] | None:
     """Percentile interval of the mean; None without values."""
+    return bootstrap_mean_cis([values], level, resamples, seed)[0]
+
+
+def bootstrap_mean_cis(columns: list[list[float]], level: float = 0.95, resamples: int = RESAMPLES,
+                       seed: int = SEED) -> list[tuple[float, float] | None]:
+    """bootstrap_mean_ci of each column. Columns of one length share their row draws: alone,
+    each would draw the very same indices (same seed, same length), so a run's six metrics
+    over the same rows draw once, not six times (drawing was half of the work)."""
     import numpy as np
 
-    if not values:
-        return None
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = np.concatenate([data[picks].mean(axis=1) for picks in _index_batches(rng, len(data), resamples)])
-    return _percentiles(means, level)
+    out: list[tuple[float, float] | None] = [None] * len(columns)
+    by_length: dict[int, list[int]] = {}
+    for i, column in enumerate(columns):
+        if len(column):
+            by_length.setdefault(len(column), []).append(i)
+    for length, members in by_length.items():
+        data = [np.asarray(columns[i], dtype=float) for i in members]
+        means: list[list[Any]] = [[] for _ in members]
+        for picks in _index_batches(np.random.default_rng(seed), length, resamples):
+            for found, values in zip(means, data):
+                found.append(values[picks].mean(axis=1))
+        for i, found in zip(members, means):
+            out[i] = _percentiles(np.concatenate(found), level)
+    return out
 
 
 def index_with_ci(columns: dict[str, list[float | None]], level: float = 0.95, resamples: int = RESAMPLES,

@@ -10,7 +10,7 @@ from array import array
 from collections import Counter
 from typing import Any
 
-from ragmeter.stats import score_summary
+from ragmeter.stats import score_summaries
 
 
 class Tally:
@@ -20,6 +20,7 @@ class Tally:
         self.values = {n: array("d") for n in names}
         self.reasons: dict[str, Counter[str | None]] = {n: Counter() for n in names}
         self.modes: dict[str, Counter[Any]] = {n: Counter() for n in names}
+        self._summaries: tuple[int, dict[str, dict[str, Any]]] | None = None  # (rows then, by metric)
 
     def add(self, scores: dict[str, Any]) -> None:
         """One row's Scores (metrics/base.py), by metric label."""
@@ -44,5 +45,10 @@ class Tally:
         return [None if math.isnan(v) else v for v in self.values[name]]
 
     def aggregate(self, name: str) -> dict[str, Any]:
+        """manifest.json's figures for one metric; every metric's are computed together, once
+        for the rows added so far (their bootstrap draws are shared: stats.bootstrap_mean_cis)."""
+        if self._summaries is None or self._summaries[0] != len(self):
+            self._summaries = (len(self), score_summaries({n: self.column(n) for n in self.values},
+                                                          {n: dict(r) for n, r in self.reasons.items()}))
         modes = dict(self.modes[name])
-        return {**score_summary(self.column(name), dict(self.reasons[name])), **({"judgment": modes} if modes else {})}
+        return {**self._summaries[1][name], **({"judgment": modes} if modes else {})}
