@@ -210,3 +210,15 @@ def test_an_interval_and_a_verdict_that_read_differently_carry_a_note():
     touching = case((0.0, 0.2), 0.04, 0.04, "better")
     assert _interval_note(touching, 0.05, 1).startswith("significant by the sign-flip test though the interval")
     assert _interval_note(case((0.01, 0.2), 0.01, 0.01, "better"), 0.05, 1) is None
+
+
+def test_metrics_summarised_together_get_the_intervals_each_gets_alone():
+    """Columns of one length share their bootstrap draws; the figures are those of one column at a time."""
+    from ragmeter.stats import bootstrap_mean_cis
+
+    rng = random.Random(4)
+    columns = [[rng.random() for _ in range(300)], [rng.random() ** 3 for _ in range(300)],
+               [rng.random() for _ in range(57)], []]
+    together = bootstrap_mean_cis(columns, resamples=500)
+    assert together == [bootstrap_mean_ci(c, resamples=500) for c in columns]
+    assert together[0] != together[1] and together[3] is None  # each column's own values, not the first's
