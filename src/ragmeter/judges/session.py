@@ -66,8 +66,8 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode)
-                for mode in SERVES[mode_for(self.judge.reasons, schema)]]
+        modes = SERVES[mode_for(self.judge.reasons, schema)] if self.judge.reasons != "all" else SERVES["all"]
+        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode) for mode in modes]
         key = keys[0]
         hit = next((found for k in keys if (found := self.cache.get(k)) is not None), None)
         if hit is None and key in self._inflight:
@@ -80,16 +80,15 @@ class JudgeSession:
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
-            answer = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
+            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
         except BaseException as exc:
             pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
             pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
             raise
         finally:
             del self._inflight[key]
-        pending.set_result({"parsed": answer.parsed.model_dump(mode="json"), "truncated": answer.truncated,
-                            "probs": answer.probs})
-        parsed = output.model_validate(unwritten(answer.parsed.model_dump(mode="json"), self.judge.reasons)) \
+        pending.set_result(record)
+        parsed = output.model_validate(unwritten(record["parsed"], self.judge.reasons)) \
             if self.judge.reasons != "all" else answer.parsed
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
 
@@ -116,7 +115,9 @@ class JudgeSession:
         return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
 
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
-                       schema: dict[str, Any], max_tokens: int, stats: MetricStats, key: str) -> Answer:
+                       schema: dict[str, Any], max_tokens: int, stats: MetricStats,
+                       key: str) -> tuple[Answer, dict[str, Any]]:
+        """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
                 parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
@@ -127,8 +128,9 @@ class JudgeSession:
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
-        self.cache.put(key, {"parsed": dumped, "truncated": truncated, "probs": probs})
-        return Answer(parsed, truncated, False, probs)
+        record = {"parsed": dumped, "truncated": truncated, "probs": probs}
+        self.cache.put(key, record)
+        return Answer(parsed, truncated, False, probs), record
 
     async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
                            output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
