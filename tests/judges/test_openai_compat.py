@@ -255,3 +255,48 @@ def test_reasons_none_sends_a_schema_without_reasons_and_scores_the_same():
     assert parse_judge_spec({"spec": "openai:gpt-4o-mini", "reasons": "none"}).reasons == "none"
     with pytest.raises(ConfigError, match="reasons"):
         parse_judge_spec({"spec": "openai:gpt-4o-mini", "reasons": "failing"})
+
+
+def test_requests_go_through_aiohttps_pool_to_a_real_local_server_with_the_key(monkeypatch):
+    """No transport given: httpx's API over aiohttp (endpoints.fast_transport), tested on a real
+    socket; the key goes as a Bearer header, and a connection the server drops is retried."""
+    from httpx_aiohttp import AiohttpTransport
+
+    from tests.http_fakes import JSONHandler, serving
+
+    seen: list[dict] = []
+
+    class Server(JSONHandler):
+        def do_GET(self):
+            self._send({"data": [{"id": "m"}]})
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"auth": self.headers.get("Authorization"), "body": body})
+            if len(seen) == 1:  # the first request: the connection closed without an answer
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            self._send(chat_reply({"rating": 2}))
+
+    monkeypatch.setenv("RAGMETER_TEST_KEY", SECRET)
+    with serving(Server) as url:
+        judge = OpenAICompatJudge(f"{url}/v1", "m", api_key_env="RAGMETER_TEST_KEY")
+        result = ragmeter.evaluate([ROW], ["context_relevance"], judge=judge, cache=False, progress=False)
+    assert isinstance(judge.client()._transport, AiohttpTransport)
+    assert result.rows[0]["context_relevance"] == 1.0
+    # context_relevance asks twice; the dropped request once more
+    assert result.manifest["metrics"]["context_relevance"]["judge_calls"] == 2
+    assert [s["auth"] for s in seen] == [f"Bearer {SECRET}"] * 3 and seen[1]["body"]["model"] == "m"
+    assert result.manifest["faults"]["retries"] == 1
+
+
+def test_a_proxy_named_in_the_environment_is_used_unless_no_proxy_names_the_host(monkeypatch):
+    from ragmeter.endpoints import fast_transport
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,internal.test")
+    assert str(fast_transport("https://api.openai.com/v1").proxy.url) == "http://proxy.test:3128"
+    assert fast_transport("https://internal.test/v1").proxy is None
+    monkeypatch.delenv("NO_PROXY")
+    assert fast_transport("http://127.0.0.1:8000/v1").proxy is None  # HTTPS_PROXY is for https:// only

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ragmeter.endpoints import bearer_headers
+from ragmeter.endpoints import bearer_headers, fast_transport
 from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
@@ -105,8 +105,8 @@ class OpenAICompatJudge(Judge):
     def client(self, url: str | None = None) -> httpx.AsyncClient:
         url = url or self.urls[0]
         if url not in self._clients:
-            self._clients[url] = httpx.AsyncClient(base_url=url, headers=self._headers(),
-                                                   timeout=httpx.Timeout(None), transport=self._transport)
+            self._clients[url] = httpx.AsyncClient(base_url=url, headers=self._headers(), timeout=httpx.Timeout(None),
+                                                   transport=self._transport or fast_transport(url))
         return self._clients[url]
 
     async def check(self) -> None:
