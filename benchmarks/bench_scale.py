@@ -8,7 +8,9 @@
 2. Judge servers: stand-ins for vLLM on 127.0.0.1 (uvicorn + Starlette, each answering
    with a fixed latency, at most `--server-slots` requests at once, the rest queued), one
    spec listing 1, 2 and 4 of them, context_relevance at --concurrency 64: requests/s
-   against the linear ideal.
+   against the linear ideal, and ragmeter's CPU per 1,000 calls. `--latency 0 --server-slots 64`:
+   servers that answer at once, so whichever side is slower sets the rate; ragmeter's CPU share
+   of the wall time says which.
 3. Ray in local mode with 1 and 2 workers over the same stand-in servers: rows/s.
 4. (--bundled) the dry run against the actual run on examples/dataset.jsonl with the
    bundled judge: calls, prompt tokens and seconds (needs `ragmeter bench-judge` first).
@@ -313,15 +315,18 @@ def main() -> None:
           f"{args.server_rows} rows of context_relevance, --concurrency 64")
     procs, urls = start_servers(4, args.latency, args.server_slots)
     try:
-        ideal = args.server_slots / args.latency
+        servers_run(urls[:1], 20, 64)  # the lazy imports (numpy, pyarrow, aiohttp) out of the figures
         base = None
         for count in (1, 2, 4):
             r = servers_run(urls[:count], args.server_rows, 64)
             base = base or r["rps"]
-            print(f"  {count} server(s): {r['rps']:,.0f} requests/s ({r['rps'] / (ideal * count):.0%} of the "
-                  f"servers' capacity, {r['rps'] / (base * count):.0%} of linear from one server); "
-                  f"per server: {[s['requests'] for s in r['servers']] if r['servers'] else r['calls']}; "
-                  f"ragmeter's CPU {1000 * r['cpu'] / r['calls']:.2f} s per 1,000 calls")
+            capacity = (f"{r['rps'] / (args.server_slots / args.latency * count):.0%} of the servers' capacity, "
+                        if args.latency else "")
+            print(f"  {count} server(s): {r['rps']:,.0f} requests/s ({capacity}{r['rps'] / (base * count):.0%} of "
+                  f"linear from one server); per server: "
+                  f"{[s['requests'] for s in r['servers']] if r['servers'] else r['calls']}; ragmeter's CPU "
+                  f"{1000 * r['cpu'] / r['calls']:.2f} s per 1,000 calls, busy {r['cpu'] / r['wall']:.0%} of the "
+                  "wall time (near 100%: ragmeter, not the servers, is what bounds the rate)")
         if not args.skip_ray:
             print("3. Ray in local mode over the 4 servers (this machine has "
                   f"{os.cpu_count()} cores)")
