@@ -54,7 +54,6 @@ class Cache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA wal_autocheckpoint=10000")  # pages (40 MB): a checkpoint's fsync per 40 MB, not per 4
-        self._db.execute("PRAGMA cache_size=-32768")  # 32 MiB of pages: lookups in a large cache stay in memory
         for table in TABLES:
             self._db.execute(f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self._pending: dict[tuple[str, str], str] = {}

@@ -39,19 +39,27 @@ def score_summary(values: list[float | None], unscored_reasons: dict[Any, int] |
     return score_summaries({"": values}, {"": unscored_reasons or {}}, resamples)[""]
 
 
-def score_summaries(columns: dict[str, list[float | None]], unscored_reasons: dict[str, dict[Any, int]],
+def score_summaries(columns: dict[str, Any], unscored_reasons: dict[str, dict[Any, int]],
                     resamples: int = RESAMPLES) -> dict[str, dict[str, Any]]:
     """score_summary of each column, the same figures, with the bootstrap draws shared
-    (bootstrap_mean_cis): a run's metrics are summarised together."""
-    scored = {name: [v for v in values if v is not None] for name, values in columns.items()}
-    cis = bootstrap_mean_cis([v if len(v) >= MIN_ROWS_FOR_INTERVAL else [] for v in scored.values()],
+    (bootstrap_mean_cis): a run's metrics are summarised together. A column is a list (None:
+    unscored) or a float array (NaN: unscored), as results/tally.py keeps it; each is read as
+    a float array, so a million rows cost 8 MB a metric here, not a list of float objects."""
+    import numpy as np
+
+    scored = {}
+    for name, values in columns.items():
+        data = np.asarray(values, dtype=float)  # None -> NaN; a Tally's array is read in place
+        scored[name] = data[~np.isnan(data)]
+    cis = bootstrap_mean_cis([v if len(v) >= MIN_ROWS_FOR_INTERVAL else v[:0] for v in scored.values()],
                              resamples=resamples)
     out = {}
     for (name, values), ci in zip(scored.items(), cis):
         reasons = sorted(unscored_reasons.get(name, {}).items(), key=lambda kv: -kv[1])[:10]
-        out[name] = {"mean": sum(values) / len(values) if values else None, "ci95": list(ci) if ci else None,
-                     "n": len(values), "unscored": len(columns[name]) - len(values),
-                     "unscored_reasons": dict(reasons)}
+        # summed in row order as Python's sum does (numpy's pairwise sum differs in the last digits)
+        mean = sum(values.tolist()) / len(values) if len(values) else None
+        out[name] = {"mean": mean, "ci95": list(ci) if ci else None, "n": len(values),
+                     "unscored": len(columns[name]) - len(values), "unscored_reasons": dict(reasons)}
     return out
 
 
@@ -61,7 +69,7 @@ def bootstrap_mean_ci(values: list[float], level: float = 0.95, resamples: int =
     return bootstrap_mean_cis([values], level, resamples, seed)[0]
 
 
-def bootstrap_mean_cis(columns: list[list[float]], level: float = 0.95, resamples: int = RESAMPLES,
+def bootstrap_mean_cis(columns: list[Any], level: float = 0.95, resamples: int = RESAMPLES,
                        seed: int = SEED) -> list[tuple[float, float] | None]:
     """bootstrap_mean_ci of each column. Columns of one length share their row draws: alone,
     each would draw the very same indices (same seed, same length), so a run's six metrics

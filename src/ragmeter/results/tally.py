@@ -48,7 +48,7 @@ class Tally:
         """manifest.json's figures for one metric; every metric's are computed together, once
         for the rows added so far (their bootstrap draws are shared: stats.bootstrap_mean_cis)."""
         if self._summaries is None or self._summaries[0] != len(self):
-            self._summaries = (len(self), score_summaries({n: self.column(n) for n in self.values},
+            self._summaries = (len(self), score_summaries(dict(self.values),
                                                           {n: dict(r) for n, r in self.reasons.items()}))
         modes = dict(self.modes[name])
         return {**self._summaries[1][name], **({"judgment": modes} if modes else {})}
