@@ -17,7 +17,7 @@
 
     python benchmarks/bench_scale.py [--rows 100000] [--memory-rows 10000,100000,1000000] [--server-rows 400]
                                      [--latency 0.05] [--server-slots 4] [--skip-ray] [--bundled]
-                                     [--only-bookkeeping] [--ray-rows 10000,100000]
+                                     [--only-bookkeeping] [--ray-rows 10000,100000,1000000]
 """
 
 from __future__ import annotations
