@@ -66,8 +66,8 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        modes = SERVES[mode_for(self.judge.reasons, schema)] if self.judge.reasons != "all" else SERVES["all"]
-        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode) for mode in modes]
+        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode)
+                for mode in SERVES[mode_for(self.judge.reasons, schema)]]
         key = keys[0]
         hit = next((found for k in keys if (found := self.cache.get(k)) is not None), None)
         if hit is None and key in self._inflight:
