@@ -18,6 +18,7 @@ from ragmeter.faults import KINDS
 from ragmeter.results.manifest import Manifest
 from ragmeter.results.tally import Tally
 from ragmeter.shard import parse_shard, shard_of
+from ragmeter.text import json_text
 
 #: config keys that may differ between the shards of one run
 PER_SHARD = ("output", "shard", "overwrite", "progress", "concurrency", "timeout", "retries", "summary_md", "junit",
@@ -164,7 +165,7 @@ def _shard_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
 
     for number, record in iter_records(shard.results, source):  # CSV, Parquet: a chunk at a time
         row = typed_row(record, shard.manifest, source, number)
-        yield json.dumps(row, ensure_ascii=False).encode("utf-8"), row
+        yield json_text(row).encode("utf-8"), row  # as the results file writes a row
 
 
 def _dataset_ids(manifest: Manifest) -> Iterator[str]:
