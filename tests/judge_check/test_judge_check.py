@@ -59,6 +59,10 @@ def perfect(request):
     """Supported exactly when the statement is written in the contexts; relevant exactly when
     the context is the question's own (the rows above)."""
     content = request.messages[-1]["content"]
+    if request.tag == "faithfulness.statements":  # a short answer, written out with its fill-in question
+        blank = re.search(r'question: What fills the blank in "(.*)"\?\nanswer: (.*)', content, re.S)
+        assert blank is not None, content
+        return {"statements": [blank.group(1).replace("___", blank.group(2).strip(), 1)]}
     if request.tag == "faithfulness.verdicts":
         contexts = _norm(" ".join(_section(content, "contexts", "statements")))
         statements = _section(content, "statements", None)
@@ -70,6 +74,8 @@ def perfect(request):
 
 
 def always_yes(request):
+    if request.tag == "faithfulness.statements":
+        return {"statements": [request.messages[-1]["content"].rsplit("answer: ", 1)[1].strip()]}
     if request.tag == "faithfulness.verdicts":
         count = len(_section(request.messages[-1]["content"], "statements", None))
         return {"verdicts": [{"verdict": 1, "reason": "yes"} for _ in range(count)]}
@@ -137,10 +143,15 @@ def test_cases_are_seeded_and_per_row():
         assert source in contexts
         if case.check == "verbatim_sentence":
             assert _norm(case.row["response"]) in _norm(source)
-        if case.check in ("unrelated_sentence", "negated_sentence", "swapped_fact"):
+        if case.check in ("unrelated_sentence", "negated_sentence", "swapped_fact", "short_other"):
             assert _norm(case.row["response"]) not in _norm(" ".join(contexts))
+        if case.check == "short_copied":
+            assert _norm(case.row["response"]) in _norm(source) and len(case.row["response"].split()) <= 5
+            blanked = case.row["user_input"].removeprefix('What fills the blank in "').removesuffix('"?')
+            assert _norm(blanked.replace("___", case.row["response"])) in _norm(source)
     checks = {c.check for c in first}
-    assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact"}
+    assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact",
+                      "short_copied", "short_other"}
     # a row's cases do not depend on the rows after it (--limit takes a prefix of the same cases)
     assert len({c.source for c in first}) == 6
 
@@ -151,7 +162,7 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     faith = result.metrics["faithfulness"]
     assert {c.check: c.pass_rate for c in faith.checks} == {
         "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
-        "swapped_fact": 1.0}
+        "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0}
     assert faith.roc_auc == 1.0 and faith.failures == []
     verbatim = faith.checks[0]
     assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
@@ -169,12 +180,13 @@ def test_an_always_yes_judge_fails_every_should_be_low_check():
                          cache=False, progress=False)
     rates = {c.check: c.pass_rate for m in result.metrics.values() for c in m.checks}
     assert rates == {"verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 0.0,
-                     "negated_sentence": 0.0, "swapped_fact": 0.0, "own_context": 1.0, "other_context": 0.0}
+                     "negated_sentence": 0.0, "swapped_fact": 0.0, "short_copied": 1.0, "short_other": 0.0,
+                     "own_context": 1.0, "other_context": 0.0}
     faith = result.metrics["faithfulness"]
     assert faith.roc_auc == 0.5
     low_failures = [f for f in faith.failures if f.expect == "low"]
     assert low_failures and all(f.score == 1.0 and f.reason for f in low_failures)
-    assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact"}
+    assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact", "short_other"}
 
 
 def test_documents_give_faithfulness_cases_only(tmp_path):
@@ -244,7 +256,7 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     dry = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run",
                   "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
-    assert "dry run · 30 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+    assert "dry run · 40 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
 def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():

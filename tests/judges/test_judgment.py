@@ -309,10 +309,48 @@ def test_calibration_applies_to_its_own_prompt_version_only_and_the_cache_keeps_
                                    progress=False)
     assert calibrated.rows[0]["faithfulness"] == pytest.approx(0.854779, abs=1e-6)
     assert calibrated.manifest["judge"]["calibration"]["faithfulness.verdicts"]["slope"] == 2.0
-    # the same cached reply read by a judge without the line: the raw probability
-    plain = ragmeter.evaluate([row], ["faithfulness"], judge=ScriptedJudge({}), cache=cache, progress=False)
+    first = CalibratedScript(script, version)
+    ragmeter.evaluate([row], ["faithfulness"], judge=first, cache=False, progress=False)
+    assert first.requests[0].label_lines == (("verdict", 2.0, -1.0),)  # the backend writes labels by the line
+    # read back from the cache, the line is applied once more to the raw probability kept there
+    again = ragmeter.evaluate([row], ["faithfulness"], judge=CalibratedScript({}, version), cache=cache,
+                              progress=False)
+    assert again.rows[0]["faithfulness"] == pytest.approx(0.854779, abs=1e-6)
+    # a judge without the line writes its labels otherwise: a reply of its own, the raw probability
+    plain_judge = ScriptedJudge(script)
+    plain = ragmeter.evaluate([row], ["faithfulness"], judge=plain_judge, cache=cache, progress=False)
     assert plain.rows[0]["faithfulness"] == pytest.approx(0.8)
-    # a line fitted on another version of the prompt is not applied
+    assert plain_judge.calls() == 1 and plain_judge.requests[0].label_lines == ()
+    # a line fitted on another version of the prompt is not applied (and that reply is the plain one)
     other = ragmeter.evaluate([row], ["faithfulness"], judge=CalibratedScript({}, "other-version"), cache=cache,
                               progress=False)
     assert other.rows[0]["faithfulness"] == pytest.approx(0.8)
+
+
+class _Vocab:
+    """Enough of a llama.cpp model for choosing a label token: five tokens."""
+
+    texts = {0: " ", 1: "0", 2: "1", 3: " 0", 4: " 1"}
+
+    def detokenize(self, ids):
+        return "".join(self.texts[i] for i in ids).encode()
+
+    def tokenize(self, text, add_bos=False, special=False):
+        return [next(i for i, t in self.texts.items() if t == text.decode())]
+
+
+def test_the_decoder_writes_the_label_the_calibrated_probability_favours():
+    import numpy as np
+
+    from ragmeter.judges.llamacpp_decode import _calibrated_label
+
+    logits = np.array([0.0, 1.0, 2.0, 0.5, 1.5])  # raw: "1" is the greedy token
+    read = {"field": "verdict", "probs": {"0": 0.3, "1": 0.7}, "typed": ""}
+    lowering = (("verdict", 2.0, -3.0),)  # sigmoid(2 logit(0.7) - 3) = 0.213: calibrated, a 0
+    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 2) == 1  # the best token that begins "0"
+    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 4) == 1
+    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 0) == 0  # whitespace decides nothing
+    raising = (("verdict", 1.0, 0.0),)  # the identity line: 0.7 stays a 1
+    assert _calibrated_label(_Vocab(), logits, None, read, raising, 2) == 2
+    other_field = (("rating", 2.0, -3.0),)
+    assert _calibrated_label(_Vocab(), logits, None, read, other_field, 2) == 2

@@ -113,3 +113,38 @@ def test_reasons_change_the_tokens_written_never_the_scores(tmp_path):
     tokens = {mode: run.manifest["metrics"]["faithfulness"]["completion_tokens"] for mode, run in runs.items()}
     assert tokens["none"] < tokens["failing"] < tokens["all"]
     assert runs["failing"].manifest["judge"]["reasons"] == "failing"
+
+
+HTTPLIB = ["httplib2 is a comprehensive HTTP client library, httplib2.py supports many features left out of other "
+           "HTTP libraries. More example usage can be found at:\n* https://github.com/httplib2/httplib2/wiki/Examples\n"
+           "* https://github.com/httplib2/httplib2/wiki/Examples-Python3",
+           "Zstandard is a fast compression algorithm. The training mode is selected with `zstd --train FILES`."]
+ONE_VERDICT_ROWS = [
+    {"id": "name", "user_input": "What is the name of the HTTP client library?", "response": "httplib2",
+     "retrieved_contexts": HTTPLIB},
+    {"id": "train", "user_input": "How is the training mode for Zstd selected?",
+     "response": "The training mode for Zstd is specified with the `--train` option.", "retrieved_contexts": HTTPLIB},
+    {"id": "wrong", "user_input": "What is the name of the HTTP client library?", "response": "zstd",
+     "retrieved_contexts": HTTPLIB},
+    {"id": "cache", "user_input": "What does httplib2 support?",
+     "response": "httplib2 supports fewer features than other HTTP libraries.", "retrieved_contexts": HTTPLIB}]
+
+
+def test_one_verdict_the_shown_verdict_count_and_reasons_follow_the_calibrated_score(tmp_path):
+    """Issue 35: the score, the verdict shown, "N of M supported" and which reasons `failing`
+    writes come from one (calibrated) probability, on the default judge and its defaults."""
+    result = ragmeter.evaluate(ONE_VERDICT_ROWS, ["faithfulness"], judge=QWEN, cache=tmp_path / "c.sqlite",
+                               progress=False)
+    scores = {row["id"]: row["faithfulness"] for row in result.rows}
+    for row in result.rows:
+        evidence = row["faithfulness_evidence"]
+        (statement,) = evidence["statements"]
+        assert statement["verdict"] == int(statement["p_supported"] >= 0.5), row["id"]
+        assert row["faithfulness_reason"] == f"{statement['verdict']} of 1 statements supported by the contexts"
+        assert statement["reason"].startswith("no reason written") is (statement["verdict"] == 1), row["id"]
+    # the short answer was judged with its question, against the sentence that holds it
+    name = result.rows[0]["faithfulness_evidence"]
+    assert name["statements_from"] == "short answer: rewrite"
+    assert "httplib2" in name["statements"][0]["statement"] and name["statements"][0]["statement"] != "httplib2"
+    assert name["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
+    assert scores["name"] >= 0.5 > scores["wrong"]

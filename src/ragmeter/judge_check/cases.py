@@ -152,7 +152,11 @@ GROUNDING = (
     Check("unrelated_sentence", "low", "the answer is a sentence from another row's context"),
     Check("negated_sentence", "low", "the answer is a context's sentence, negated"),
     Check("swapped_fact", "low", "the answer is a context's sentence with a number or name from another row"),
+    Check("short_copied", "high", "a short answer copied from a context, with its question"),
+    Check("short_other", "low", "a short answer from another row, with this row's question"),
 )
+#: a short answer has at most this many words (the faithfulness metric's own bound)
+SHORT_MAX = 5
 
 
 def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Random,
@@ -169,6 +173,9 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     def case(name: str, response: str, edit: str = "") -> Case:
         return _case("grounding", checks[name], k, source, {**base, "response": response}, edit)
 
+    def case_with(name: str, fields: dict[str, str], edit: str) -> Case:
+        return _case("grounding", checks[name], k, source, {**base, **fields}, edit)
+
     verbatim = rng.choice(sentences)
     yield case("verbatim_sentence", verbatim)
     yield case("whole_context", context.strip())
@@ -181,6 +188,11 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     swapped = _swapped(source, pool, sentences, contexts, rng)
     if swapped is not None:
         yield case("swapped_fact", swapped[0], f"swapped {swapped[1]} -> {swapped[2]}")
+    short = _short_answers(source, pool, sentences, contexts, rng)
+    if short is not None:
+        question, copied, other, how = short
+        yield case_with("short_copied", {"user_input": question, "response": copied}, how)
+        yield case_with("short_other", {"user_input": question, "response": other}, how)
 
 
 def _shuffled(items: list[str], rng: random.Random) -> list[str]:
@@ -214,6 +226,35 @@ def _swapped(source: Source, pool: list[Source], sentences: list[str], contexts:
         swapped = swap_fact(sentence, text, pool_numbers, pool_entities, rng)
         if swapped is not None:
             return swapped
+    return None
+
+
+def _is_short(text: str | None) -> bool:
+    return bool(text) and len(str(text).split()) <= SHORT_MAX
+
+
+def _short_answers(source: Source, pool: list[Source], sentences: list[str], contexts: list[str],
+                   rng: random.Random) -> tuple[str, str, str, str] | None:
+    """(question, a short answer the contexts hold, another row's short answer, how it was
+    made). The row's own question and short reference where a context holds it word for
+    word; else a fill-in question from one of the context's sentences with its number or
+    name blanked, and another row's number or name the contexts never mention."""
+    text = _norm("\n".join(contexts))
+    if source.question and _is_short(source.reference) and _norm(source.reference or "") in text:
+        others = [o.reference for o in _shuffled_sources(list(pool), rng)
+                  if o.id != source.id and _is_short(o.reference) and _norm(o.reference or "") not in text]
+        if others:
+            return source.question, str(source.reference), str(others[0]), "the row's question and reference"
+    others_text = " ".join(c for s in pool if s.id != source.id for c in s.contexts[:1])
+    kinds = ((numbers, numbers(others_text)), (entities, entities(others_text)))
+    for sentence in _shuffled(sentences, rng):
+        for find, pool_values in kinds:
+            fill = next((f for f in find(sentence) if _is_short(f) and len(f) > 1), None)
+            choices = sorted({p for p in pool_values if _norm(p) not in text and _is_short(p)})
+            if fill is None or not choices:
+                continue
+            blanked = sentence.replace(fill, "___", 1)
+            return f'What fills the blank in "{blanked}"?', fill, rng.choice(choices), f"blanked {fill}"
     return None
 
 

@@ -48,6 +48,10 @@ class JudgeRequest:
     stop: tuple[str, ...] = ()
     #: False once the server refused structured output: the schema is then in the prompt.
     structured: bool = True
+    #: Platt lines (slope, intercept) by binary label field: a backend that decodes itself
+    #: writes the label its calibrated probability favours, so the verdict shown, the reason
+    #: written after it and the score all follow one probability (judges/calibration.py).
+    label_lines: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass

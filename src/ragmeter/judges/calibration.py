@@ -37,9 +37,7 @@ class Platt:
     fitted_on: str
 
     def apply(self, p_one: float) -> float:
-        p = min(1 - EPSILON, max(EPSILON, p_one))
-        z = self.slope * math.log(p / (1 - p)) + self.intercept
-        return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+        return apply_line(self.slope, self.intercept, p_one)
 
     def record(self) -> dict[str, Any]:
         return {"version": self.version, "field": self.field, "slope": self.slope, "intercept": self.intercept,
@@ -56,6 +54,21 @@ def calibrate(probs: dict[str, dict[str, float]], rule: Platt) -> dict[str, dict
             dist = {"0": 1 - one, "1": one}
         out[path] = dist
     return out
+
+
+def apply_line(slope: float, intercept: float, p_one: float) -> float:
+    """p' = sigmoid(slope * logit(p) + intercept), with p kept off 0 and 1."""
+    p = min(1 - EPSILON, max(EPSILON, p_one))
+    z = slope * math.log(p / (1 - p)) + intercept
+    return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+
+
+def favoured(probs: dict[str, float], slope: float, intercept: float) -> str | None:
+    """The binary label ("0"/"1") the calibrated probability favours; None for other labels."""
+    if set(probs) != {"0", "1"}:
+        return None
+    one = apply_line(slope, intercept, probs["1"] / ((probs["0"] + probs["1"]) or 1.0))
+    return "1" if one >= 0.5 else "0"
 
 
 @cache

@@ -76,17 +76,20 @@ class LabelProbe:
             return None
         return field, typed, possible
 
-    def observe(self, text: str, scores: Callable[[str, list[str]], dict[str, float]]) -> None:
+    def observe(self, text: str, scores: Callable[[str, list[str]], dict[str, float]]) -> LabelDist | None:
         """Before each token: `scores(typed, labels)` returns log-scores (logits or logprobs) of
-        candidate token texts; called only where a label is about to be decided."""
+        candidate token texts; called only where a label is about to be decided. Returns the
+        distribution read at this step (with `typed`), or None where no label is being decided."""
         state = self.undecided(text)
         if state is None:
             self._flush()
-            return
+            return None
         field, typed, possible = state
         dist = distribution(typed, possible, scores(typed, possible))
-        if dist is not None:
-            self._pending = {"field": field, **dist}
+        if dist is None:
+            return None
+        self._pending = {"field": field, **dist}
+        return {**self._pending, "typed": typed}
 
     def finish(self) -> list[LabelDist]:
         self._flush()
@@ -112,6 +115,12 @@ def distribution(typed: str, labels: list[str], scores: dict[str, float]) -> dic
     weights = {v: sum(math.exp(s - top) for s in mass.get(v, [])) for v in labels}
     total = sum(weights.values())
     return {"probs": {v: w / total for v, w in weights.items()}}
+
+
+def decided(typed: str, token: str, labels: Iterable[str]) -> str | None:
+    """The one label that typing `token` after `typed` leads to, or None (whitespace, a quote)."""
+    owners = [v for v in labels if _fits(typed, token, v)]
+    return owners[0] if len(owners) == 1 else None
 
 
 def _fits(typed: str, token: str, label: str) -> bool:

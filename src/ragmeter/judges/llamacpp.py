@@ -185,7 +185,8 @@ class LlamaCppJudge(Judge):
             fields = label_fields(request.schema)
             skip = reason_skipper(self.reasons, request.schema) if request.prompt is None else None
             out = greedy_constrained(llm, self._parts(llm, request), gbnf, max_tokens, deadline,
-                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes, skip)
+                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes, skip,
+                                     request.label_lines)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,

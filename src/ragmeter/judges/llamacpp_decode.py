@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragmeter.errors import JudgeError
-from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts
+from ragmeter.judges.calibration import favoured
+from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, decided
 from ragmeter.judges.render import cut_at_stop
 
 
@@ -114,10 +115,12 @@ class PrefixStates:
 def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,
                        deadline: float | None = None, stop: tuple[str, ...] = (),
                        probe: LabelProbe | None = None, states: PrefixStates | None = None,
-                       skip_reason: Callable[[str], bool] | None = None) -> Decoded:
+                       skip_reason: Callable[[str], bool] | None = None,
+                       lines: tuple[tuple[str, float, float], ...] = ()) -> Decoded:
     """Greedy decode of `prompt` under the grammar; with a probe, also the label
     probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
-    reason it says yes to is closed at once (see reason_skipper)."""
+    reason it says yes to is closed at once (see reason_skipper); with `lines` (Platt lines
+    by label field), such a label is written as its calibrated probability favours."""
     import llama_cpp
     import numpy as np
 
@@ -136,8 +139,8 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
         finish = "length"
         for _ in range(max_tokens):
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
-            if probe is not None:
-                probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits))
+            read = probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits)) \
+                if probe is not None else None
             if skip_reason is not None and skip_reason(text.decode("utf-8", errors="ignore")) and \
                     (grammar is None or grammar.allows(quote)):
                 token = quote  # the reason's string closes empty
@@ -145,6 +148,8 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
                 token = int(np.argmax(logits))
                 if grammar is not None:
                     token = grammar.choose(token, logits)
+                if read is not None and lines:
+                    token = _calibrated_label(llm, logits, grammar, read, lines, token)
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 finish = "stop"
                 break
@@ -164,6 +169,24 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
     finally:
         if grammar is not None:
             grammar.free()
+
+
+def _calibrated_label(llm: Any, logits: Any, grammar: _Grammar | None, read: LabelDist,
+                      lines: tuple[tuple[str, float, float], ...], token: int) -> int:
+    """`token`, or where it decides a calibrated label the other way, the best token that
+    begins the favoured label. A token that decides nothing (whitespace) is left alone, so the
+    probabilities are read at the very step they are read without calibration."""
+    line = next((ln for ln in lines if ln[0] == read["field"]), None)
+    labels = list(read["probs"])
+    typed = read["typed"]
+    now = decided(typed, llm.detokenize([token]).decode("utf-8", errors="ignore"), labels)
+    want = favoured(read["probs"], line[1], line[2]) if line is not None else None
+    if now is None or want is None or now == want:
+        return token
+    ids = {llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)[0]
+           for text in candidate_texts(typed, [want]) if text}
+    allowed = [i for i in ids if grammar is None or grammar.allows(i)]
+    return max(allowed, key=lambda i: float(logits[i])) if allowed else token
 
 
 def _token_scores(llm: Any, logits: Any) -> Any:

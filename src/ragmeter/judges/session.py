@@ -66,7 +66,8 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode)
+        lines = self._lines(prompt)
+        keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode, lines)
                 for mode in SERVES[mode_for(self.judge.reasons, schema)]]
         key = keys[0]
         hit = next((found for k in keys if (found := self.cache.get(k)) is not None), None)
@@ -80,7 +81,7 @@ class JudgeSession:
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
-            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
+            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key, lines)
         except BaseException as exc:
             pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
             pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
@@ -91,6 +92,13 @@ class JudgeSession:
         parsed = output.model_validate(unwritten(record["parsed"], self.judge.reasons)) \
             if self.judge.reasons != "all" else answer.parsed
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
+
+    def _lines(self, prompt: Prompt) -> tuple[tuple[str, float, float], ...]:
+        """The Platt line for this exact prompt version, as the backend writes labels by it."""
+        rule = self._calibration.get(prompt.key)
+        if rule is None or rule.version != prompt.version:
+            return ()
+        return ((rule.field, rule.slope, rule.intercept),)
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
@@ -103,28 +111,32 @@ class JudgeSession:
         return calibrate(probs, rule)
 
     def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int,
-              reasons: str = "all") -> str:
+              reasons: str = "all", lines: tuple[tuple[str, float, float], ...] = ()) -> str:
         """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,
         with the judge's identity and the schema serialised once instead of per call; a reply
-        written with fewer reasons (`reasons`) has a key of its own."""
+        written with fewer reasons (`reasons`), or with labels written by a Platt line
+        (`lines`: the text after the label follows it), has a key of its own."""
         if self._identity_json is None:
             self._identity_json = canonical_json(self.judge.identity())
         written = "" if reasons == "all" else f',"reasons":"{reasons}"'
-        text = (f'{{"inputs":{canonical_json(inputs)},"judge":{self._identity_json},"max_tokens":{max_tokens},'
+        by = f',"labels_by":{canonical_json([list(line) for line in lines])}' if lines else ""
+        text = (f'{{"inputs":{canonical_json(inputs)},"judge":{self._identity_json}{by},"max_tokens":{max_tokens},'
                 f'"prompt":{canonical_json(prompt)}{written},"schema":{schema_json(output)}}}')
         return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
 
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                        schema: dict[str, Any], max_tokens: int, stats: MetricStats,
-                       key: str) -> tuple[Answer, dict[str, Any]]:
+                       key: str, lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[Answer, dict[str, Any]]:
         """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                                                                   lines)
             except FormatRejected:
                 self.format_rejected = True
                 self.faults.add("structured_output_refused")
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                                                                   lines)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
@@ -133,17 +145,21 @@ class JudgeSession:
         return Answer(parsed, truncated, False, probs), record
 
     async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
-                           output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
+                           output: type[M], max_tokens: int, stats: MetricStats,
+                           lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
-        parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured)
+        parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured,
+                                              lines)
         return parsed, reply, truncated
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str,
-                         structured: bool = True) -> tuple[M, JudgeReply]:
+                         structured: bool = True,
+                         lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[M, JudgeReply]:
         def request(msgs: list[Message]) -> JudgeRequest:
-            return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured)
+            return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured,
+                                label_lines=lines)
 
         reply = await self._call(request(messages), stats)
         try:

@@ -25,7 +25,12 @@ BUDGET_CHARS = 400
 PER_CLAIM = 2
 NEAR_BEST = 0.6
 GAP = " … "
+#: the question's words count this much against the claim's own in choosing sentences
+QUESTION_WEIGHT = 0.5
+#: and a sentence's own share of claim and question words this much (a tie-break by focus)
+FOCUS = 0.1
 _WORD = re.compile(r"\w+", re.UNICODE)
+_URL = re.compile(r"(?:https?://|www\.)\S+")
 #: where markdown and plain text break between sentences that have no stop: blank lines,
 #: list items, headings, table rows
 _BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*+#|>]|\d+[.)])\s)")
@@ -35,18 +40,29 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text) if len(w) > 2 or w.isdigit()]
 
 
-def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS) -> list[str]:
+def sentence_words(sentence: str, keep_urls: bool) -> set[str]:
+    """A context sentence's words for matching; the words inside its web addresses count only
+    when the claim itself holds one (else a URL line that repeats a project's name outranks
+    the sentence that says what the project is)."""
+    return set(words(sentence if keep_urls else _URL.sub(" ", sentence)))
+
+
+def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, question: str | None = None) -> list[str]:
     """The contexts to show a judge for `claim`: one context that fits `budget` whole, else
-    each context cut to its sentences most like the claim's (a context with none left out)."""
+    each context cut to its sentences most like the claim's (a context with none left out).
+    The question's words help choose (at QUESTION_WEIGHT): a one-word answer says little
+    about where it comes from, its question says the rest."""
     if len(contexts) <= 1 and sum(len(c) for c in contexts) <= budget:
         return contexts
     sentences = [context_sentences(c) for c in contexts]
-    bags = [[set(words(s)) for s in per] for per in sentences]  # each sentence's words, split once
+    keep_urls = bool(_URL.search(claim))
+    bags = [[sentence_words(s, keep_urls) for s in per] for per in sentences]  # each sentence's words, split once
     weight = _idf([bag for per in bags for bag in per])
+    asked = set(words(question or ""))
     chosen: set[tuple[int, int]] = set()
     for part in split_sentences(claim) or [claim]:
         wanted = set(words(part))
-        ranked = sorted(((_overlap(wanted, bag, weight), c, i) for c, per in enumerate(bags)
+        ranked = sorted(((_rank(wanted, asked, bag, weight), c, i) for c, per in enumerate(bags)
                          for i, bag in enumerate(per)), reverse=True)
         best = ranked[0][0] if ranked else 0.0
         for score, c, i in ranked[:PER_CLAIM]:
@@ -58,6 +74,17 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS) -> lis
         if kept:
             out.append(_join(per, kept))
     return out or contexts
+
+
+def _rank(wanted: set[str], asked: set[str], bag: set[str], weight: dict[str, float]) -> float:
+    """How well a sentence holds the claim: the weighted share of the claim's words it holds,
+    then of the question's (less), then, a little, the share of its own words that are the
+    claim's or question's: of two sentences holding the claim, the focused one (a sentence,
+    not a licence paragraph or a list of links) ranks first."""
+    if not bag:
+        return 0.0
+    focus = _overlap(bag, wanted | asked, weight)
+    return _overlap(wanted, bag, weight) + QUESTION_WEIGHT * _overlap(asked - wanted, bag, weight) + FOCUS * focus
 
 
 def context_sentences(text: str) -> list[str]:

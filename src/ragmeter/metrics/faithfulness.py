@@ -18,13 +18,24 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
-from ragmeter.metrics.excerpts import excerpts
+from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
 
 NO_STATEMENTS = "the judge found no statements in the response"
+#: answers of at most this many words are judged with their question (`short_answers`)
+SHORT_WORDS = 5
+#: answer words a rewrite states rather than repeats
+POLAR = {"yes", "true", "false"}
+
+
+def is_short(answer: str) -> bool:
+    """A name, a number, a fragment, "yes": at most SHORT_WORDS words, and not a sentence of
+    four or more words with its stop ("France is in Western Europe." stands alone)."""
+    n = len(answer.split())
+    return 0 < n <= SHORT_WORDS and not (n >= 4 and answer.rstrip().endswith((".", "!", "?")))
 
 
 def faithfulness(flags: list[float]) -> float:
@@ -35,6 +46,11 @@ class FaithfulnessOptions(JudgedOptions):
     statements: Literal["response", "sentences", "judge"] = "response"
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
+    #: an answer of at most SHORT_WORDS words ("httplib2", "0-99", "yes") is no claim alone:
+    #: `rewrite` has the judge write it as one standalone statement from its question (Ragas's
+    #: statements prompt, one statement); `question` judges "question answer" as the claim;
+    #: `alone` judges the answer as it is. Rows without a question are judged alone.
+    short_answers: Literal["rewrite", "question", "alone"] = "rewrite"
 
 
 class Faithfulness(Metric):
@@ -47,17 +63,19 @@ class Faithfulness(Metric):
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         super().__init__(label, **options)
-        if self.options.statements != "judge":  # only the judge's statement prompt reads the question
+        if self.options.statements != "judge":  # then the question is optional: read for short answers only
             self.required = ("response", "retrieved_contexts")
 
     def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
         if prompt_name == "statements":
-            return statements(claim_limit(inputs["answer"]))
+            return statements(1 if is_short(inputs["answer"]) else claim_limit(inputs["answer"]))
         return verdicts(len(inputs["statements"]))
 
     async def claims(self, sample: Sample, ctx: MetricContext) -> tuple[list[str], int]:
         """The statements to judge, and how many repeats the judge wrote that were dropped."""
         response = sample.response or ""
+        if sample.user_input and self.options.short_answers != "alone" and is_short(response):
+            return await self.standalone(sample.user_input, response.strip(), ctx), 0
         if self.options.statements == "response":
             return [response.strip()], 0
         if self.options.statements == "sentences":
@@ -65,17 +83,33 @@ class Faithfulness(Metric):
         found = await self.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
         return unique(found.statements), len(found.statements) - len(unique(found.statements))
 
+    async def standalone(self, question: str, answer: str, ctx: MetricContext) -> list[str]:
+        """A short answer as the claim it makes with its question. A rewrite that drops the
+        answer's own words (but yes or no) is not trusted: question and answer are judged
+        together then."""
+        if self.options.short_answers == "rewrite":
+            found = unique((await self.ask(ctx, "statements", {"question": question, "answer": answer})).statements)
+            if found and (set(words(answer)) - POLAR <= set(words(found[0]))):
+                return found
+        return [f"{question.strip()} {answer}"]
+
+    def statements_from(self, sample: Sample) -> str:
+        """Where the judged statements came from, for the evidence."""
+        short = bool(sample.user_input) and self.options.short_answers != "alone" and is_short(sample.response or "")
+        return f"short answer: {self.options.short_answers}" if short else self.options.statements
+
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         claims, repeats = await self.claims(sample, ctx)
         if not claims:
             raise Unscorable(NO_STATEMENTS)
         contexts = sample.retrieved_contexts or []
-        shown = excerpts(" ".join(claims), contexts) if self.options.contexts == "excerpts" else contexts
+        shown = excerpts(" ".join(claims), contexts, question=sample.user_input) \
+            if self.options.contexts == "excerpts" else contexts
         judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims})
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
         evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason}
                                    for s, v, w in zip(claims, judged.parsed.verdicts, weighed)],
-                    "statements_from": self.options.statements, "repeats_dropped": repeats,
+                    "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), **({"excerpts": shown} if shown is not contexts else {})}
         labels = sum(v.verdict for v in judged.parsed.verdicts)
         return Score(faithfulness([w.value for w in weighed]),
