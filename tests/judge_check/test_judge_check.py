@@ -59,13 +59,9 @@ def perfect(request):
     """Supported exactly when the statement is written in the contexts; relevant exactly when
     the context is the question's own (the rows above)."""
     content = request.messages[-1]["content"]
-    if request.tag == "faithfulness.statements":  # a short answer, written out with its fill-in question
-        blank = re.search(r'question: What fills the blank in "(.*)"\?\nanswer: (.*)', content, re.S)
-        assert blank is not None, content
-        return {"statements": [blank.group(1).replace("___", blank.group(2).strip(), 1)]}
     if request.tag == "faithfulness.verdicts":
         contexts = _norm(" ".join(_section(content, "contexts", "statements")))
-        statements = _section(content, "statements", None)
+        statements = [_filled(s) for s in _section(content, "statements", None)]
         return {"verdicts": [{"verdict": int(_norm(s) in contexts), "reason": "checked"} for s in statements]}
     if request.tag.startswith("context_relevance."):
         own = next(r["retrieved_contexts"][0] for r in ROWS if f"question: {r['user_input']}" in content)
@@ -73,9 +69,13 @@ def perfect(request):
     raise KeyError(request.tag)
 
 
+def _filled(statement: str) -> str:
+    """A fill-in question and its short answer, as the sentence they make."""
+    blank = re.fullmatch(r'What fills the blank in "(.*)"\? (.*)', statement, re.S)
+    return blank.group(1).replace("___", blank.group(2).strip(), 1) if blank else statement
+
+
 def always_yes(request):
-    if request.tag == "faithfulness.statements":
-        return {"statements": [request.messages[-1]["content"].rsplit("answer: ", 1)[1].strip()]}
     if request.tag == "faithfulness.verdicts":
         count = len(_section(request.messages[-1]["content"], "statements", None))
         return {"verdicts": [{"verdict": 1, "reason": "yes"} for _ in range(count)]}

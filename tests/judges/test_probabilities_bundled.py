@@ -144,7 +144,7 @@ def test_one_verdict_the_shown_verdict_count_and_reasons_follow_the_calibrated_s
         assert statement["reason"].startswith("no reason written") is (statement["verdict"] == 1), row["id"]
     # the short answer was judged with its question, against the sentence that holds it
     name = result.rows[0]["faithfulness_evidence"]
-    assert name["statements_from"] == "short answer: rewrite"
-    assert "httplib2" in name["statements"][0]["statement"] and name["statements"][0]["statement"] != "httplib2"
+    assert name["statements_from"] == "short answer: question"
+    assert name["statements"][0]["statement"] == "What is the name of the HTTP client library? httplib2"
     assert name["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
     assert scores["name"] >= 0.5 > scores["wrong"]

@@ -27,10 +27,24 @@ def test_a_short_answer_is_a_name_a_number_or_a_fragment_not_a_short_sentence(an
     assert is_short(answer) is short
 
 
-def test_a_short_answer_is_rewritten_with_its_question_and_that_statement_is_judged():
+def test_by_default_a_short_answer_is_judged_with_its_question_in_one_call():
+    result, judge = evaluate([ROW], ["faithfulness"], {"faithfulness.verdicts": v(1)})
+    evidence = result.rows[0]["faithfulness_evidence"]
+    assert [s["statement"] for s in evidence["statements"]] == ["What is the name of the HTTP client library? httplib2"]
+    assert evidence["statements_from"] == "short answer: question"
+    assert judge.calls() == 1
+    # the excerpts were chosen with the question: the sentence that says what httplib2 is, not the URL lines
+    assert evidence["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
+    assert "github.com" not in " ".join(evidence["excerpts"])
+
+
+REWRITE = {"faithfulness": {"short_answers": "rewrite"}}
+
+
+def test_a_short_answer_can_be_rewritten_with_its_question_and_that_statement_is_judged():
     rewritten = "The HTTP client library is named httplib2."
-    result, judge = evaluate([ROW], ["faithfulness"], {"faithfulness.statements": {"statements": [rewritten]},
-                                                       "faithfulness.verdicts": v(1)})
+    result, judge = evaluate([ROW], [REWRITE], {"faithfulness.statements": {"statements": [rewritten]},
+                                                "faithfulness.verdicts": v(1)})
     out = result.rows[0]
     assert out["faithfulness"] == 1.0
     evidence = out["faithfulness_evidence"]
@@ -48,18 +62,13 @@ def test_a_short_answer_is_rewritten_with_its_question_and_that_statement_is_jud
 def test_a_rewrite_that_drops_the_answer_is_not_trusted_question_and_answer_are_judged_together():
     script = {"faithfulness.statements": {"statements": ["The library caches responses."]},
               "faithfulness.verdicts": v(0)}
-    result, judge = evaluate([ROW], ["faithfulness"], script)
+    result, judge = evaluate([ROW], [REWRITE], script)
     claims = [s["statement"] for s in result.rows[0]["faithfulness_evidence"]["statements"]]
     assert claims == ["What is the name of the HTTP client library? httplib2"]
     assert judge.calls("faithfulness.verdicts") == 1
 
 
-def test_short_answers_question_and_alone_settings_and_rows_without_a_question():
-    metric = {"faithfulness": {"short_answers": "question"}}
-    result, judge = evaluate([ROW], [metric], {"faithfulness.verdicts": v(1)})
-    assert [s["statement"] for s in result.rows[0]["faithfulness_evidence"]["statements"]] == [
-        "What is the name of the HTTP client library? httplib2"]
-    assert judge.calls("faithfulness.statements") == 0
+def test_short_answers_alone_and_rows_without_a_question():
     result, judge = evaluate([ROW], [{"faithfulness": {"short_answers": "alone"}}], {"faithfulness.verdicts": v(1)})
     assert [s["statement"] for s in result.rows[0]["faithfulness_evidence"]["statements"]] == ["httplib2"]
     no_question = {k: val for k, val in ROW.items() if k != "user_input"}
@@ -72,8 +81,8 @@ def test_short_answers_question_and_alone_settings_and_rows_without_a_question()
 def test_a_yes_answer_may_be_stated_rather_than_repeated():
     row = {**ROW, "user_input": "Can zstd train dictionaries?", "response": "Yes."}
     stated = "Zstd can train dictionaries."
-    result, _ = evaluate([row], ["faithfulness"], {"faithfulness.statements": {"statements": [stated]},
-                                                   "faithfulness.verdicts": v(1)})
+    result, _ = evaluate([row], [REWRITE], {"faithfulness.statements": {"statements": [stated]},
+                                            "faithfulness.verdicts": v(1)})
     assert [s["statement"] for s in result.rows[0]["faithfulness_evidence"]["statements"]] == [stated]
 
 

@@ -46,11 +46,13 @@ class FaithfulnessOptions(JudgedOptions):
     statements: Literal["response", "sentences", "judge"] = "response"
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
-    #: an answer of at most SHORT_WORDS words ("httplib2", "0-99", "yes") is no claim alone:
-    #: `rewrite` has the judge write it as one standalone statement from its question (Ragas's
-    #: statements prompt, one statement); `question` judges "question answer" as the claim;
-    #: `alone` judges the answer as it is. Rows without a question are judged alone.
-    short_answers: Literal["rewrite", "question", "alone"] = "rewrite"
+    #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
+    #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
+    #: standalone statement first (Ragas's statements prompt, one statement, a call more);
+    #: `alone` judges the answer as it is. Rows without a question are judged alone. Measured
+    #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
+    #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
+    short_answers: Literal["question", "rewrite", "alone"] = "question"
 
 
 class Faithfulness(Metric):
