@@ -76,8 +76,8 @@ class Faithfulness(Metric):
     async def claims(self, sample: Sample, ctx: MetricContext) -> tuple[list[str], int]:
         """The statements to judge, and how many repeats the judge wrote that were dropped."""
         response = sample.response or ""
-        if sample.user_input and self.options.short_answers != "alone" and is_short(response):
-            return await self.standalone(sample.user_input, response.strip(), ctx), 0
+        if self.with_question(sample):
+            return await self.standalone(str(sample.user_input), response.strip(), ctx), 0
         if self.options.statements == "response":
             return [response.strip()], 0
         if self.options.statements == "sentences":
@@ -95,9 +95,14 @@ class Faithfulness(Metric):
                 return found
         return [f"{question.strip()} {answer}"]
 
+    def with_question(self, sample: Sample) -> bool:
+        """A short answer judged with its question (the judge's own statements read it anyway)."""
+        return bool(sample.user_input) and self.options.short_answers != "alone" and \
+            self.options.statements != "judge" and is_short(sample.response or "")
+
     def statements_from(self, sample: Sample) -> str:
         """Where the judged statements came from, for the evidence."""
-        short = bool(sample.user_input) and self.options.short_answers != "alone" and is_short(sample.response or "")
+        short = self.with_question(sample)
         return f"short answer: {self.options.short_answers}" if short else self.options.statements
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
