@@ -6,6 +6,7 @@ Statements come from one of three places (`statements:`):
 - `sentences`: the response split into sentences deterministically, one call.
 - `response`: the whole response as one claim, one call (the default: the best agreement
   with human labels measured for the bundled judges, see benchmarks/bench_validity.py).
+A short answer ("httplib2") is judged with its question (`short_answers`, below).
 Each verdict counts as P(supported) with `judgment: probability` (the default), or 0/1.
 Zero statements is unscored with a reason (Ragas gives NaN).
 Einstein example, judge statements and 0/1 verdicts: 1 of 2 inferable -> 0.5.
