@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ragmeter.judge_check.perturb import entities, negate, numbers, swap_fact
+from ragmeter.metrics.faithfulness import is_short
 from ragmeter.text import split_sentences
 
 Expect = Literal["high", "low"]
@@ -155,8 +156,6 @@ GROUNDING = (
     Check("short_copied", "high", "a short answer copied from a context, with its question"),
     Check("short_other", "low", "a short answer from another row, with this row's question"),
 )
-#: a short answer has at most this many words (the faithfulness metric's own bound)
-SHORT_MAX = 5
 
 
 def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Random,
@@ -230,7 +229,8 @@ def _swapped(source: Source, pool: list[Source], sentences: list[str], contexts:
 
 
 def _is_short(text: str | None) -> bool:
-    return bool(text) and len(str(text).split()) <= SHORT_MAX
+    """Short as the faithfulness metric counts it: such an answer is judged with its question."""
+    return bool(text) and is_short(str(text))
 
 
 def _short_answers(source: Source, pool: list[Source], sentences: list[str], contexts: list[str],

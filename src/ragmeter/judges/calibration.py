@@ -49,10 +49,8 @@ def calibrate(probs: dict[str, dict[str, float]], rule: Platt) -> dict[str, dict
     replaced by its calibrated one; other fields as they were."""
     out = {}
     for path, dist in probs.items():
-        if path.rsplit(".", 1)[-1] == rule.field and set(dist) == {"0", "1"}:
-            one = rule.apply(dist["1"] / ((dist["0"] + dist["1"]) or 1.0))
-            dist = {"0": 1 - one, "1": one}
-        out[path] = dist
+        one = calibrated_one(dist, rule.slope, rule.intercept) if path.rsplit(".", 1)[-1] == rule.field else None
+        out[path] = dist if one is None else {"0": 1 - one, "1": one}
     return out
 
 
@@ -63,12 +61,17 @@ def apply_line(slope: float, intercept: float, p_one: float) -> float:
     return 1 / (1 + math.exp(-z)) if z > -700 else 0.0
 
 
-def favoured(probs: dict[str, float], slope: float, intercept: float) -> str | None:
-    """The binary label ("0"/"1") the calibrated probability favours; None for other labels."""
-    if set(probs) != {"0", "1"}:
+def calibrated_one(dist: dict[str, float], slope: float, intercept: float) -> float | None:
+    """Calibrated P(1) of a binary label distribution ({"0": p, "1": q}); None for other labels."""
+    if set(dist) != {"0", "1"}:
         return None
-    one = apply_line(slope, intercept, probs["1"] / ((probs["0"] + probs["1"]) or 1.0))
-    return "1" if one >= 0.5 else "0"
+    return apply_line(slope, intercept, dist["1"] / ((dist["0"] + dist["1"]) or 1.0))
+
+
+def favoured(dist: dict[str, float], slope: float, intercept: float) -> str | None:
+    """The binary label ("0"/"1") the calibrated probability favours; None for other labels."""
+    one = calibrated_one(dist, slope, intercept)
+    return None if one is None else "1" if one >= 0.5 else "0"
 
 
 @cache

@@ -106,9 +106,9 @@ def distribution(typed: str, labels: list[str], scores: dict[str, float]) -> dic
     points to a single label (then the backend cannot say, and the label stands alone)."""
     mass: dict[str, list[float]] = {}
     for token, score in scores.items():
-        owners = [v for v in labels if _fits(typed, token, v)]
-        if len(owners) == 1 and math.isfinite(score):
-            mass.setdefault(owners[0], []).append(score)
+        owner = decided(typed, token, labels)
+        if owner is not None and math.isfinite(score):
+            mass.setdefault(owner, []).append(score)
     if not mass:
         return None
     top = max(s for scores_ in mass.values() for s in scores_)

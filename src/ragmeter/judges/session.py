@@ -81,7 +81,7 @@ class JudgeSession:
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
-            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key, lines)
+            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
         except BaseException as exc:
             pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
             pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
@@ -93,18 +93,21 @@ class JudgeSession:
             if self.judge.reasons != "all" else answer.parsed
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
 
-    def _lines(self, prompt: Prompt) -> tuple[tuple[str, float, float], ...]:
-        """The Platt line for this exact prompt version, as the backend writes labels by it."""
+    def _rule(self, prompt: Prompt) -> Any:
+        """The judge's Platt line for this exact prompt version, or None (judges/calibration.py)."""
         rule = self._calibration.get(prompt.key)
-        if rule is None or rule.version != prompt.version:
-            return ()
-        return ((rule.field, rule.slope, rule.intercept),)
+        return rule if rule is not None and rule.version == prompt.version else None
+
+    def _lines(self, prompt: Prompt) -> tuple[tuple[str, float, float], ...]:
+        """That line as the backend writes labels by it."""
+        rule = self._rule(prompt)
+        return () if rule is None else ((rule.field, rule.slope, rule.intercept),)
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
         (judges/calibration.py); the cache keeps them raw."""
-        rule = self._calibration.get(prompt.key)
-        if rule is None or rule.version != prompt.version or not probs:
+        rule = self._rule(prompt)
+        if rule is None or not probs:
             return probs
         from ragmeter.judges.calibration import calibrate
 
@@ -126,17 +129,15 @@ class JudgeSession:
 
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                        schema: dict[str, Any], max_tokens: int, stats: MetricStats,
-                       key: str, lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[Answer, dict[str, Any]]:
+                       key: str) -> tuple[Answer, dict[str, Any]]:
         """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
-                                                                   lines)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             except FormatRejected:
                 self.format_rejected = True
                 self.faults.add("structured_output_refused")
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
-                                                                   lines)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
@@ -145,12 +146,11 @@ class JudgeSession:
         return Answer(parsed, truncated, False, probs), record
 
     async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
-                           output: type[M], max_tokens: int, stats: MetricStats,
-                           lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[M, JudgeReply, bool]:
+                           output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
         parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured,
-                                              lines)
+                                              self._lines(prompt))
         return parsed, reply, truncated
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
