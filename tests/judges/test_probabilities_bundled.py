@@ -148,3 +148,35 @@ def test_one_verdict_the_shown_verdict_count_and_reasons_follow_the_calibrated_s
     assert name["statements"][0]["statement"] == "What is the name of the HTTP client library? httplib2"
     assert name["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
     assert scores["name"] >= 0.5 > scores["wrong"]
+
+
+ZSTD = ["zstd offers a special mode for small data, called dictionary compression. The training mode is started "
+        "with `zstd --train FullPathToTrainingSet/* -o dictionaryName`. Compression levels range from 1 to 19; "
+        "the default is 3."]
+
+
+def test_token_evidence_shows_the_word_the_context_contradicts():
+    """Issue 35: the claim tokens' PMI given the context, read by the in-process judge in two
+    prefills. A copied sentence has no token the context makes much less likely; the inserted
+    "not" is made far less likely; an unrelated sentence gains nothing on average."""
+    import asyncio
+
+    from ragmeter.judges.base import ClaimEvidence, JudgeRequest
+    from ragmeter.judges.spec import make_judge
+    from ragmeter.prompts.template import builtin_prompt
+
+    prompt = builtin_prompt("faithfulness", "verdicts")
+    judge = make_judge(QWEN)
+
+    def read(claim: str) -> dict:
+        inputs = {"contexts": ZSTD, "statements": [claim]}
+        bare = prompt.messages({"contexts": [], "statements": [claim]})
+        request = JudgeRequest(prompt.messages(inputs), max_tokens=4, evidence=ClaimEvidence((claim,), tuple(bare)))
+        return asyncio.run(judge.complete(request)).evidence[0]
+
+    copied = read("Compression levels range from 1 to 19.")
+    negated = read("Compression levels do not range from 1 to 19.")
+    unrelated = read("Paris is the capital of France.")
+    assert copied["tokens"] >= 8 and copied["min"] > -2.0 and copied["mean"] > 1.0
+    assert negated["min"] < copied["min"] - 2.0
+    assert unrelated["mean"] < 0.5 < copied["mean"]

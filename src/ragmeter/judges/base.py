@@ -31,6 +31,19 @@ class DecodingParams:
 
 
 @dataclass(frozen=True)
+class ClaimEvidence:
+    """Asks a backend that can read prompt-token probabilities (in-process llama.cpp) for each
+    claim's token PMI given the evidence (judges/token_evidence.py): which texts of the last
+    message are claims, and the same messages without the evidence. With `combiner` (label
+    field, then weights on logit(p), 1, minimum PMI, mean PMI: judges/calibration.py), each
+    claim's label is written as the combined probability favours."""
+
+    claims: tuple[str, ...]
+    bare: tuple[Message, ...]
+    combiner: tuple[str, float, float, float, float] | None = None
+
+
+@dataclass(frozen=True)
 class JudgeRequest:
     """What a metric asks: chat-shaped messages and the JSON schema the reply must match."""
 
@@ -52,6 +65,8 @@ class JudgeRequest:
     #: writes the label its calibrated probability favours, so the verdict shown, the reason
     #: written after it and the score all follow one probability (judges/calibration.py).
     label_lines: tuple[tuple[str, float, float], ...] = ()
+    #: Token PMI of the claims given the evidence, where the backend can read it.
+    evidence: ClaimEvidence | None = None
 
 
 @dataclass
@@ -67,6 +82,8 @@ class JudgeReply:
     #: Label probabilities, one {"field", "probs"} per label field in reply order (label_probs.py);
     #: None when the backend gave none (sampling, no logprobs from the server).
     labels: list[dict[str, Any]] | None = None
+    #: Per claim of the request's `evidence`: {"min", "mean", "tokens"} PMI, or None for one not read.
+    evidence: list[dict[str, float] | None] | None = None
 
 
 class Judge(ABC):
@@ -78,6 +95,8 @@ class Judge(ABC):
     #: Which reasons the judge writes: `all`, or (in-process llama.cpp) `failing` (only for
     #: verdicts of 0) or `none`. Scores are the same; replies differ, so the cache key does.
     reasons: str = "all"
+    #: True when the backend answers a request's `evidence` (token PMI of its claims).
+    reads_tokens: bool = False
 
     def __init__(self, model: str, params: DecodingParams | None = None) -> None:
         self.model = model

@@ -35,21 +35,44 @@ class Platt:
     slope: float
     intercept: float
     fitted_on: str
+    #: Where the backend reads token evidence (judges/token_evidence.py): which input field
+    #: holds the claims and which the evidence, the weights on logit(p), 1, minimum and mean
+    #: token PMI, and what they were fitted on. Claims without features get the line above.
+    combiner: dict[str, Any] | None = None
 
     def apply(self, p_one: float) -> float:
         return apply_line(self.slope, self.intercept, p_one)
 
     def record(self) -> dict[str, Any]:
-        return {"version": self.version, "field": self.field, "slope": self.slope, "intercept": self.intercept,
-                "fitted_on": self.fitted_on}
+        out = {"version": self.version, "field": self.field, "slope": self.slope, "intercept": self.intercept,
+               "fitted_on": self.fitted_on}
+        return {**out, "combiner": self.combiner} if self.combiner else out
+
+    def line(self, found: dict[str, float] | None) -> tuple[float, float]:
+        """(slope, intercept) for a claim: the combiner's with its PMI folded in, or the plain line."""
+        if self.combiner is None or found is None:
+            return self.slope, self.intercept
+        slope, intercept, w_min, w_mean = self.combiner["weights"]
+        return slope, intercept + w_min * found["min"] + w_mean * found["mean"]
+
+    def combiner_request(self) -> tuple[str, float, float, float, float] | None:
+        """The combiner as a backend folds it into one line per claim (JudgeRequest.evidence)."""
+        return None if self.combiner is None else (self.field, *self.combiner["weights"])
 
 
-def calibrate(probs: dict[str, dict[str, float]], rule: Platt) -> dict[str, dict[str, float]]:
+def calibrate(probs: dict[str, dict[str, float]], rule: Platt,
+              evidence: list[dict[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
     """`probs` (JSON path -> {label: p}) with every binary distribution of `rule.field`
-    replaced by its calibrated one; other fields as they were."""
+    replaced by its calibrated one (the i-th label of the field through the combiner with
+    the i-th claim's token evidence, where there is some); other fields as they were."""
     out = {}
     for path, dist in probs.items():
-        one = calibrated_one(dist, rule.slope, rule.intercept) if path.rsplit(".", 1)[-1] == rule.field else None
+        parts = path.split(".")
+        one = None
+        if parts[-1] == rule.field:
+            index = int(parts[-2]) if len(parts) > 1 and parts[-2].isdigit() else 0
+            found = evidence[index] if evidence and index < len(evidence) else None
+            one = calibrated_one(dist, *rule.line(found))
         out[path] = dist if one is None else {"0": 1 - one, "1": one}
     return out
 

@@ -30,8 +30,9 @@ from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp_decode import (
     PrefixStates,
     PromptParts,
+    check_window,
     fresh_state,
-    greedy_constrained,
+    greedy_decode,
     prompt_parts,
 )
 from ragmeter.judges.reasons import reason_skipper
@@ -46,6 +47,7 @@ INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
 class LlamaCppJudge(Judge):
     backend = "llamacpp"
     constrained = True
+    reads_tokens = True
 
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
@@ -184,14 +186,36 @@ class LlamaCppJudge(Judge):
             gbnf = _gbnf(schema_json) if schema_json else None
             fields = label_fields(request.schema)
             skip = reason_skipper(self.reasons, request.schema) if request.prompt is None else None
-            out = greedy_constrained(llm, self._parts(llm, request), gbnf, max_tokens, deadline,
-                                     request.stop, LabelProbe(fields) if fields else None, self._prefixes, skip,
-                                     request.label_lines)
+            parts = self._parts(llm, request)
+            check_window(llm, len(parts), max_tokens)
+            evidence, lines = self._load_prompt(llm, request, parts)
+            out = greedy_decode(llm, len(parts), gbnf, max_tokens, deadline, request.stop,
+                                LabelProbe(fields) if fields else None, skip, lines)
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
-                              time.perf_counter() - start, labels=out.labels)
+                              time.perf_counter() - start, labels=out.labels, evidence=evidence)
         return self._complete_library(llm, request, schema_json, max_tokens, start)
+
+    def _load_prompt(self, llm: Any, request: JudgeRequest, parts: PromptParts) -> tuple[
+            list[dict[str, float] | None] | None, tuple[tuple[str, float, float], ...]]:
+        """Evaluate the prompt; where the request asks for its claims' token evidence, read it
+        on the way (the prompt without the evidence first, then the prompt itself, the state
+        the decode goes on from) and turn the combiner into one label line per claim."""
+        ask = request.evidence
+        if ask is None or request.prompt is not None or not request.messages:
+            self._prefixes.load(llm, parts)
+            return None, request.label_lines
+        from ragmeter.judges.token_evidence import claim_tokens, combined_lines, features
+
+        bare = self._parts(llm, JudgeRequest(list(ask.bare)))
+        row, bare_row = request.messages[-1]["content"], ask.bare[-1]["content"]
+        idx = claim_tokens([llm.detokenize([t]) for t in parts.rest], row, ask.claims)
+        bare_idx = claim_tokens([llm.detokenize([t]) for t in bare.rest], bare_row, ask.claims)
+        bare_lp = self._prefixes.load(llm, bare, frozenset(i for ids in bare_idx for i in ids))
+        with_lp = self._prefixes.load(llm, parts, frozenset(i for ids in idx for i in ids))
+        found = [features(with_lp, bare_lp, i, j, parts.rest, bare.rest) for i, j in zip(idx, bare_idx)]
+        return found, combined_lines(ask.combiner, found, request.label_lines)
 
     def _complete_library(self, llm: Any, request: JudgeRequest, schema_json: str | None,
                           max_tokens: int, start: float) -> JudgeReply:

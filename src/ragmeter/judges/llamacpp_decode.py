@@ -73,13 +73,18 @@ class PrefixStates:
         self._bytes = 0
         self.hits = 0
 
-    def load(self, llm: Any, prompt: PromptParts) -> None:
-        """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready."""
+    def load(self, llm: Any, prompt: PromptParts, read: frozenset[int] = frozenset()) -> dict[int, float]:
+        """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready;
+        with `read` (indices into `prompt.rest`), also the log-probability of each such token
+        given the tokens before it (judges/token_evidence.py)."""
         fresh_state(llm)
         if prompt.shared and not self._restore(llm, prompt.shared):
             llm.eval(list(prompt.shared))
             self._save(llm, prompt.shared)
-        llm.eval(list(prompt.rest))  # never empty: it holds the row's text (or the whole prompt)
+        if not read:
+            llm.eval(list(prompt.rest))  # never empty: it holds the row's text (or the whole prompt)
+            return {}
+        return eval_reading(llm, list(prompt.rest), read)
 
     def _restore(self, llm: Any, shared: tuple[int, ...]) -> bool:
         import llama_cpp
@@ -112,28 +117,69 @@ class PrefixStates:
             self._bytes -= len(dropped)
 
 
+def eval_reading(llm: Any, tokens: list[int], read: frozenset[int]) -> dict[int, float]:
+    """`llm.eval(tokens)`, also asking llama.cpp for the logits before each token in `read`
+    (index 0 is not readable: its logits belong to the previous batch) and returning that
+    token's log-probability. Only those rows of the output layer are computed."""
+    import llama_cpp
+    import numpy as np
+
+    n_vocab = llm.n_vocab()
+    want = {i - 1 for i in read if 0 < i < len(tokens)}
+    out: dict[int, float] = {}
+    llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+    for lo in range(0, len(tokens), llm.n_batch):
+        chunk = tokens[lo:lo + llm.n_batch]
+        llm._batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=False)
+        for j in range(len(chunk)):
+            llm._batch.batch.logits[j] = (lo + j) in want or j == len(chunk) - 1
+        llm._ctx.decode(llm._batch)
+        llm.input_ids[llm.n_tokens:llm.n_tokens + len(chunk)] = chunk
+        llm.n_tokens += len(chunk)
+        for j in range(len(chunk)):
+            if (lo + j) in want:
+                row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, j), shape=(n_vocab,))
+                top = float(row.max())
+                norm = top + float(np.log(np.exp(row - top).sum()))
+                out[lo + j + 1] = float(row[tokens[lo + j + 1]]) - norm
+    return out
+
+
 def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,
                        deadline: float | None = None, stop: tuple[str, ...] = (),
                        probe: LabelProbe | None = None, states: PrefixStates | None = None,
                        skip_reason: Callable[[str], bool] | None = None,
                        lines: tuple[tuple[str, float, float], ...] = ()) -> Decoded:
-    """Greedy decode of `prompt` under the grammar; with a probe, also the label
-    probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
+    """Greedy decode of `prompt` under the grammar (greedy_decode, after loading it)."""
+    check_window(llm, len(prompt), max_tokens)
+    (states or PrefixStates(max_bytes=0)).load(llm, prompt)
+    return greedy_decode(llm, len(prompt), gbnf, max_tokens, deadline, stop, probe, skip_reason, lines)
+
+
+def check_window(llm: Any, prompt_tokens: int, max_tokens: int) -> None:
+    if prompt_tokens + max_tokens > llm.n_ctx():
+        raise JudgeError(f"prompt of {prompt_tokens} tokens + {max_tokens} for the reply exceeds the "
+                         f"window of {llm.n_ctx()} tokens")
+
+
+def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: int,
+                  deadline: float | None = None, stop: tuple[str, ...] = (),
+                  probe: LabelProbe | None = None, skip_reason: Callable[[str], bool] | None = None,
+                  lines: tuple[tuple[str, float, float], ...] = ()) -> Decoded:
+    """Greedy decode under the grammar from the prompt already loaded; with a probe, also the
+    label probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
     reason it says yes to is closed at once (see reason_skipper); with `lines` (Platt lines
-    by label field), such a label is written as its calibrated probability favours."""
+    by label field; several for a field: one per label of it, in reply order), such a label
+    is written as its calibrated probability favours."""
     import llama_cpp
     import numpy as np
 
     vocab = llm._model.vocab
     n_vocab = llm.n_vocab()
-    if len(prompt) + max_tokens > llm.n_ctx():
-        raise JudgeError(f"prompt of {len(prompt)} tokens + {max_tokens} for the reply exceeds the "
-                         f"window of {llm.n_ctx()} tokens")
     grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
     quote = llm.tokenize(b'"', add_bos=False, special=False)[0] if skip_reason is not None else -1
     track = probe is not None or skip_reason is not None
     try:
-        (states or PrefixStates(max_bytes=0)).load(llm, prompt)
         out: list[int] = []
         text = b""
         finish = "length"
@@ -148,8 +194,9 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
                 token = int(np.argmax(logits))
                 if grammar is not None:
                     token = grammar.choose(token, logits)
-                if read is not None and lines:
-                    token = _calibrated_label(llm, logits, grammar, read, lines, token)
+                if read is not None and lines and probe is not None:
+                    line = line_for(lines, read["field"], sum(f["field"] == read["field"] for f in probe.found))
+                    token = _calibrated_label(llm, logits, grammar, read, line, token)
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 finish = "stop"
                 break
@@ -165,18 +212,24 @@ def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_toke
                 finish = "timeout"
                 break
         reply, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
-        return Decoded(reply, len(prompt), len(out), finish, probe.finish() if probe is not None else None)
+        return Decoded(reply, prompt_tokens, len(out), finish, probe.finish() if probe is not None else None)
     finally:
         if grammar is not None:
             grammar.free()
 
 
+def line_for(lines: tuple[tuple[str, float, float], ...], field: str,
+             index: int) -> tuple[str, float, float] | None:
+    """The line for the `index`-th label of `field`: its own where each label has one, else the field's only one."""
+    mine = [ln for ln in lines if ln[0] == field]
+    return mine[min(index, len(mine) - 1)] if mine else None
+
+
 def _calibrated_label(llm: Any, logits: Any, grammar: _Grammar | None, read: LabelDist,
-                      lines: tuple[tuple[str, float, float], ...], token: int) -> int:
+                      line: tuple[str, float, float] | None, token: int) -> int:
     """`token`, or where it decides a calibrated label the other way, the best token that
     begins the favoured label. A token that decides nothing (whitespace) is left alone, so the
     probabilities are read at the very step they are read without calibration."""
-    line = next((ln for ln in lines if ln[0] == read["field"]), None)
     labels = list(read["probs"])
     typed = read["typed"]
     now = decided(typed, llm.detokenize([token]).decode("utf-8", errors="ignore"), labels)

@@ -20,7 +20,7 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import KEY_VERSION, Cache
 from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
-from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message, Prompt
+from ragmeter.judges.base import ClaimEvidence, Judge, JudgeReply, JudgeRequest, Message, Prompt
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.reasons import SERVES, mode_for, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
@@ -40,6 +40,8 @@ class Answer:
     truncated: bool
     cached: bool
     probs: dict[str, dict[str, float]]
+    #: Per claim, token PMI given the evidence (judges/token_evidence.py), where it was read.
+    evidence: list[dict[str, float] | None] | None = None
 
 
 class JudgeSession:
@@ -66,7 +68,7 @@ class JudgeSession:
         max_tokens = max_tokens or self.judge.params.max_tokens
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        lines = self._lines(prompt)
+        lines = self._labels_by(prompt)
         keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode, lines)
                 for mode in SERVES[mode_for(self.judge.reasons, schema)]]
         key = keys[0]
@@ -77,7 +79,7 @@ class JudgeSession:
             stats.cache_hits += 1
             stats.truncated += int(hit["truncated"])
             return Answer(output.model_validate(unwritten(hit["parsed"], self.judge.reasons)), hit["truncated"], True,
-                          self._calibrated(prompt, hit["probs"]))
+                          self._calibrated(prompt, hit["probs"], hit.get("evidence")), hit.get("evidence"))
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
@@ -91,7 +93,8 @@ class JudgeSession:
         pending.set_result(record)
         parsed = output.model_validate(unwritten(record["parsed"], self.judge.reasons)) \
             if self.judge.reasons != "all" else answer.parsed
-        return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs))
+        return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs, answer.evidence),
+                      answer.evidence)
 
     def _rule(self, prompt: Prompt) -> Any:
         """The judge's Platt line for this exact prompt version, or None (judges/calibration.py)."""
@@ -103,18 +106,39 @@ class JudgeSession:
         rule = self._rule(prompt)
         return () if rule is None else ((rule.field, rule.slope, rule.intercept),)
 
-    def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    def _labels_by(self, prompt: Prompt) -> tuple[tuple[Any, ...], ...]:
+        """What the labels are written by, for the cache key: the line, and the combiner's
+        weights where the judge reads token evidence (they move each claim's line)."""
+        rule = self._rule(prompt)
+        combined = rule.combiner_request() if rule is not None and self.judge.reads_tokens else None
+        return self._lines(prompt) + ((combined,) if combined else ())
+
+    def _evidence(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any] | None,
+                  structured: bool) -> ClaimEvidence | None:
+        """What the backend needs to read the claims' token evidence, where a combiner for this
+        prompt version asks for it and the judge can read prompt tokens."""
+        rule = self._rule(prompt)
+        if rule is None or rule.combiner is None or not self.judge.reads_tokens:
+            return None
+        claims, held = rule.combiner["claims"], rule.combiner["evidence"]
+        with_schema = None if self.judge.constrained and structured else schema
+        bare = prompt.messages({**inputs, held: [] if isinstance(inputs[held], list) else ""}, with_schema, schema)
+        return ClaimEvidence(tuple(inputs[claims]), tuple(bare), rule.combiner_request())
+
+    def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]],
+                    evidence: list[dict[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
-        (judges/calibration.py); the cache keeps them raw."""
+        (with the claims' token evidence where a combiner was fitted: judges/calibration.py);
+        the cache keeps them raw."""
         rule = self._rule(prompt)
         if rule is None or not probs:
             return probs
         from ragmeter.judges.calibration import calibrate
 
-        return calibrate(probs, rule)
+        return calibrate(probs, rule, evidence if self.judge.reads_tokens else None)
 
     def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int,
-              reasons: str = "all", lines: tuple[tuple[str, float, float], ...] = ()) -> str:
+              reasons: str = "all", lines: tuple[tuple[Any, ...], ...] = ()) -> str:
         """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,
         with the judge's identity and the schema serialised once instead of per call; a reply
         written with fewer reasons (`reasons`), or with labels written by a Platt line
@@ -141,25 +165,27 @@ class JudgeSession:
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
-        record = {"parsed": dumped, "truncated": truncated, "probs": probs}
+        record = {"parsed": dumped, "truncated": truncated, "probs": probs,
+                  **({"evidence": reply.evidence} if reply.evidence is not None else {})}
         self.cache.put(key, record)
-        return Answer(parsed, truncated, False, probs), record
+        return Answer(parsed, truncated, False, probs, reply.evidence), record
 
     async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
                            output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
         parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured,
-                                              self._lines(prompt))
+                                              self._lines(prompt), self._evidence(prompt, inputs, schema, structured))
         return parsed, reply, truncated
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str,
                          structured: bool = True,
-                         lines: tuple[tuple[str, float, float], ...] = ()) -> tuple[M, JudgeReply]:
+                         lines: tuple[tuple[str, float, float], ...] = (),
+                         evidence: ClaimEvidence | None = None) -> tuple[M, JudgeReply]:
         def request(msgs: list[Message]) -> JudgeRequest:
             return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured,
-                                label_lines=lines)
+                                label_lines=lines, evidence=evidence if msgs is messages else None)
 
         reply = await self._call(request(messages), stats)
         try:

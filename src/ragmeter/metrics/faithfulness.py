@@ -115,8 +115,10 @@ class Faithfulness(Metric):
             if self.options.contexts == "excerpts" else contexts
         judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims})
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
-        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason}
-                                   for s, v, w in zip(claims, judged.parsed.verdicts, weighed)],
+        tokens = judged.evidence or [None] * len(claims)
+        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason,
+                                    **({"token_pmi": t} if t else {})}
+                                   for s, v, w, t in zip(claims, judged.parsed.verdicts, weighed, tokens)],
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), **({"excerpts": shown} if shown is not contexts else {})}
         labels = sum(v.verdict for v in judged.parsed.verdicts)
