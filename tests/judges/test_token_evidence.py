@@ -32,12 +32,12 @@ def logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def test_claims_are_found_in_order_each_after_the_last():
-    data = b"statements:\n[1] It is red.\n[2] It is red."
+def test_claims_are_found_from_the_end_after_the_evidence_that_may_hold_them():
+    data = b"contexts:\n[1] It is red. It is big.\nstatements:\n[1] It is red.\n[2] It is red."
     first, second = claim_spans(data, ["It is red.", "It is red."])
     assert data[first[0]:first[1]] == data[second[0]:second[1]] == b"It is red."
-    assert second[0] > first[0]
-    assert claim_spans(b"abc", ["zzz", "b"]) == [None, (1, 2)]
+    assert second[0] > first[0] > data.index(b"statements")  # not the copy in the context
+    assert claim_spans(b"abc", ["b", "zzz"]) == [(1, 2), None]
 
 
 def test_a_claims_tokens_are_those_overlapping_its_bytes_a_leading_space_included():

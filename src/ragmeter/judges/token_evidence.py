@@ -20,17 +20,18 @@ from collections.abc import Sequence
 
 
 def claim_spans(data: bytes, claims: Sequence[str]) -> list[tuple[int, int] | None]:
-    """Byte spans of each claim (UTF-8) in `data`, searched in order, each after the last;
-    None for one not found."""
+    """Byte spans of each claim (UTF-8) in `data`, searched from the end: the last claim where
+    it last occurs, each other one last before the next. The claims come after the evidence,
+    and a copied claim occurs in the evidence too. None for one not found."""
     out: list[tuple[int, int] | None] = []
-    start = 0
-    for claim in claims:
+    end = len(data)
+    for claim in reversed(claims):
         needle = claim.encode("utf-8")
-        at = data.find(needle, start) if needle else -1
+        at = data.rfind(needle, 0, end) if needle else -1
         out.append(None if at < 0 else (at, at + len(needle)))
         if at >= 0:
-            start = at + len(needle)
-    return out
+            end = at
+    return out[::-1]
 
 
 def byte_offsets(pieces: Sequence[bytes]) -> list[tuple[int, int]]:
