@@ -56,6 +56,8 @@ def test_features_are_the_minimum_and_mean_pmi_and_none_when_tokenized_apart():
     bare_lp = {0: -2.0, 1: -1.0, 2: -0.3}
     found = features(with_lp, bare_lp, [1, 2, 3], [0, 1, 2], with_tokens, bare_tokens)
     assert found == {"min": round(-4.0 + 1.0, 4), "mean": round((1.5 - 3.0 + 0.2) / 3, 4), "tokens": 3}
+    named = features(with_lp, bare_lp, [1, 2, 3], [0, 1, 2], with_tokens, bare_tokens, {1: " a", 2: " not", 3: "."}.get)
+    assert named["weakest"] == "not"  # the token the evidence makes least likely, for a reader
     assert features(with_lp, bare_lp, [1, 2, 3], [0, 1, 2], with_tokens, [1, 2, 4]) is None
     assert features({}, {}, [], [], [], []) is None
 
@@ -81,10 +83,10 @@ class ReadingScript(ScriptedJudge):
 
     reads_tokens = True
 
-    def __init__(self, script, version: str, reads: bool = True) -> None:
+    def __init__(self, script, version: str, reads: bool = True, combiner: dict | None = COMBINER) -> None:
         super().__init__(script)
         self.reads_tokens = reads
-        self.rule = Platt("faithfulness.verdicts", version, "verdict", 3.0, -2.0, "test", combiner=COMBINER)
+        self.rule = Platt("faithfulness.verdicts", version, "verdict", 3.0, -2.0, "test", combiner=combiner)
 
     def calibration(self):
         return {"faithfulness.verdicts": self.rule}
@@ -128,3 +130,20 @@ def test_a_judge_that_cannot_read_tokens_gets_the_plain_line_and_a_reply_of_its_
     result = ragmeter.evaluate([ROW], ["faithfulness"], judge=plain, cache=cache, progress=False)
     assert plain.calls() == 1 and plain.requests[0].evidence is None
     assert result.rows[0]["faithfulness"] == pytest.approx(sigmoid(3.0 * logit(0.8) - 2.0))
+
+
+def test_token_evidence_on_request_is_recorded_and_leaves_the_score_alone(tmp_path):
+    version = builtin_prompt("faithfulness", "verdicts").version
+    found = {"min": -7.5, "mean": 2.0, "tokens": 6, "weakest": "not"}
+    cache = tmp_path / "c.sqlite"
+    judge = ReadingScript({"faithfulness.verdicts": reply_with(0.8, found)}, version, combiner=None)
+    asked = ragmeter.evaluate([ROW], [{"faithfulness": {"token_evidence": True}}], judge=judge, cache=cache,
+                              progress=False)
+    assert asked.rows[0]["faithfulness"] == pytest.approx(sigmoid(3.0 * logit(0.8) - 2.0))  # the plain line
+    assert judge.requests[0].evidence.combiner is None
+    assert asked.rows[0]["faithfulness_evidence"]["statements"][0]["token_pmi"] == found
+    # without the setting nothing is read, and the reply cached with evidence is not the one used
+    plain = ReadingScript({"faithfulness.verdicts": reply_with(0.8, None)}, version, combiner=None)
+    without = ragmeter.evaluate([ROW], ["faithfulness"], judge=plain, cache=cache, progress=False)
+    assert plain.calls() == 1 and plain.requests[0].evidence is None
+    assert "token_pmi" not in without.rows[0]["faithfulness_evidence"]["statements"][0]

@@ -58,7 +58,7 @@ AGENT_ROW = {"id": "a1", "user_input": [{"type": "human", "content": "Who wrote 
 def test_the_inputs_a_metric_sends_are_the_fields_its_prompt_declares(name, monkeypatch):
     sent: list[tuple[str, set[str], set[str]]] = []
 
-    async def recording_ask(self, prompt, inputs, output, stats, max_tokens=None):
+    async def recording_ask(self, prompt, inputs, output, stats, max_tokens=None, evidence=None):
         sent.append((prompt.key, set(inputs), set(prompt.input_fields)))
         raise UnparseableReply("recorded")  # the first prompt is enough: stop this row here
 

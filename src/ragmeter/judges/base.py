@@ -83,7 +83,7 @@ class JudgeReply:
     #: None when the backend gave none (sampling, no logprobs from the server).
     labels: list[dict[str, Any]] | None = None
     #: Per claim of the request's `evidence`: {"min", "mean", "tokens"} PMI, or None for one not read.
-    evidence: list[dict[str, float] | None] | None = None
+    evidence: list[dict[str, Any] | None] | None = None
 
 
 class Judge(ABC):

@@ -61,7 +61,7 @@ class Platt:
 
 
 def calibrate(probs: dict[str, dict[str, float]], rule: Platt,
-              evidence: list[dict[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
+              evidence: list[dict[str, Any] | None] | None = None) -> dict[str, dict[str, float]]:
     """`probs` (JSON path -> {label: p}) with every binary distribution of `rule.field`
     replaced by its calibrated one (the i-th label of the field through the combiner with
     the i-th claim's token evidence, where there is some); other fields as they were."""

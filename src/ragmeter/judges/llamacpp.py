@@ -198,7 +198,7 @@ class LlamaCppJudge(Judge):
         return self._complete_library(llm, request, schema_json, max_tokens, start)
 
     def _load_prompt(self, llm: Any, request: JudgeRequest, parts: PromptParts) -> tuple[
-            list[dict[str, float] | None] | None, tuple[tuple[str, float, float], ...]]:
+            list[dict[str, Any] | None] | None, tuple[tuple[str, float, float], ...]]:
         """Evaluate the prompt; where the request asks for its claims' token evidence, read it
         on the way (the prompt without the evidence first, then the prompt itself, the state
         the decode goes on from) and turn the combiner into one label line per claim."""
@@ -214,7 +214,10 @@ class LlamaCppJudge(Judge):
         bare_idx = claim_tokens([llm.detokenize([t]) for t in bare.rest], bare_row, ask.claims)
         bare_lp = self._prefixes.load(llm, bare, frozenset(i for ids in bare_idx for i in ids))
         with_lp = self._prefixes.load(llm, parts, frozenset(i for ids in idx for i in ids))
-        found = [features(with_lp, bare_lp, i, j, parts.rest, bare.rest) for i, j in zip(idx, bare_idx)]
+        def text(token: int) -> str:
+            return llm.detokenize([token]).decode("utf-8", errors="replace")
+
+        found = [features(with_lp, bare_lp, i, j, parts.rest, bare.rest, text) for i, j in zip(idx, bare_idx)]
         return found, combined_lines(ask.combiner, found, request.label_lines)
 
     def _complete_library(self, llm: Any, request: JudgeRequest, schema_json: str | None,

@@ -41,7 +41,7 @@ class Answer:
     cached: bool
     probs: dict[str, dict[str, float]]
     #: Per claim, token PMI given the evidence (judges/token_evidence.py), where it was read.
-    evidence: list[dict[str, float] | None] | None = None
+    evidence: list[dict[str, Any] | None] | None = None
 
 
 class JudgeSession:
@@ -63,12 +63,14 @@ class JudgeSession:
         self._calibration = judge.calibration()  # fixed at construction, like the identity
 
     async def ask(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
-                  stats: MetricStats, max_tokens: int | None = None) -> Answer:
+                  stats: MetricStats, max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Answer:
+        """`evidence`: (claims field, evidence field) whose token PMI the metric wants recorded."""
         schema = output_schema(output)
         max_tokens = max_tokens or self.judge.params.max_tokens
+        reads = self._reads(prompt, evidence)
         # The key holds what determines the messages (prompt version, inputs, schema, the
         # judge's identity and window), so a cache hit needs no tokenizer and no model load.
-        lines = self._labels_by(prompt)
+        lines = self._labels_by(prompt) + ((("token_evidence", *reads),) if reads else ())
         keys = [self._key(f"{prompt.key}@{prompt.version}", inputs, output, max_tokens, mode, lines)
                 for mode in SERVES[mode_for(self.judge.reasons, schema)]]
         key = keys[0]
@@ -83,7 +85,7 @@ class JudgeSession:
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
-            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key)
+            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key, reads)
         except BaseException as exc:
             pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
             pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
@@ -113,20 +115,33 @@ class JudgeSession:
         combined = rule.combiner_request() if rule is not None and self.judge.reads_tokens else None
         return self._lines(prompt) + ((combined,) if combined else ())
 
-    def _evidence(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any] | None,
-                  structured: bool) -> ClaimEvidence | None:
-        """What the backend needs to read the claims' token evidence, where a combiner for this
-        prompt version asks for it and the judge can read prompt tokens."""
-        rule = self._rule(prompt)
-        if rule is None or rule.combiner is None or not self.judge.reads_tokens:
+    def _reads(self, prompt: Prompt, asked: tuple[str, str] | None) -> tuple[str, str] | None:
+        """(claims field, evidence field) whose token evidence the judge reads for this request:
+        where the metric asks for it or a combiner for this prompt version needs it, and the
+        judge can read prompt tokens."""
+        if not self.judge.reads_tokens:
             return None
-        claims, held = rule.combiner["claims"], rule.combiner["evidence"]
+        rule = self._rule(prompt)
+        if rule is not None and rule.combiner is not None:
+            return rule.combiner["claims"], rule.combiner["evidence"]
+        return asked
+
+    def _evidence(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any] | None,
+                  structured: bool, reads: tuple[str, str] | None) -> ClaimEvidence | None:
+        """What the backend needs to read the claims' token evidence: the claims, and the
+        messages with the evidence field empty."""
+        if reads is None:
+            return None
+        claims, held = reads
         with_schema = None if self.judge.constrained and structured else schema
         bare = prompt.messages({**inputs, held: [] if isinstance(inputs[held], list) else ""}, with_schema, schema)
-        return ClaimEvidence(tuple(inputs[claims]), tuple(bare), rule.combiner_request())
+        found = inputs[claims]
+        rule = self._rule(prompt)
+        return ClaimEvidence(tuple(found) if isinstance(found, list) else (str(found),), tuple(bare),
+                             rule.combiner_request() if rule is not None else None)
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]],
-                    evidence: list[dict[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
+                    evidence: list[dict[str, Any] | None] | None = None) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
         (with the claims' token evidence where a combiner was fitted: judges/calibration.py);
         the cache keeps them raw."""
@@ -153,15 +168,17 @@ class JudgeSession:
 
     async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
                        schema: dict[str, Any], max_tokens: int, stats: MetricStats,
-                       key: str) -> tuple[Answer, dict[str, Any]]:
+                       key: str, reads: tuple[str, str] | None = None) -> tuple[Answer, dict[str, Any]]:
         """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                                                                   reads)
             except FormatRejected:
                 self.format_rejected = True
                 self.faults.add("structured_output_refused")
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats)
+                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                                                                   reads)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
         probs = align(dumped, reply.labels, schema_labels(output)) if reply.labels else {}
@@ -171,11 +188,13 @@ class JudgeSession:
         return Answer(parsed, truncated, False, probs, reply.evidence), record
 
     async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
-                           output: type[M], max_tokens: int, stats: MetricStats) -> tuple[M, JudgeReply, bool]:
+                           output: type[M], max_tokens: int, stats: MetricStats,
+                           reads: tuple[str, str] | None = None) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
         parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured,
-                                              self._lines(prompt), self._evidence(prompt, inputs, schema, structured))
+                                              self._lines(prompt),
+                                              self._evidence(prompt, inputs, schema, structured, reads))
         return parsed, reply, truncated
 
     async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],

@@ -16,7 +16,8 @@ rarely return. The claims are found by their text in the request's last message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def claim_spans(data: bytes, claims: Sequence[str]) -> list[tuple[int, int] | None]:
@@ -49,11 +50,15 @@ def tokens_in(span: tuple[int, int], offsets: Sequence[tuple[int, int]]) -> list
     return [i for i, (a, b) in enumerate(offsets) if a < hi and b > lo and b > a]
 
 
-def summary(pmi: Sequence[float]) -> dict[str, float] | None:
-    """The per-claim features: minimum and mean token PMI (nats), and the token count."""
+def summary(pmi: Sequence[float], texts: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The per-claim features: minimum and mean token PMI (nats), the token count, and (given
+    the tokens' texts) the token the evidence makes least likely, for a person to read."""
     if not pmi:
         return None
-    return {"min": round(min(pmi), 4), "mean": round(sum(pmi) / len(pmi), 4), "tokens": len(pmi)}
+    out: dict[str, Any] = {"min": round(min(pmi), 4), "mean": round(sum(pmi) / len(pmi), 4), "tokens": len(pmi)}
+    if texts:
+        out["weakest"] = texts[min(range(len(pmi)), key=pmi.__getitem__)].strip()
+    return out
 
 
 def claim_tokens(pieces: Sequence[bytes], row: str, claims: Sequence[str]) -> list[list[int]]:
@@ -67,20 +72,22 @@ def claim_tokens(pieces: Sequence[bytes], row: str, claims: Sequence[str]) -> li
 
 
 def features(with_lp: dict[int, float], bare_lp: dict[int, float], with_idx: list[int], bare_idx: list[int],
-             with_tokens: Sequence[int], bare_tokens: Sequence[int]) -> dict[str, float] | None:
+             with_tokens: Sequence[int], bare_tokens: Sequence[int],
+             text: Callable[[int], str] | None = None) -> dict[str, Any] | None:
     """PMI features of one claim from the log-probabilities read in both prompts; None where
     the claim was tokenized differently in the two (nothing to compare token by token)."""
     if not with_idx or [with_tokens[i] for i in with_idx] != [bare_tokens[i] for i in bare_idx]:
         return None
-    pmi = [with_lp[i] - bare_lp[j] for i, j in zip(with_idx, bare_idx) if i in with_lp and j in bare_lp]
-    return summary(pmi)
+    pairs = [(i, j) for i, j in zip(with_idx, bare_idx) if i in with_lp and j in bare_lp]
+    pmi = [with_lp[i] - bare_lp[j] for i, j in pairs]
+    return summary(pmi, [text(with_tokens[i]) for i, _ in pairs] if text is not None else ())
 
 
 Line = tuple[str, float, float]
 
 
 def combined_lines(combiner: tuple[str, float, float, float, float] | None,
-                   found: Sequence[dict[str, float] | None], plain: tuple[Line, ...]) -> tuple[Line, ...]:
+                   found: Sequence[dict[str, Any] | None], plain: tuple[Line, ...]) -> tuple[Line, ...]:
     """One label line per claim: the combiner with the claim's PMI folded into the intercept
     (slope * logit(p) + intercept + w_min * min + w_mean * mean), or the plain Platt line of
     that field for a claim without features. No combiner: the plain lines as they are."""

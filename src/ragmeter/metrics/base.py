@@ -68,9 +68,10 @@ class MetricContext:
         return (await self.answer(prompt, inputs, output, max_tokens)).parsed
 
     async def answer(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[BaseModel],
-                     max_tokens: int | None = None) -> Any:
-        """The whole Answer: the parsed reply and its label probabilities."""
-        answer = await self._judge.ask(prompt, inputs, output, self.stats, max_tokens)
+                     max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
+        """The whole Answer: the parsed reply and its label probabilities (and with `evidence`,
+        the fields holding claims and evidence, their token PMI where the judge reads it)."""
+        answer = await self._judge.ask(prompt, inputs, output, self.stats, max_tokens, evidence)
         self.truncated = self.truncated or answer.truncated
         return answer
 
@@ -153,10 +154,10 @@ class Metric(ABC):
         return (await self.judged(ctx, prompt_name, inputs, max_tokens)).parsed
 
     async def judged(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
-                     max_tokens: int | None = None) -> Any:
+                     max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """As `ask`, returning the Answer with its label probabilities (metrics/judgment.py)."""
         return await ctx.answer(ctx.prompt(self.prompt_metric, prompt_name), inputs,
-                                self.output_model(prompt_name, inputs), max_tokens)
+                                self.output_model(prompt_name, inputs), max_tokens, evidence)
 
     @abstractmethod
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -54,6 +54,11 @@ class FaithfulnessOptions(JudgedOptions):
     #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
     #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
     short_answers: Literal["question", "rewrite", "alone"] = "question"
+    #: record each statement's token evidence (in-process llama.cpp judges): how much the
+    #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
+    #: and the token they make least likely ("weakest": often the word a contradiction turns
+    #: on). Scores are unchanged; about 1.2x the judge time (judges/token_evidence.py).
+    token_evidence: bool = False
 
 
 class Faithfulness(Metric):
@@ -113,7 +118,8 @@ class Faithfulness(Metric):
         contexts = sample.retrieved_contexts or []
         shown = excerpts(" ".join(claims), contexts, question=sample.user_input) \
             if self.options.contexts == "excerpts" else contexts
-        judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims})
+        judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims},
+                                   evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
         tokens = judged.evidence or [None] * len(claims)
         evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason,
