@@ -153,3 +153,30 @@ def test_bundled_embeddings_do_not_depend_on_batch_neighbours():
     together = embedder._embed_sync(["a much longer neighbour sentence that forces padding in a batch",
                                      "Where was Einstein born?"])[1]
     assert alone == together
+
+
+def test_ctrl_c_mid_run_exits_130_with_finished_replies_cached(tmp_path):
+    """Issue 36: SIGINT while the in-process model is decoding used to free the model under the
+    worker thread (exit 139, no message). Now the call stops between tokens: exit 130, the
+    message, and the replies finished before it stay cached. The signal is sent once a
+    progress line shows judge calls done, so the model is loaded and judging."""
+    cache, out = tmp_path / "int.sqlite", tmp_path / "out"
+    cmd = ragmeter_cmd() + ["evaluate", str(DATASET), "--judge", GEMMA, "--metrics", "faithfulness,context_recall",
+                            "--out", str(out)]
+    env = {**env_with_cache(cache), "RAGMETER_PROGRESS_SECONDS": "0.1"}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        calls = next((int(w) for w, n in zip(line.split(), line.split()[1:]) if n == "judge" and w.isdigit()), 0)
+        if calls >= 2:
+            break
+    assert proc.poll() is None, "".join(seen)[-2000:]
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    assert code == 130, (code, rest[-2000:])
+    assert "interrupted; finished judge replies are cached" in rest
+    assert _cached_replies(cache) >= 2
+    assert not list(out.glob("results.*"))  # no half-written results file

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -66,6 +67,11 @@ class LlamaCppJudge(Judge):
         self._chat: Any = None
         self._prefixes = PrefixStates()
         self._lock = asyncio.Lock()
+        #: held by the worker thread while it uses the model: a cancelled call's thread runs on
+        #: (a thread cannot be killed), and freeing the model under it crashed the process on
+        #: Ctrl-C (exit 139); aclose asks it to stop between tokens and waits for it
+        self._busy = threading.Lock()
+        self._stop = threading.Event()
         self.load_seconds = 0.0
 
     @classmethod
@@ -153,12 +159,17 @@ class LlamaCppJudge(Judge):
         return prompt_parts(llm, text, special, row)
 
     async def aclose(self) -> None:
-        """Free the model now (quietly: llama.cpp logs its buffers when a context is freed)."""
-        if self._llm is not None:
-            with _quiet_llama_logs():
-                self._llm.close()
-            self._llm = None
-            self._prefixes = PrefixStates()
+        """Free the model now (quietly: llama.cpp logs its buffers when a context is freed),
+        once a call still running in its thread has stopped (at its next token, or the end of
+        the prompt batch it is evaluating)."""
+        self._stop.set()
+        with self._busy:
+            self._stop.clear()
+            if self._llm is not None:
+                with _quiet_llama_logs():
+                    self._llm.close()
+                self._llm = None
+                self._prefixes = PrefixStates()
 
     def count_tokens(self, text: str) -> int:
         return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -172,7 +183,9 @@ class LlamaCppJudge(Judge):
             return await asyncio.to_thread(self._complete_quietly, request)
 
     def _complete_quietly(self, request: JudgeRequest) -> JudgeReply:
-        with _quiet_llama_logs():  # restoring a saved prompt prefix logs a line per call
+        with self._busy, _quiet_llama_logs():  # restoring a saved prompt prefix logs a line per call
+            if self._stop.is_set():
+                raise JudgeError("the llama.cpp judge was closed")
             return self._complete_sync(request)
 
     def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
@@ -190,7 +203,9 @@ class LlamaCppJudge(Judge):
             check_window(llm, len(parts), max_tokens)
             evidence, lines = self._load_prompt(llm, request, parts)
             out = greedy_decode(llm, len(parts), gbnf, max_tokens, deadline, request.stop,
-                                LabelProbe(fields) if fields else None, skip, lines)
+                                LabelProbe(fields) if fields else None, skip, lines, self._stop)
+            if out.finish_reason == "stopped":
+                raise JudgeError("the llama.cpp judge was closed mid-reply")
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,

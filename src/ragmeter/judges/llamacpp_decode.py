@@ -28,7 +28,7 @@ class Decoded:
     text: str
     prompt_tokens: int
     completion_tokens: int
-    finish_reason: str  # "stop" | "length" | "timeout"
+    finish_reason: str  # "stop" | "length" | "timeout" | "stopped" (asked to, between tokens)
     labels: list[LabelDist] | None = None
 
 
@@ -165,12 +165,13 @@ def check_window(llm: Any, prompt_tokens: int, max_tokens: int) -> None:
 def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: int,
                   deadline: float | None = None, stop: tuple[str, ...] = (),
                   probe: LabelProbe | None = None, skip_reason: Callable[[str], bool] | None = None,
-                  lines: tuple[tuple[str, float, float], ...] = ()) -> Decoded:
+                  lines: tuple[tuple[str, float, float], ...] = (), halt: Any = None) -> Decoded:
     """Greedy decode under the grammar from the prompt already loaded; with a probe, also the
     label probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
     reason it says yes to is closed at once (see reason_skipper); with `lines` (Platt lines
     by label field; several for a field: one per label of it, in reply order), such a label
-    is written as its calibrated probability favours."""
+    is written as its calibrated probability favours. `halt` (a threading.Event) set stops
+    the decode before the next token."""
     import llama_cpp
     import numpy as np
 
@@ -184,6 +185,9 @@ def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: in
         text = b""
         finish = "length"
         for _ in range(max_tokens):
+            if halt is not None and halt.is_set():
+                finish = "stopped"
+                break
             logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
             read = probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits)) \
                 if probe is not None else None
