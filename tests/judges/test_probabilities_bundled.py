@@ -182,3 +182,20 @@ def test_token_evidence_shows_the_word_the_context_contradicts():
     assert negated["min"] < copied["min"] - 2.0 and negated["weakest"] == "not"
     assert unrelated["mean"] < 0.5 < copied["mean"]
     assert verbatim["tokens"] >= 12 and verbatim["mean"] > 1.0
+
+
+def test_context_relevance_from_the_questions_likelihood_on_the_real_model():
+    """Issue 35: a paragraph that answers the question makes its tokens more likely; another
+    paragraph of the same document does not (one prefill pair per row, nothing decoded)."""
+    question = "Which compression levels does zstd offer?"
+    rows = [{"id": "answers", "user_input": question, "retrieved_contexts": ZSTD},
+            {"id": "other", "user_input": question,
+             "retrieved_contexts": ["httplib2 is a comprehensive HTTP client library that supports many features "
+                                    "left out of other HTTP libraries."]}]
+    result = ragmeter.evaluate(rows, [{"context_relevance": {"signal": "likelihood"}}], judge=QWEN, cache=False,
+                               progress=False)
+    answers, other = result.rows
+    assert answers["context_relevance_evidence"]["token_pmi"]["mean"] > 0.5
+    assert other["context_relevance_evidence"]["token_pmi"]["mean"] < 0.5
+    assert answers["context_relevance"] > other["context_relevance"]
+    assert result.manifest["metrics"]["context_relevance"]["judge_calls"] == 2

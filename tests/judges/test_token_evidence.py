@@ -147,3 +147,50 @@ def test_token_evidence_on_request_is_recorded_and_leaves_the_score_alone(tmp_pa
     without = ragmeter.evaluate([ROW], ["faithfulness"], judge=plain, cache=cache, progress=False)
     assert plain.calls() == 1 and plain.requests[0].evidence is None
     assert "token_pmi" not in without.rows[0]["faithfulness_evidence"]["statements"][0]
+
+
+class LikelihoodScript(ScriptedJudge):
+    """Reads tokens; a fitted line for context_relevance.likelihood when given one."""
+
+    reads_tokens = True
+
+    def __init__(self, script, line: tuple[float, float] | None = None) -> None:
+        super().__init__(script)
+        self.line = line
+
+    def calibration(self):
+        if self.line is None:
+            return {}
+        version = builtin_prompt("context_relevance", "likelihood").version
+        return {"context_relevance.likelihood": Platt("context_relevance.likelihood", version, "mean", *self.line,
+                                                      "test")}
+
+
+def test_context_relevance_from_the_questions_likelihood_through_the_fitted_line(tmp_path):
+    found = {"min": -1.0, "mean": 1.5, "tokens": 5, "weakest": "tower"}
+    spec = [{"context_relevance": {"signal": "likelihood"}}]
+    judge = LikelihoodScript({"context_relevance.likelihood": JudgeReply("", evidence=[found])}, line=(2.0, -1.0))
+    cache = tmp_path / "c.sqlite"
+    result = ragmeter.evaluate([ROW], spec, judge=judge, cache=cache, progress=False)
+    assert result.rows[0]["context_relevance"] == pytest.approx(sigmoid(2.0 * 1.5 - 1.0))
+    assert result.rows[0]["context_relevance_evidence"]["token_pmi"] == found
+    (request,) = judge.requests
+    assert request.max_tokens == 1 and request.schema is None  # one token: nothing is decoded but the prompt
+    assert request.messages[-1]["content"].startswith("context: The tower stands in Paris.")
+    assert request.evidence.claims == ("Where is the tower?",)
+    assert request.evidence.bare[-1]["content"] == "context: \nquestion: Where is the tower?"
+    again = LikelihoodScript({}, line=(2.0, -1.0))
+    assert ragmeter.evaluate([ROW], spec, judge=again, cache=cache, progress=False).rows[0]["context_relevance"] == \
+        pytest.approx(sigmoid(2.0))
+    assert again.calls() == 0
+    # a judge without a line for this prompt: the logistic of the PMI itself
+    plain = LikelihoodScript({"context_relevance.likelihood": JudgeReply("", evidence=[found])})
+    assert ragmeter.evaluate([ROW], spec, judge=plain, cache=False, progress=False).rows[0]["context_relevance"] == \
+        pytest.approx(sigmoid(1.5))
+
+
+def test_likelihood_relevance_on_a_judge_that_cannot_read_tokens_is_unscored_with_the_reason():
+    result = ragmeter.evaluate([ROW], [{"context_relevance": {"signal": "likelihood"}}], judge=ScriptedJudge({}),
+                               cache=False, progress=False)
+    assert result.rows[0]["context_relevance"] is None
+    assert "reads prompt-token probabilities" in result.rows[0]["context_relevance_reason"]

@@ -48,7 +48,7 @@ def run(prompts_dir=None, language="english", metrics=JUDGE_METRICS):
 def test_export_writes_one_valid_file_per_prompt_with_hash_and_schema(tmp_path):
     out = export(tmp_path, metrics=list(DEFAULT_METRICS))
     files = sorted(p.name for p in out.iterdir())
-    assert len(files) == 8 and "faithfulness.verdicts.english.json" in files
+    assert len(files) == 9 and "faithfulness.verdicts.english.json" in files  # context_relevance: 3 (two ratings, likelihood)
     data = json.loads((out / "faithfulness.verdicts.english.json").read_text())
     assert data["hash"] == builtin_prompt("faithfulness", "verdicts").version
     assert data["output_schema"]["properties"]["verdicts"]["minItems"] == 2  # example 1 has 2 statements

@@ -98,6 +98,25 @@ class JudgeSession:
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs, answer.evidence),
                       answer.evidence)
 
+    async def read_tokens(self, prompt: Prompt, inputs: dict[str, Any], reads: tuple[str, str],
+                          stats: MetricStats) -> tuple[dict[str, Any] | None, bool, Any]:
+        """Token evidence alone, no reply (judges/token_evidence.py): the PMI of the `reads[0]`
+        text given the `reads[1]` field, cached like a reply; with whether the prompt was cut
+        to fit and the judge's line for this prompt version (or None). Only for judges that
+        read prompt tokens (`judge.reads_tokens`)."""
+        key = self._key(f"{prompt.key}@{prompt.version}", inputs, NoReply, 1, "all", (("token_evidence", *reads),))
+        hit = self.cache.get(key)
+        if hit is not None:
+            stats.cache_hits += 1
+            return (hit["evidence"] or [None])[0], hit["truncated"], self._rule(prompt)
+        with self.clock.busy():
+            messages, truncated = fit_to_window(prompt, inputs, self.judge, {}, 1)
+            evidence = self._evidence(prompt, inputs, None, True, reads)
+            reply = await self._call(JudgeRequest(messages, None, 1, prompt.key, self.policy.timeout,
+                                                  evidence=evidence), stats)
+        self.cache.put(key, {"parsed": {}, "truncated": truncated, "probs": {}, "evidence": reply.evidence})
+        return (reply.evidence or [None])[0], truncated, self._rule(prompt)
+
     def _rule(self, prompt: Prompt) -> Any:
         """The judge's Platt line for this exact prompt version, or None (judges/calibration.py)."""
         rule = self._calibration.get(prompt.key)
@@ -233,6 +252,10 @@ class JudgeSession:
         stats.judge_seconds += reply.seconds
         self.judge_seconds += reply.seconds
         return reply
+
+
+class NoReply(BaseModel):
+    """The reply of a request that only reads prompt tokens (JudgeSession.read_tokens)."""
 
 
 @lru_cache(maxsize=1024)

@@ -75,6 +75,17 @@ class MetricContext:
         self.truncated = self.truncated or answer.truncated
         return answer
 
+    @property
+    def reads_tokens(self) -> bool:
+        """Whether the judge reads prompt-token probabilities (judges/token_evidence.py)."""
+        return bool(getattr(self._judge.judge, "reads_tokens", False))
+
+    async def read_tokens(self, prompt: PromptTemplate, inputs: dict[str, Any], reads: tuple[str, str]) -> Any:
+        """Token evidence of `reads[0]` given `reads[1]`, and the judge's line for the prompt."""
+        found, truncated, rule = await self._judge.read_tokens(prompt, inputs, reads, self.stats)
+        self.truncated = self.truncated or truncated
+        return found, rule
+
     async def embed(self, texts: list[str]) -> list[list[float]]:
         return await self._embeddings.embed(texts, self.stats)
 
