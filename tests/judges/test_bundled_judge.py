@@ -164,7 +164,9 @@ def test_ctrl_c_mid_run_exits_130_with_finished_replies_cached(tmp_path):
     cmd = ragmeter_cmd() + ["evaluate", str(DATASET), "--judge", GEMMA, "--metrics", "faithfulness,context_recall",
                             "--out", str(out)]
     env = {**env_with_cache(cache), "RAGMETER_PROGRESS_SECONDS": "0.1"}
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # a shell's background job ignores SIGINT and its children inherit that: restore the default, as a terminal has it
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stderr is not None
     seen = []
     for line in proc.stderr:

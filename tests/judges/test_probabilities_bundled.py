@@ -179,7 +179,8 @@ def test_token_evidence_shows_the_word_the_context_contradicts():
     unrelated = read("Paris is the capital of France.")
     verbatim = read("zstd offers a special mode for small data, called dictionary compression.")  # read after the context's copy
     assert copied["tokens"] >= 8 and copied["min"] > -2.0 and copied["mean"] > 1.0
-    assert negated["min"] < copied["min"] - 2.0 and negated["weakest"] == "not"
+    # the weakest token is where the claim leaves the context: "do" (of "do not"), after "Compression levels"
+    assert negated["min"] < copied["min"] - 2.0 and negated["weakest"] == "do"
     assert unrelated["mean"] < 0.5 < copied["mean"]
     assert verbatim["tokens"] >= 12 and verbatim["mean"] > 1.0
 

@@ -41,7 +41,7 @@ def test_adapt_with_the_bundled_judge_finishes_and_its_files_run(tmp_path):
     done = subprocess.run(adapt, env=env_with_cache(cache), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     files = sorted(out.glob("*.json"))
-    assert [f.name for f in files] == ["context_relevance.rating1.spanish.json",
+    assert [f.name for f in files] == ["context_relevance.likelihood.spanish.json", "context_relevance.rating1.spanish.json",
                                        "context_relevance.rating2.spanish.json",
                                        "faithfulness.statements.spanish.json", "faithfulness.verdicts.spanish.json"]
     for path in files:

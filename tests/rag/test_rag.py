@@ -550,7 +550,8 @@ def test_ctrl_c_stops_a_run_whose_sync_rag_hangs(tmp_path):
     (tmp_path / "ts.jsonl").write_text(json.dumps({"id": "1", "user_input": "q?"}) + "\n")
     proc = subprocess.Popen([sys.executable, "-m", "ragmeter.cli", "answer", "ts.jsonl", "--rag", "hanging:answer",
                              "--out", "o", "--no-cache"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as on a terminal
     try:
         with open(fifo) as started:  # blocks until the RAG has been called
             assert started.read() == "x"

@@ -24,10 +24,10 @@ from ragmeter.judges.base import ClaimEvidence, Judge, JudgeReply, JudgeRequest,
 from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.reasons import SERVES, mode_for, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
+from ragmeter.judges.window import fit_to_window
 from ragmeter.text import canonical_json
 
 M = TypeVar("M", bound=BaseModel)
-TRUNCATION_MARK = " [...]"
 
 
 @dataclass
@@ -317,50 +317,3 @@ def first_json_object(text: str) -> Any | None:
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
     return None
-
-
-def fit_to_window(prompt: Prompt, inputs: dict[str, Any], judge: Judge,
-                  schema: dict[str, Any], max_tokens: int, structured: bool = True) -> tuple[list[Message], bool]:
-    """Shorten the prompt's truncatable fields (contexts) until prompt + reply fit the window.
-
-    Policy: each truncatable text keeps its beginning and loses its end, all cut by the same
-    ratio, marked with " [...]". Questions, answers and statements are never cut.
-    """
-    with_schema = None if judge.constrained and structured else schema
-    messages = prompt.messages(inputs, with_schema, schema)
-    window = judge.context_window
-    if window is None:
-        return messages, False
-    budget = window - max_tokens
-    truncated = False
-    for _ in range(6):
-        used = judge.count_messages(messages)
-        if used <= budget:
-            return messages, truncated
-        inputs = _shrink(prompt, inputs, used, budget, judge)
-        truncated = True
-        messages = prompt.messages(inputs, with_schema, schema)
-    raise UnparseableReply(f"prompt needs {judge.count_messages(messages)} tokens; the judge's window "
-                           f"is {window} with {max_tokens} kept for the reply, even after truncating contexts")
-
-
-def _shrink(prompt: Prompt, inputs: dict[str, Any], used: int, budget: int, judge: Judge) -> dict[str, Any]:
-    texts = [t for f in prompt.truncatable for t in _as_list(inputs[f])]
-    movable = sum(judge.count_tokens(t) for t in texts)
-    keep = max(0.0, (movable - (used - budget) - 16) / max(movable, 1))
-    out = dict(inputs)
-    for field in prompt.truncatable:
-        value = inputs[field]
-        cut = [_cut(t, keep) for t in _as_list(value)]
-        out[field] = cut if isinstance(value, list) else cut[0]
-    return out
-
-
-def _as_list(value: Any) -> list[str]:
-    return value if isinstance(value, list) else [value]
-
-
-def _cut(text: str, keep: float) -> str:
-    if text.endswith(TRUNCATION_MARK):
-        text = text[: -len(TRUNCATION_MARK)]
-    return text[: int(len(text) * keep)] + TRUNCATION_MARK
