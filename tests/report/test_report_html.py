@@ -201,3 +201,13 @@ def test_no_name_or_number_is_split_at_1280_or_800_pixels(tmp_path, width):
         assert len(tops) == 2 * len(LONG_NAMES) and all(tops[i] == tops[i + 1] for i in range(0, len(tops), 2))
         browser.close()
     assert (tmp_path / f"report-{width}.png").stat().st_size > 20_000
+
+
+def test_two_run_report_names_the_metrics_it_could_not_pair(tmp_path):
+    """Issue 36, item 9: a metric of one run only is said, not dropped silently."""
+    from ragmeter.testing.runs import write_run
+
+    a = write_run(tmp_path / "a", {"faithfulness": [0.5] * 12, "context_recall": [1.0] * 12})
+    b = write_run(tmp_path / "b", {"faithfulness": [0.4] * 12})
+    page = write_report(a, b, tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "not compared (a metric of one run only): context_recall (only in A)." in page

@@ -222,3 +222,20 @@ def test_metrics_summarised_together_get_the_intervals_each_gets_alone():
     together = bootstrap_mean_cis(columns, resamples=500)
     assert together == [bootstrap_mean_ci(c, resamples=500) for c in columns]
     assert together[0] != together[1] and together[3] is None  # each column's own values, not the first's
+
+
+def test_a_metric_of_one_run_only_is_named_not_dropped_silently(tmp_path, capsys):
+    """Issue 36, item 9."""
+    from rich.console import Console
+
+    from ragmeter.results.compare import print_comparison
+
+    a = write_run(tmp_path / "a", {"faithfulness": [0.5] * 12, "context_recall": [1.0] * 12})
+    b = write_run(tmp_path / "b", {"faithfulness": [0.5] * 12, "answer_relevancy": [0.0] * 12})
+    result = compare(a, b)
+    assert list(result.metrics) == ["faithfulness"]
+    assert result.not_compared == {"context_recall": "only in A", "answer_relevancy": "only in B"}
+    print_comparison(result, Console(width=80, force_terminal=False))
+    out = capsys.readouterr().out
+    assert "not compared (a metric of one run only): context_recall (only in A), answer_relevancy (only in B)" in \
+        " ".join(out.split())

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any
 
 from ragmeter.report.charts import differences_svg, histogram_svg, reliability_svg
-from ragmeter.results.compare import testset_note
+from ragmeter.results.compare import not_compared_note, testset_note
 
 
 def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
@@ -138,6 +138,8 @@ def _differences(data: dict[str, Any]) -> str:
         return ""
     c = data["comparison"]
     note = "" if c["same_dataset"] else f'<p class="warn">{escape(testset_note(c))}.</p>'
+    if c.get("not_compared"):
+        note += f'<p class="warn">{escape(not_compared_note(c["not_compared"]))}.</p>'
     return (f'<section id="differences"><h2>Paired differences (B - A, 95% intervals)</h2>{note}'
             f'{differences_svg(c["metrics"])}</section>')
 

@@ -75,6 +75,8 @@ class Comparison(BaseModel):
     only_in_b: int
     alpha: float = ALPHA
     metrics: dict[str, MetricComparison]
+    #: metrics one run has and the other has not: not compared, and said so ("only in A")
+    not_compared: dict[str, str] = {}
 
     def worse(self) -> list[str]:
         return [m for m, c in self.metrics.items() if c.verdict == "worse"]
@@ -111,7 +113,14 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
                       dataset_a=run_a.manifest.dataset.sha256, dataset_b=run_b.manifest.dataset.sha256,
                       questions_differ=len(differing), first_differing=differing[0] if differing else None,
                       shared_rows=len(shared), only_in_a=len(run_a.ids) - len(shared),
-                      only_in_b=len(run_b.ids) - len(shared), alpha=alpha, metrics=results)
+                      only_in_b=len(run_b.ids) - len(shared), alpha=alpha, metrics=results,
+                      not_compared=_unpaired_metrics(run_a, run_b))
+
+
+def _unpaired_metrics(run_a: Run, run_b: Run) -> dict[str, str]:
+    """The metrics of one run only, and which run has them."""
+    return {**{m: "only in A" for m in run_a.metrics if m not in run_b.metrics},
+            **{m: "only in B" for m in run_b.metrics if m not in run_a.metrics}}
 
 
 def _unique_ids(run: Run) -> None:
@@ -280,6 +289,8 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
         elif c.n and c.ci95 is None:
             console.print(printable(f"{name}: no interval with {c.n} paired rows (fewer than {MIN_ROWS_FOR_INTERVAL})"),
                           style="yellow")
+    if comparison.not_compared:
+        console.print(printable(not_compared_note(comparison.not_compared)), style="yellow")
     if not comparison.same_dataset:
         console.print(printable(testset_note(comparison)), style="yellow")
     for name, c in comparison.metrics.items():
@@ -287,6 +298,11 @@ def print_comparison(comparison: Comparison, console: Any) -> None:
             console.print(printable(f"{name} {change.id}: {change.a:.3f} -> {change.b:.3f}"
                                     + (f"  ({change.reason_b[:60]})" if change.reason_b else "")),
                           highlight=False)
+
+
+def not_compared_note(unpaired: dict[str, str]) -> str:
+    """The metrics left out because one run lacks them, in one line."""
+    return "not compared (a metric of one run only): " + ", ".join(f"{m} ({w})" for m, w in unpaired.items())
 
 
 def testset_note(c: Comparison | dict[str, Any]) -> str:
