@@ -210,3 +210,16 @@ def test_a_few_rows_print_no_interval_in_the_table_or_the_summary(tmp_path):
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["metrics"]["exact_match"]["ci95"] is None
     with pytest.raises(ValueError, match="greater than or equal to 10"):
         GateSettings(thresholds={"m": 0.7}, gate="lower", min_rows=5)
+
+
+def test_a_bar_may_name_the_metric_as_the_table_prints_it():
+    """Issue 36, item 11: `--fail-under recall@k=0.5` means the run's one recall@k column
+    (`recall`, or `recall@5` with k set); an unknown name lists the columns with their names."""
+    from ragmeter.results.gates import GateSettings
+
+    settings = GateSettings(thresholds={"recall@k": 0.5, "faithfulness": 0.7})
+    settings.check_metrics(["faithfulness", "recall@5"], {"faithfulness": "faithfulness", "recall@5": "recall@k"})
+    assert settings.thresholds == {"faithfulness": 0.7, "recall@5": 0.5}
+    unknown = GateSettings(thresholds={"ndcg@k": 0.5})
+    with pytest.raises(ConfigError, match=r"ndcg@k: this run's metrics are faithfulness, recall \(recall@k\)"):
+        unknown.check_metrics(["faithfulness", "recall"], {"faithfulness": "faithfulness", "recall": "recall@k"})

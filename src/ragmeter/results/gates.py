@@ -42,12 +42,20 @@ class GateSettings(BaseModel):
     def active(self) -> bool:
         return bool(self.thresholds or self.max_unscored is not None or self.baseline)
 
-    def check_metrics(self, labels: list[str]) -> None:
-        """Before any judge call: every threshold names a metric of the run."""
+    def check_metrics(self, labels: list[str], names: dict[str, str] | None = None) -> None:
+        """Before any judge call: every threshold names a metric of the run, by its column
+        (`recall@5`) or, where one column has it, by the name the metric table prints
+        (`recall@k`); `names` maps each column to that name."""
+        names = names or {}
+        for key in [k for k in self.thresholds if k not in labels]:
+            columns = [label for label, name in names.items() if name == key]
+            if len(columns) == 1:
+                self.thresholds[columns[0]] = self.thresholds.pop(key)
         unknown = [m for m in self.thresholds if m not in labels]
         if unknown:
+            shown = [f"{label} ({names[label]})" if names.get(label, label) != label else label for label in labels]
             raise ConfigError(f"threshold for unknown metric(s) {', '.join(unknown)}: this run's metrics are "
-                              f"{', '.join(labels)}")
+                              f"{', '.join(shown)}")
 
 
     def check_baseline(self, baseline: Any, labels: list[str], ids: list[str]) -> None:
