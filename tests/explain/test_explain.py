@@ -78,3 +78,16 @@ def test_bad_choices_are_one_line(tmp_path):
     assert proc.returncode == 2 and proc.stderr.startswith("ragmeter: error: --where 'faithfulness ~ 1'")
     proc = run_cli("explain", str(tmp_path / "missing"))
     assert proc.returncode == 2 and "run folder not found" in proc.stderr
+
+
+def test_explain_refreshes_the_report_page_beside_the_run(tmp_path):
+    """Issue 36, item 12: the run's own report.html is written again with the new reasons."""
+    from ragmeter.report import write_report
+
+    out = tmp_path / "run"
+    ragmeter.evaluate(ROWS, ["faithfulness"], judge=Failing(), out=out, progress=False)
+    page = write_report(out, out=out / "report.html")
+    assert "says Paris" not in page.read_text(encoding="utf-8")
+    done = explain(out, ids=["r1"], judge=ScriptedJudge(verdict))
+    assert done.report == out / "report.html"
+    assert "says Paris" in page.read_text(encoding="utf-8")

@@ -140,3 +140,7 @@ def explain_run(run: Annotated[Path, typer.Argument(help="a run folder")],
         kept = f"; {done.changed[name]} left as they were (their score would change)" if done.changed[name] else ""
         print(plain(f"{name}: reasons written for {rows} rows, {done.judge_calls[name]} judge calls{kept}"))
     print(plain(f"updated {run}"))
+    if done.report is not None:
+        print(plain(f"refreshed {done.report}"))
+    else:
+        print(plain(f"a report page made earlier still shows the old reasons: run `ragmeter report {run}` again"))

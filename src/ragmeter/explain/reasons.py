@@ -28,6 +28,8 @@ class Explained:
     rows: dict[str, int] = field(default_factory=dict)
     judge_calls: dict[str, int] = field(default_factory=dict)
     changed: dict[str, int] = field(default_factory=dict)
+    #: the run folder's own report.html, written again with the new reasons (None: there was none)
+    report: Path | None = None
 
 
 def explain(run: str | Path, metrics: list[str] | None = None, ids: list[str] | None = None,
@@ -63,6 +65,10 @@ def explain(run: str | Path, metrics: list[str] | None = None, ids: list[str] | 
                                              for key in ("rows", "judge_calls", "changed")} for m in done.rows}}
     record["results_file"] = path.name
     write_json(folder / "manifest.json", record)
+    if (folder / "report.html").is_file():  # the page beside the run would show the old reasons
+        from ragmeter.report import write_report
+
+        done.report = write_report(folder, out=folder / "report.html")
     return done
 
 
