@@ -57,7 +57,8 @@ def test_too_few_labels_give_no_interval_and_say_why():
     scores, labels, _ = biased_world(2, labelled=MIN_LABELS - 1)
     c = calibrate_metric("faithfulness", scores, labels)
     assert (c.estimate, c.ci95, c.labels) == (None, None, MIN_LABELS - 1)
-    assert c.note == "19 labelled rows the judge scored: at least 20 are needed for an interval; label more rows"
+    assert c.note == ("19 labelled rows the judge scored: at least 20 are needed for an interval; label more rows "
+                      "(several labellers of one row count as one row, the mean of their labels)")
 
 
 def test_reliability_ece_and_threshold_by_hand():
@@ -181,3 +182,12 @@ def test_the_python_api_takes_labels(tmp_path):
     result = ragmeter.evaluate(rows, ["exact_match"], labels=labels, progress=False)
     c = result.manifest["metrics"]["exact_match"]["calibrated"]
     assert (c["labels"], c["judged"], c["ece"], c["threshold"]) == (24, 6, 0.0, 1.0)  # people agree exactly
+
+
+def test_the_estimate_line_says_labelled_rows_and_unlabelled_rows():
+    """Issue 36, item 8: what the counts are."""
+    from ragmeter.results.console import calibrated_line
+
+    line = calibrated_line("faithfulness", {"estimate": 0.5, "ci95": [0.4, 0.6], "labels": 24, "judged": 6,
+                                            "judge_mean": 0.55, "labels_ci95": [0.3, 0.7], "ece": 0.1})
+    assert "from 24 labelled rows and 6 unlabelled rows the judge scored" in line

@@ -73,7 +73,8 @@ def calibrate_metric(metric: str, scores: dict[str, float | None], labelled: dic
                         unknown_ids=(unknown or [])[:10])
     if len(pairs) < MIN_LABELS:
         result.note = (f"{len(pairs)} labelled rows the judge scored: at least {MIN_LABELS} are needed for an "
-                       "interval; label more rows")
+                       "interval; label more rows (several labellers of one row count as one row, the mean of "
+                       "their labels)")
         return result
     y = np.array([p[0] for p in pairs], dtype=float)
     yhat = np.array([p[1] for p in pairs], dtype=float)

@@ -59,9 +59,9 @@ def calibrated_line(name: str, c: dict[str, Any]) -> str:
         return f"{name}: people's view: none ({c.get('note') or 'no labels'})"
     low, high = c["ci95"]
     alone = c["labels_ci95"]
-    return (f"{name}: people would say {c['estimate']:.3f} (95% CI {low:.3f}-{high:.3f}; from {c['labels']} labels "
-            f"and {c['judged']} judged rows; the judge's mean {c['judge_mean']:.3f}, labels alone "
-            f"{alone[0]:.3f}-{alone[1]:.3f}; ECE {c['ece']:.3f}"
+    return (f"{name}: people would say {c['estimate']:.3f} (95% CI {low:.3f}-{high:.3f}; from {c['labels']} labelled "
+            f"rows and {c['judged']} unlabelled rows the judge scored; the judge's mean {c['judge_mean']:.3f}, "
+            f"labels alone {alone[0]:.3f}-{alone[1]:.3f}; ECE {c['ece']:.3f}"
             + (f"; best threshold {c['threshold']:.2f}" if c.get("threshold") is not None else "") + ")")
 
 
