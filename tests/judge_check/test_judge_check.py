@@ -282,3 +282,18 @@ def test_a_folder_ragmeter_wrote_is_a_dataset_other_folders_are_documents(tmp_pa
     (answers / "answers.jsonl").write_text("{}\n")
     (answers / "manifest.json").write_text("{}")
     assert is_documents(tmp_path / "docs") and not is_documents(answers)
+
+
+def test_an_edit_names_the_words_it_changed():
+    """Issue 36, items 14-15: the failing line and the report show what changed, not the
+    sentence as it was under a "negated:" label."""
+    from ragmeter.judge_check.perturb import changed_words
+
+    assert changed_words("The tool is fast.", "The tool is not fast.") == '"is" -> "is not"'
+    assert changed_words("It ships in 1998.", "It ships in 2013.") == '"1998." -> "2013."'
+    assert changed_words("Wget can retry.", "Wget cannot retry.") == '"can" -> "cannot"'
+    sources, _ = load_sources(ROWS)
+    negated = [c for c in build_cases(FAMILIES["grounding"], sources, (1,), seed=0, language="english")
+               if c.check == "negated_sentence"]
+    assert negated and all(c.edit.startswith('negated: "') and " -> " in c.edit and "(was: " in c.edit
+                           for c in negated)

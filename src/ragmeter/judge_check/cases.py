@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ragmeter.judge_check.perturb import entities, negate, numbers, swap_fact
+from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
 from ragmeter.metrics.faithfulness import is_short
 from ragmeter.text import split_sentences
 
@@ -183,7 +183,8 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
         yield case("unrelated_sentence", unrelated)
     negated = next(((s, n) for s in _shuffled(sentences, rng) if (n := negate(s, language))), None)
     if negated is not None:
-        yield case("negated_sentence", negated[1], f"negated: {negated[0]}")
+        yield case("negated_sentence", negated[1], f"negated: {changed_words(negated[0], negated[1])} "
+                                                   f"(was: {negated[0]})")
     swapped = _swapped(source, pool, sentences, contexts, rng)
     if swapped is not None:
         yield case("swapped_fact", swapped[0], f"swapped {swapped[1]} -> {swapped[2]}")

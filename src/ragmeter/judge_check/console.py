@@ -23,8 +23,10 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
         print_table(console, _table(check, result.sizes))
         for failure in check.failures[:SHOWN]:
             score = "-" if failure.score is None else f"{failure.score:.2f}"
+            # where the case is an edit, what changed is what matters (a negation late in a sentence)
+            shown = failure.edit if " -> " in failure.edit else failure.answer
             console.print(printable(f"  fail {failure.check} k={failure.k} score {score}: "
-                                    f"{_short(failure.answer, 60)} | {_short(failure.reason, 60)}"),
+                                    f"{_short(shown, 60)} | {_short(failure.reason, 60)}"),
                           highlight=False, overflow="fold")
         if check.assumed_relevant:
             console.print(f"  {check.assumed_relevant} high cases assume the row's own contexts are relevant "

@@ -106,3 +106,18 @@ def swap_fact(sentence: str, context: str, pool_numbers: list[str], pool_entitie
         new = rng.choice(choices)
         return sentence[:match.start()] + new + sentence[match.end():], match.group(), new
     return None
+
+
+def changed_words(before: str, after: str) -> str:
+    """What an edit changed, in words a person reads at a glance: '"is" -> "is not"' (an
+    inserted word is shown with the word before it), several changes joined by "; "."""
+    import difflib
+
+    old, new = before.split(), after.split()
+    parts = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        lead = old[i1 - 1:i1] if i1 > 0 and tag != "replace" else []
+        parts.append(f'"{" ".join(lead + old[i1:i2])}" -> "{" ".join(lead + new[j1:j2])}"')
+    return "; ".join(parts)
