@@ -297,3 +297,17 @@ def test_an_edit_names_the_words_it_changed():
                if c.check == "negated_sentence"]
     assert negated and all(c.edit.startswith('negated: "') and " -> " in c.edit and "(was: " in c.edit
                            for c in negated)
+
+
+def test_sizes_that_could_not_run_are_named_with_the_reason(tmp_path):
+    """Issue 36, item 13: two source rows cannot make a prompt of three contexts: say so, and
+    show only the sizes that ran."""
+    from ragmeter.report.page import _judge_check
+
+    result = judge_check(ROWS[:2], ["faithfulness"], judge=ScriptedJudge(perfect), sizes=(1, 3), cache=False,
+                         progress=False)
+    assert result.sizes == [1, 3] and result.sizes_run == [1]
+    assert result.sizes_note == ("k = 3 not run: a prompt of k contexts takes them from k source rows, and 2 source "
+                                 "rows gave cases at k = 1 only")
+    page = _judge_check({"judge_check": result.model_dump(mode="json")})
+    assert "each at prompt sizes k = 1</p>" in page and "k = 3 not run" in page

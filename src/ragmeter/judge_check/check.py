@@ -81,6 +81,9 @@ class JudgeCheckResult(BaseModel):
     sizes: list[int]
     sources: int
     metrics: dict[str, MetricCheck]
+    #: the prompt sizes some case was built at, and why the others were not (too few rows)
+    sizes_run: list[int] = []
+    sizes_note: str | None = None
 
 
 def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",
@@ -111,8 +114,10 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
         results[metric.label] = measure(metric.label, family.name, cases, [r[metric.label] for r in rows],
                                         [r[f"{metric.label}_reason"] for r in rows],
                                         [r[f"{metric.label}_evidence"] for r in rows])
+    run_k = sorted({c.k for *_, cases in planned for c in cases})
     checked = JudgeCheckResult(data=described, judge=judge_name, language=language, seed=seed, sizes=list(sizes),
-                               sources=len(sources), metrics=results)
+                               sources=len(sources), metrics=results, sizes_run=run_k,
+                               sizes_note=sizes_note(list(sizes), run_k, len(sources)))
     if out is not None:
         from ragmeter.io.writers import write_json
 
@@ -177,6 +182,16 @@ def check_report(out: str | Path, result: JudgeCheckResult) -> Path | None:
         return None
     return write_report(Path(out) / "runs" / first, out=Path(out) / "report.html", title="ragmeter judge check",
                         judge_check=Path(out) / "judge_check.json")
+
+
+def sizes_note(asked: list[int], run: list[int], sources: int) -> str | None:
+    """Why a prompt size asked for has no case: a prompt of k contexts needs k source rows."""
+    missing = [k for k in sorted(set(asked)) if k not in run]
+    if not missing:
+        return None
+    return (f"k = {', '.join(map(str, missing))} not run: a prompt of k contexts takes them from k source rows, "
+            f"and {sources} source row{'s' if sources != 1 else ''} gave cases at k = "
+            f"{', '.join(map(str, run)) or 'none'} only")
 
 
 def _check_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:

@@ -15,6 +15,8 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
 
     console.print(printable(f"judge check · judge {result.judge} · {result.data} · {result.sources} source rows · "
                             f"seed {result.seed}"), highlight=False)
+    if result.sizes_note:
+        console.print(printable(result.sizes_note), style="yellow", highlight=False)
     for check in result.metrics.values():
         if not check.checks:
             console.print(printable(f"{check.metric}: {check.note}"), highlight=False)

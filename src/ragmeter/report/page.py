@@ -195,7 +195,9 @@ def _judge_check(data: dict[str, Any]) -> str:
         return ""
     blocks = [f"<p>judge {escape(str(check.get('judge')))} on {escape(str(check.get('data')))}: cases whose right "
               "score is known (copied answers should score &ge; 0.5, unrelated, negated and fact-swapped ones "
-              "&lt; 0.5), each at prompt sizes k = " + escape(", ".join(map(str, check.get("sizes", [])))) + "</p>"]
+              "&lt; 0.5), each at prompt sizes k = "
+              + escape(", ".join(map(str, check.get("sizes_run") or check.get("sizes", [])))) + "</p>"
+              + (f'<p class="warn">{escape(check["sizes_note"])}.</p>' if check.get("sizes_note") else "")]
     for metric in (check.get("metrics") or {}).values():
         auc = metric.get("roc_auc")
         head = (f"<h3>{escape(str(metric['metric']))}: {metric['cases']} cases, ROC-AUC high vs low "
