@@ -77,3 +77,16 @@ def test_meta_eval(tmp_path):
     out = run_cli("meta-eval", str(ROOT / "tests" / "data" / "meta-eval" / "clapnq_answerability.jsonl"),
                   "--metric", "rouge", "--out", str(tmp_path / "m"), env=NARROW).stdout
     assert_fits(out, "roc_auc", "balanced_accuracy_held_out")
+
+
+def test_every_commands_help_fits_without_cutting_an_example():
+    """Issue 36, item 18: help text at 80 columns, no example cut mid-word ("context_recall=0…")."""
+    from ragmeter.cli.app import command
+
+    commands = command().commands
+    assert {"evaluate", "traces", "judge-check", "report"} <= set(commands)
+    for name in commands:
+        proc = run_cli(name, "--help", env=NARROW)
+        assert proc.returncode == 0, name
+        assert "…" not in proc.stdout, (name, [line for line in proc.stdout.splitlines() if "…" in line])
+        assert widest(proc.stdout) <= 80, name

@@ -15,8 +15,8 @@ from ragmeter.text import plain
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
 FailUnder = Annotated[Optional[str], typer.Option(
-    "--fail-under", help="bars per metric, e.g. faithfulness=0.8,context_recall=0.7 (at most, for metrics "
-                         "where lower is better); exit 1 when one is missed")]
+    "--fail-under", help="bars per metric, METRIC=NUMBER, comma-separated (e.g. faithfulness=0.8; at most, "
+                         "for metrics where lower is better); exit 1 when one is missed")]
 GateOpt = Annotated[Optional[str], typer.Option("--gate", help="mean | lower | calibrated: the mean, the "
                                                                "pessimistic end of its 95% interval, or that of "
                                                                "the human-mean estimate (--labels), must clear "

@@ -30,11 +30,14 @@ def traces(source: Annotated[str, typer.Argument(help="where the traces are: pho
                                                                      "metrics; the share is of sessions")] = False,
            attribute: Annotated[Optional[list[str]], typer.Option(
                help="FIELD=ATTRIBUTE: take a row field from a span attribute (custom instrumentation), e.g. "
-                    "user_input=app.question or retrieved_contexts=app.chunks.*.text; repeatable")] = None,
+                    "user_input=app.question (a list: see below); repeatable")] = None,
            max_traces: Annotated[int, typer.Option(help="read at most N traces from Phoenix", min=1)] = 100_000,
            ) -> None:
     """Production traces as a dataset: one row per trace (question, answer, retrieved documents,
-    trace and span ids) or per session, sampled by time, for `ragmeter evaluate`."""
+    trace and span ids) or per session, sampled by time, for `ragmeter evaluate`.
+
+    A list attribute takes `*` where the index goes:
+    --attribute retrieved_contexts=app.chunks.*.text"""
     from ragmeter.io.trace_mapping import parse_attributes
     from ragmeter.traces.pull import Window, pull_traces
     from ragmeter.traces.sample import parse_time
