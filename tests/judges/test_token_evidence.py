@@ -194,3 +194,11 @@ def test_likelihood_relevance_on_a_judge_that_cannot_read_tokens_is_unscored_wit
                                cache=False, progress=False)
     assert result.rows[0]["context_relevance"] is None
     assert "reads prompt-token probabilities" in result.rows[0]["context_relevance_reason"]
+
+
+def test_a_wrapped_judge_reads_tokens_as_its_inner_one_does():
+    """A dry run (judges/wrap.py) counts the token-evidence calls a run will make."""
+    from ragmeter.judges.wrap import WrappedJudge
+
+    assert WrappedJudge(LikelihoodScript({})).reads_tokens is True
+    assert WrappedJudge(ScriptedJudge({})).reads_tokens is False

@@ -16,6 +16,7 @@ class WrappedJudge(Judge):
         self.inner = inner
         self.backend = inner.backend
         self.constrained = inner.constrained
+        self.reads_tokens = inner.reads_tokens  # a dry run counts the token-evidence calls too
 
     @property
     def exact_tokens(self) -> bool:
