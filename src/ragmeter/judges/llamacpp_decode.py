@@ -145,17 +145,6 @@ def eval_reading(llm: Any, tokens: list[int], read: frozenset[int]) -> dict[int,
     return out
 
 
-def greedy_constrained(llm: Any, prompt: PromptParts, gbnf: str | None, max_tokens: int,
-                       deadline: float | None = None, stop: tuple[str, ...] = (),
-                       probe: LabelProbe | None = None, states: PrefixStates | None = None,
-                       skip_reason: Callable[[str], bool] | None = None,
-                       lines: tuple[tuple[str, float, float], ...] = ()) -> Decoded:
-    """Greedy decode of `prompt` under the grammar (greedy_decode, after loading it)."""
-    check_window(llm, len(prompt), max_tokens)
-    (states or PrefixStates(max_bytes=0)).load(llm, prompt)
-    return greedy_decode(llm, len(prompt), gbnf, max_tokens, deadline, stop, probe, skip_reason, lines)
-
-
 def check_window(llm: Any, prompt_tokens: int, max_tokens: int) -> None:
     if prompt_tokens + max_tokens > llm.n_ctx():
         raise JudgeError(f"prompt of {prompt_tokens} tokens + {max_tokens} for the reply exceeds the "
