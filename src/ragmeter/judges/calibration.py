@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -52,8 +53,7 @@ class Platt:
         """(slope, intercept) for a claim: the combiner's with its PMI folded in, or the plain line."""
         if self.combiner is None or found is None:
             return self.slope, self.intercept
-        slope, intercept, w_min, w_mean = self.combiner["weights"]
-        return slope, intercept + w_min * found["min"] + w_mean * found["mean"]
+        return combined_line(self.combiner["weights"], found)
 
     def combiner_request(self) -> tuple[str, float, float, float, float] | None:
         """The combiner as a backend folds it into one line per claim (JudgeRequest.evidence)."""
@@ -75,6 +75,14 @@ def calibrate(probs: dict[str, dict[str, float]], rule: Platt,
             one = calibrated_one(dist, *rule.line(found))
         out[path] = dist if one is None else {"0": 1 - one, "1": one}
     return out
+
+
+def combined_line(weights: Sequence[float], found: Mapping[str, Any]) -> tuple[float, float]:
+    """A combiner's (slope, intercept) for one claim: weights on logit(p), 1, minimum and mean
+    token PMI, the claim's PMI folded into the intercept. The backend writing the label and
+    the session calibrating the score both use it, so they agree."""
+    slope, intercept, w_min, w_mean = weights
+    return slope, intercept + w_min * found["min"] + w_mean * found["mean"]
 
 
 def apply_line(slope: float, intercept: float, p_one: float) -> float:

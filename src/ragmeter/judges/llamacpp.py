@@ -229,6 +229,7 @@ class LlamaCppJudge(Judge):
         bare_idx = claim_tokens([llm.detokenize([t]) for t in bare.rest], bare_row, ask.claims)
         bare_lp = self._prefixes.load(llm, bare, frozenset(i for ids in bare_idx for i in ids))
         with_lp = self._prefixes.load(llm, parts, frozenset(i for ids in idx for i in ids))
+
         def text(token: int) -> str:
             return llm.detokenize([token]).decode("utf-8", errors="replace")
 

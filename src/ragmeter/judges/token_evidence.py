@@ -93,7 +93,9 @@ def combined_lines(combiner: tuple[str, float, float, float, float] | None,
     that field for a claim without features. No combiner: the plain lines as they are."""
     if combiner is None:
         return plain
-    field, slope, intercept, w_min, w_mean = combiner
+    from ragmeter.judges.calibration import combined_line
+
+    field, *weights = combiner
     fallback = next((ln for ln in plain if ln[0] == field), (field, 1.0, 0.0))
-    return tuple(fallback if f is None else (field, slope, intercept + w_min * f["min"] + w_mean * f["mean"])
+    return tuple(fallback if f is None else (field, *combined_line(weights, f))
                  for f in found) + tuple(ln for ln in plain if ln[0] != field)
