@@ -143,4 +143,5 @@ def explain_run(run: Annotated[Path, typer.Argument(help="a run folder")],
     if done.report is not None:
         print(plain(f"refreshed {done.report}"))
     else:
-        print(plain(f"a report page made earlier still shows the old reasons: run `ragmeter report {run}` again"))
+        print("a report page made before still shows the old reasons; to refresh it:")
+        print(plain(f"  ragmeter report {run}"))
