@@ -35,3 +35,4 @@ def test_json_text_reads_back_equal_and_writes_non_finite_floats_as_null():
         assert json.loads(json_text(case)) == case
     assert json.loads(json_text({"x": 2**70, 3: "a"})) == {"x": 2**70, "3": "a"}  # the json module's fallback
     assert json_text({"p": math.nan, "q": math.inf}) == '{"p":null,"q":null}'
+

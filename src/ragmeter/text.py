@@ -63,6 +63,17 @@ def duration(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
+def seconds(value: float) -> str:
+    """A measured time as every line shows it (latencies, judge time, per-question cost): two
+    decimals below a second, one below ten, whole seconds below a minute, then `duration`
+    (0.42 s, 7.7 s, 42 s, 1m40s), never an exponent or four decimals."""
+    if value >= 59.5:
+        return duration(value)
+    if value >= 9.95:
+        return f"{value:.0f} s"
+    return f"{value:.1f} s" if value >= 0.995 else f"{value:.2f} s"
+
+
 def print_table(console: Any, table: Any) -> None:
     """`table` as it is when the terminal has room for each column's longest word (cells then
     wrap between words); otherwise each row folded into a block (its first cell, then

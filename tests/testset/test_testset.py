@@ -141,6 +141,10 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     assert text.startswith("2 kept of 3 generated (survival 67%); asked for 3")  # was "survival 0.6667"
     assert "answer in its chunk (factoid): 100%;" in text
     assert "judge: 11 calls, 8,454 tokens, 12 s; per kept question 5.5 calls, 4,227 tokens, 6.2 s" in text
+    console = Console(record=True, width=200)  # a slow judge: was "… tokens, 1e+02 s" per kept question
+    print_quality({**quality, "tokens": 8454.0, "seconds": 200.0, "tokens_per_kept": 4227.0,
+                   "seconds_per_kept": 100.0, "judge_calls": 11, "judge_calls_per_kept": 5.5}, console)
+    assert "8,454 tokens, 3m20s; per kept question 5.5 calls, 4,227 tokens, 1m40s" in console.export_text()
 
 
 def test_duplicates_are_rejected_with_the_pair(tmp_path):

@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
-from ragmeter.text import plain, print_table
+from ragmeter.text import plain, print_table, seconds
 
 
 def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `label`: binary 0/1, ordinal "
@@ -111,7 +111,7 @@ def bench_judge(judge: Annotated[str, typer.Argument(help="the judge spec, as --
     speed, path = asyncio.run(measure(judge, data, rows, chosen))
     rate = speed.prompt_tokens_per_second
     write = speed.completion_tokens_per_second
-    print(plain(f"{speed.judge}: {speed.calls} calls; {speed.overhead_seconds:.2f} s per call + prompt at "
+    print(plain(f"{speed.judge}: {speed.calls} calls; {seconds(speed.overhead_seconds)} per call + prompt at "
                 f"{f'{rate:,.0f} tokens/s' if rate else 'no measurable cost'} + reply at "
                 f"{f'{write:,.0f} tokens/s' if write else 'no measurable cost'}; "
                 f"replies average {speed.mean_completion_tokens:.0f} tokens"))

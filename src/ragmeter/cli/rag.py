@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console
-from ragmeter.text import plain
+from ragmeter.text import plain, seconds
 
 
 def register(app: typer.Typer) -> None:
@@ -38,7 +38,7 @@ def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html,
     rate = f"{info.embedded / info.embed_seconds:.1f} chunks/s embedding" if info.embed_seconds else "nothing to embed"
     skipped = info.manifest["documents"]["skipped"]
     print(plain(f"{info.chunks} chunks from {info.manifest['documents']['count']} documents: {info.embedded} "
-                f"embedded, {info.reused} reused ({rate}; {info.seconds:.1f} s in all)"
+                f"embedded, {info.reused} reused ({rate}; {seconds(info.seconds)} in all)"
                 + (f"; skipped {len(skipped)}: {'; '.join(skipped)}" if skipped else "")))
     print(plain(f"wrote {out}"))
 
@@ -82,10 +82,16 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
     m = result.manifest
     latency = m["latency_seconds"]
     print(plain(f"{m['rows']} rows: {m['answered']} answered, {m['cached']} from the cache, {m['errors']} errors; "
-                f"latency p50 {latency['p50']} s, p95 {latency['p95']} s"))
+                f"latency {_latency(latency)}"))
     for row in [r for r in result.rows if r.get("answer_error")][:3]:
         print(plain(f"  row {row.get('id', '?')}: {row['answer_error']}"))
     print(plain(f"wrote {result.path}"))
+
+
+def _latency(latency: dict[str, float | None]) -> str:
+    if latency["p50"] is None:
+        return "not measured (no row answered)"
+    return f"p50 {seconds(latency['p50'])}, p95 {seconds(latency['p95'] or 0.0)}"
 
 
 def experiment(config: Annotated[Path, typer.Argument(help="EXPERIMENT.yaml: testset, docs, grid, metrics, "

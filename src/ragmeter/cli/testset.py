@@ -10,7 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console, judge_setting
-from ragmeter.text import plain
+from ragmeter.text import plain, seconds
 
 
 def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "
@@ -99,5 +99,5 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
     finally:
         cache.close()
     parquet, samples = write_generations(run.rows, out)
-    print(f"{len(run.rows)} rows: {run.generated} generated ({run.tokens} tokens, {run.seconds:.1f} s), "
+    print(f"{len(run.rows)} rows: {run.generated} generated ({run.tokens} tokens, {seconds(run.seconds)}), "
           f"{run.cached} from cache; wrote {parquet} and {samples}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ragmeter.report.charts import differences_svg, histogram_svg, reliability_svg
 from ragmeter.results.compare import not_compared_note, testset_note
+from ragmeter.text import seconds
 
 
 def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
@@ -244,7 +245,7 @@ def _run_info(data: dict[str, Any]) -> str:
             f"{escape(str(run['dataset']['sha256']))}</code></dd>"
             f"<dt>cost</dt><dd>{cost['judge_calls']} judge calls · {cost['prompt_tokens']} prompt tokens · "
             f"{cost['completion_tokens']} completion tokens · {cost['cache_hits']} cache hits · judge "
-            f"{cost['judge_seconds']:.1f} s · wall {cost['wall_seconds']:.1f} s</dd>"
+            f"{seconds(cost['judge_seconds'])} · wall {seconds(cost['wall_seconds'])}</dd>"
             f"<dt>ragmeter</dt><dd>{escape(run['ragmeter_version'])} · language {escape(run['language'])}</dd>"
             f"</dl><table class=\"prompts\"><thead><tr><th>metric</th><th>prompt</th><th>version</th>"
             f"<th>language</th><th>source</th><th>note</th></tr></thead><tbody>{prompts}</tbody></table>"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.stats import interval_text
-from ragmeter.text import duration, plain, print_table, printable
+from ragmeter.text import duration, plain, print_table, printable, seconds
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
     from ragmeter.results.manifest import Manifest
@@ -77,14 +77,14 @@ def _print_index(index: dict[str, Any] | None, console: Any) -> None:
 
 def _print_timing(run: Manifest, console: Any) -> None:
     if run.model_busy_seconds == 0:
-        console.print(f"wall {run.wall_seconds:.1f} s · no judge or embedder calls: all of it was "
+        console.print(f"wall {seconds(run.wall_seconds)} · no judge or embedder calls: all of it was "
                       "ragmeter (reading data, computing metrics, loading their libraries)", highlight=False)
         return
-    console.print(f"wall {run.wall_seconds:.1f} s · in judge {run.judge_seconds:.1f} s · "
-                  f"embeddings {run.embed_seconds:.1f} s · model load {run.judge_load_seconds:.1f} s · "
-                  f"ragmeter overhead {run.overhead_seconds:.2f} s "
+    console.print(f"wall {seconds(run.wall_seconds)} · in judge {seconds(run.judge_seconds)} · "
+                  f"embeddings {seconds(run.embed_seconds)} · model load {seconds(run.judge_load_seconds)} · "
+                  f"ragmeter overhead {seconds(run.overhead_seconds)} "
                   f"({100 * run.overhead_seconds / max(run.wall_seconds, 1e-9):.1f}% of wall) · "
-                  f"process CPU {run.cpu_seconds:.1f} s", highlight=False)
+                  f"process CPU {seconds(run.cpu_seconds)}", highlight=False)
 
 
 def print_estimate(estimate: Any, console: Any) -> None:

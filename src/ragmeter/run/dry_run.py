@@ -24,6 +24,7 @@ from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.wrap import WrappedJudge
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.run.judge_speed import JudgeSpeed, load_speed
+from ragmeter.text import seconds
 
 if TYPE_CHECKING:
     from ragmeter.run.prepare import Prepared
@@ -207,7 +208,7 @@ def _speed_note(speed: JudgeSpeed | None, ready: Prepared) -> str:
         data = ready.cfg.dataset if ready.cfg.dataset != "<in-memory>" else "DATA"
         return f"no measured speed for this judge: run `ragmeter bench-judge {spec} {data}` to get seconds"
     return (f"measured by bench-judge at {speed.measured_at} over {speed.calls} calls: "
-            f"{speed.overhead_seconds:.2f} s per call + prompt at {_rate(speed.prompt_tokens_per_second)} + "
+            f"{seconds(speed.overhead_seconds)} per call + prompt at {_rate(speed.prompt_tokens_per_second)} + "
             f"reply at {_rate(speed.completion_tokens_per_second)}")
 
 

@@ -77,7 +77,7 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
 
 
 def print_quality(report: dict[str, Any], console: Any) -> None:
-    from ragmeter.text import printable
+    from ragmeter.text import printable, seconds
 
     def share(value: float | None) -> str:
         return "-" if value is None else f"{value:.0%}"
@@ -92,9 +92,9 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
         f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language mismatches: "
         f"{report['language_mismatches']}",
-        f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {report['seconds']:,.0f} s; per kept "
-        f"question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
-        f"{report['seconds_per_kept']:.2g} s",
+        f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {seconds(report['seconds'])}; "
+        f"per kept question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
+        f"{seconds(report['seconds_per_kept'])}",
     ]
     for line in lines:
         console.print(printable(line), highlight=False)

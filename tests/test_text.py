@@ -1,0 +1,11 @@
+"""How times print on every line: one formatter."""
+
+from __future__ import annotations
+
+
+def test_one_formatter_shows_every_measured_time():
+    from ragmeter.text import seconds
+
+    # a latency was "7.7256 s", a per-question cost "1e+02 s"
+    shown = [seconds(v) for v in (0.004, 0.42, 0.996, 7.7256, 9.96, 41.6161, 59.4, 59.6, 100.0, 4000.0)]
+    assert shown == ["0.00 s", "0.42 s", "1.0 s", "7.7 s", "10 s", "42 s", "59 s", "1m00s", "1m40s", "1h06m"]
