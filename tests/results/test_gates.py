@@ -138,13 +138,37 @@ def test_cli_bad_gate_settings_exit_2(tmp_path, args, message):
 def test_baseline_that_cannot_be_compared_fails_before_the_run(tmp_path):
     base = write_run(tmp_path / "base", {"faithfulness": [1.0] * 3}, ids=["r0", "r1", "r2"])
     other = write_run(tmp_path / "other", {"exact_match": [1.0] * 2}, ids=["x", "y"])
-    data = write_data(tmp_path / "d.jsonl", 3, 3)
+    few = write_run(tmp_path / "few", {"exact_match": [1.0] * 4}, ids=["r0", "r1", "r2", "r3"])
+    data = write_data(tmp_path / "d.jsonl", 3, 12)
     for folder, message in ((base, "has none of this run's metrics (exact_match; it has faithfulness)"),
-                            (other, "shares no row ids with this run's data")):
+                            (other, "shares no row ids with this run's data"),
+                            # 4 pairs could never show a drop: was a silent pass
+                            (few, "shares 4 row ids with this run's data; a baseline gate needs at least 10 pairs")):
         proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
                    "--baseline", str(folder))
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
         assert not (tmp_path / "run" / "manifest.json").exists()
+
+
+def test_interval_gate_on_too_few_rows_is_refused_before_the_run(tmp_path):
+    data = write_data(tmp_path / "d.jsonl", 4, 4)
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
+               "--fail-under", "exact_match=0.5", "--gate", "lower")
+    assert proc.returncode == 2 and "--gate lower needs at least 10 rows to decide and the data has 4" in proc.stderr
+    assert not (tmp_path / "run" / "manifest.json").exists()
+
+
+def test_gates_that_cannot_decide_exit_2_not_0(tmp_path):
+    base = [0.9, 0.8, 0.7, 0.95]
+    comparison = compare(write_run(tmp_path / "base", {"m": base}),
+                         write_run(tmp_path / "cand", {"m": [x - 0.5 for x in base]}))  # 4 pairs, all far lower
+    report = evaluate_gates(GateSettings(baseline="base"), {}, comparison)
+    gate = report.results[0]
+    assert (gate.passed, gate.decided, report.exit_code) == (False, False, 2)  # was: passed
+    assert gate.message == "m: cannot decide: 4 rows scored in both runs; a baseline gate needs at least 10 pairs"
+    failing = evaluate_gates(GateSettings(thresholds={"m": 0.99}), {"m": metric_record([0.5] * 12)}, comparison)
+    assert failing.exit_code == 1  # a gate that decided and failed wins over one that could not decide
+    assert evaluate_gates(GateSettings(thresholds={"m": 0.1}), {"m": metric_record([0.5] * 12)}).exit_code == 0
 
 
 def test_judge_unreachable_exits_3(tmp_path):

@@ -16,7 +16,8 @@ from ragmeter.errors import RagmeterError
 from ragmeter.text import plain
 
 #: every command's exit codes: `--help` and docs/runs.md list them from here (a test fails on drift)
-EXIT_CODES = {0: "done (gates passed)", 1: "a gate failed", 2: "a usage, config or data error",
+EXIT_CODES = {0: "done (gates passed)", 1: "a gate failed",
+              2: "a usage, config or data error, or a gate with too few rows to decide",
               3: "a judge or infrastructure failure (errors are one line on stderr)",
               130: "interrupted (finished judge replies are cached)"}
 

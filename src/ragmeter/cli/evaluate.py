@@ -202,7 +202,7 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
             mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
             console().print(f"{mark} {printable(gate.message)}", highlight=False)
         if not result.gates.passed:
-            raise typer.Exit(1)
+            raise typer.Exit(result.gates.exit_code)
 
 
 def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:

@@ -4,12 +4,16 @@ Three kinds, each one `GateResult`:
 - threshold: a metric's mean (`gate: mean`) or the pessimistic end of its 95% interval
   (`gate: lower`) must clear its bar. The bar is read in the metric's direction: at least
   the bar when higher is better, at most when lower is better (noise_sensitivity).
-  An interval gate with fewer than MIN_ROWS_FOR_INTERVAL scored rows fails and says so: a
+  An interval gate with fewer than MIN_ROWS_FOR_INTERVAL scored rows cannot decide: a
   bootstrap interval over a handful of rows is too narrow to trust, and would pass.
 - unscored: the share of unscored rows of any metric must not exceed `max_unscored`.
 - baseline: a metric fails when it is significantly worse than the baseline run (paired
   sign-flip test, Holm-adjusted across metrics, at ALPHA) and its mean drop is larger than
-  `max_drop`; merely lower is not a failure.
+  `max_drop`; merely lower is not a failure. Below MIN_ROWS_FOR_INTERVAL pairs it cannot
+  decide either: a paired test over four rows can never find a drop, so it would always pass.
+
+A gate that cannot decide is not passed: the run exits 2 (with the reason) rather than 1, and
+a data file or baseline too small for it is refused before any judge call.
 """
 
 from __future__ import annotations
@@ -58,8 +62,15 @@ class GateSettings(BaseModel):
                               f"{', '.join(shown)}")
 
 
+    def check_rows(self, rows: int) -> None:
+        """Before any judge call: an interval gate has enough rows to decide."""
+        if self.gate == "lower" and self.thresholds and rows < self.min_rows:
+            raise ConfigError(f"--gate lower needs at least {self.min_rows} rows to decide and the data has {rows}: "
+                              "use more rows, or --gate mean")
+
     def check_baseline(self, baseline: Any, labels: list[str], ids: list[str]) -> None:
-        """Before any judge call: the baseline run can be compared with this one."""
+        """Before any judge call: the baseline run can be compared with this one, over enough
+        shared rows for the paired test to decide (the same rule as an interval gate's)."""
         if not any(m in baseline.metrics for m in labels):
             raise ConfigError(f"baseline {baseline.source} has none of this run's metrics ({', '.join(labels)}; "
                               f"it has {', '.join(baseline.metrics)})")
@@ -67,6 +78,11 @@ class GateSettings(BaseModel):
         if not any(i in known for i in ids):
             raise ConfigError(f"baseline {baseline.source} shares no row ids with this run's data: it is not a run "
                               "over the same test set")
+        shared = sum(i in known for i in ids)
+        if shared < self.min_rows:
+            raise ConfigError(f"baseline {baseline.source} shares {shared} row ids with this run's data; a baseline "
+                              f"gate needs at least {self.min_rows} pairs to decide (a paired test over fewer can "
+                              "never find a drop)")
 
 
 class GateResult(BaseModel):
@@ -74,6 +90,8 @@ class GateResult(BaseModel):
     metric: str
     passed: bool
     message: str
+    #: False when too few rows were scored to decide (then `passed` is False too): exit 2, not 1
+    decided: bool = True
     value: float | None = None
     bar: float | None = None
     higher_is_better: bool = True
@@ -92,6 +110,14 @@ class GateReport(BaseModel):
 
     def failures(self) -> list[GateResult]:
         return [r for r in self.results if not r.passed]
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 a gate failed, 2 no gate failed but some could not decide (too few rows)."""
+        failures = self.failures()
+        if not failures:
+            return 0
+        return 1 if any(f.decided for f in failures) else 2
 
     def __bool__(self) -> bool:
         return self.passed
@@ -167,7 +193,8 @@ def evaluate_gates(settings: GateSettings, metrics: dict[str, Any], comparison: 
     if settings.max_unscored is not None:
         results += [_unscored(name, record, settings.max_unscored) for name, record in metrics.items()]
     if comparison is not None:
-        results += [_baseline(c, settings.max_drop, comparison.alpha) for c in comparison.metrics.values()]
+        results += [_baseline(c, settings.max_drop, comparison.alpha, settings.min_rows)
+                    for c in comparison.metrics.values()]
     return GateReport(results=results)
 
 
@@ -194,8 +221,9 @@ def _threshold(name: str, bar: float, record: Any, settings: GateSettings) -> Ga
         ci, n = calibrated["ci95"], calibrated["labels"]
         value, what = (ci[0], "calibrated 95% CI lower end") if higher else (ci[1], "calibrated 95% CI upper end")
     elif n < settings.min_rows or not ci:
-        return GateResult(kind="threshold", metric=name, passed=False, bar=bar, value=mean, higher_is_better=higher,
-                          message=f"{name}: only {n} scored rows; an interval gate needs at least "
+        return GateResult(kind="threshold", metric=name, passed=False, decided=False, bar=bar, value=mean,
+                          higher_is_better=higher,
+                          message=f"{name}: cannot decide: only {n} scored rows; an interval gate needs at least "
                                   f"{settings.min_rows} (use more rows, or --gate mean)")
     else:
         value, what = (ci[0], "95% CI lower end") if higher else (ci[1], "95% CI upper end")
@@ -213,10 +241,11 @@ def _unscored(name: str, record: Any, limit: float) -> GateResult:
                               f"{'within' if passed else 'over'} the limit {limit:.1%}")
 
 
-def _baseline(c: Any, max_drop: float, alpha: float) -> GateResult:
-    if c.difference is None:
-        return GateResult(kind="baseline", metric=c.metric, passed=True,
-                          message=f"{c.metric}: no rows scored in both runs; not compared")
+def _baseline(c: Any, max_drop: float, alpha: float, min_rows: int = MIN_ROWS_FOR_INTERVAL) -> GateResult:
+    if c.difference is None or c.n < min_rows:
+        return GateResult(kind="baseline", metric=c.metric, passed=False, decided=False,
+                          message=f"{c.metric}: cannot decide: {c.n} rows scored in both runs; a baseline gate "
+                                  f"needs at least {min_rows} pairs")
     drop = -c.difference if c.higher_is_better else c.difference
     passed = not (c.verdict == "worse" and drop > max_drop)
     detail = (f"{c.metric}: {c.mean_a:.4f} -> {c.mean_b:.4f} ({c.difference:+.4f}, 95% CI "

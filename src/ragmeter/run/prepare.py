@@ -92,6 +92,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
         dataset = _limit_and_shard(dataset, cfg)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs], {m.label: m.name for m in metric_objs})
+    gates.check_rows(len(dataset))
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     if baseline is not None:
         gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())
