@@ -53,11 +53,22 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         page.goto(page_file.as_uri())
         assert "row 1 of 8" in page.locator("#item h3").inner_text()
         assert "the judge:" not in page.locator("#item").inner_text()  # hidden until asked for
-        page.fill("#labeller", "ana")
-        page.locator("body").click()
-        for key in ("1", "0", "1", "1", "0"):
+        assert "kept in this browser as you go" in page.locator("#stored").inner_text()
+        page.click("#labeller")
+        page.keyboard.type("ana")
+        page.keyboard.press("Enter")  # gives the keys back: no click on the page needed (issue 36)
+        for key in ("1", "0"):
+            page.keyboard.press(key)
+        page.click("#show-judge")  # was: the shortcuts stopped until the page was clicked
+        assert "the judge:" in page.locator("#item").inner_text()
+        for key in ("1", "1", "0"):
             page.keyboard.press(key)
         assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
+        page.reload()  # a closed tab loses nothing: the labels and the name come back
+        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
+        assert page.locator("#labeller").input_value() == "ana"
+        assert "restored 5 labels kept in this browser" in page.locator("#stored").inner_text()
+        assert "row 6 of 8" in page.locator("#item h3").inner_text()  # the first unlabelled row
         page.keyboard.press("ArrowLeft")
         assert "row 5 of 8" in page.locator("#item h3").inner_text()
         with page.expect_download() as download:

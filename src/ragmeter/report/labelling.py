@@ -1,6 +1,8 @@
 """The labelling page: a seeded sample of a run's rows, one at a time, for a person to label
 (keyboard or buttons), saved as labels.jsonl by the page itself (a download: it works from
-disk, offline, with no server). Labels given earlier are embedded, so labelling resumes.
+disk, offline, with no server). Labels given earlier are embedded, so labelling resumes; labels
+given on the page are also kept in the browser's storage for that data and metrics, so a
+closed tab loses nothing (the page says so, and can forget them).
 
 The judge's score and reason are hidden until asked for: seen first, they anchor the label.
 """
@@ -111,11 +113,12 @@ def _page(data: dict[str, Any], title: str) -> bytes:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{style}</style></head><body>",
         f"<header><h1>{escape(title)}</h1><p>{escape(data['run'])} · keys: the choice's number, ← → to move, "
-        "s to save</p></header>",
+        "s to save (Enter in the name box gives the keys back)</p></header>",
         '<div class="controls"><label>your name <input id="labeller" type="text"></label>'
         '<label>labels given earlier <input id="load" type="file" accept=".jsonl"></label>'
         '<label><input id="show-judge" type="checkbox"> show the judge</label>'
-        '<button id="save">save labels.jsonl</button><span id="progress"></span></div>',
+        '<button id="save">save labels.jsonl</button><button id="forget">forget labels kept here</button>'
+        '<span id="progress"></span></div><p id="stored"></p>',
         '<main id="item"></main>',
         f'<script type="application/json" id="ragmeter-label-data">{embed_json(data)}</script>',
         f"<script>{script}</script></body></html>\n"]).encode("utf-8")

@@ -1,11 +1,39 @@
 // ragmeter labelling page: one sampled row at a time, a label per metric (keys or buttons),
-// saved as labels.jsonl by a download. Every string from the data is set with textContent.
+// saved as labels.jsonl by a download, and kept in the browser's storage for this data so
+// that closing the tab loses nothing. Every string from the data is set with textContent.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-label-data").textContent);
   var labels = {};  // metric -> id -> label, on the metric's own scale
   data.metrics.forEach(function (m) { labels[m.name] = Object.assign({}, data.given[m.name] || {}); });
   var at = 0, focus = 0;
+  // one key per dataset and metric set: another run's page over the same rows resumes too
+  var storeKey = "ragmeter-labels:" + data.dataset_sha256 + ":" +
+                 data.metrics.map(function (m) { return m.name; }).join(",");
+
+  function keep() {
+    try {
+      localStorage.setItem(storeKey, JSON.stringify({ labels: labels,
+                                                      labeller: document.getElementById("labeller").value }));
+    } catch (err) { /* storage off (private window, quota): labels.jsonl still saves them */ }
+  }
+
+  function restore() {
+    var kept = null, count = 0;
+    try { kept = JSON.parse(localStorage.getItem(storeKey) || "null"); } catch (err) { kept = null; }
+    if (kept && kept.labels) {
+      data.metrics.forEach(function (m) {
+        Object.keys(kept.labels[m.name] || {}).forEach(function (id) {
+          labels[m.name][id] = kept.labels[m.name][id];
+          count += 1;
+        });
+      });
+      if (kept.labeller && !document.getElementById("labeller").value) document.getElementById("labeller").value = kept.labeller;
+    }
+    document.getElementById("stored").textContent = count ?
+      "restored " + count + " labels kept in this browser; they stay here until saved or forgotten" :
+      "labels are kept in this browser as you go and restored when this page is opened again";
+  }
 
   function el(tag, text, cls) {
     var node = document.createElement(tag);
@@ -65,6 +93,7 @@
   function choose(k, value) {
     var row = data.rows[at];
     labels[data.metrics[k].name][row.id] = value;
+    keep();
     if (k < data.metrics.length - 1) {
       focus = k + 1;
     } else {
@@ -97,7 +126,13 @@
   }
 
   document.getElementById("save").addEventListener("click", save);
-  document.getElementById("show-judge").addEventListener("change", draw);
+  document.getElementById("forget").addEventListener("click", function () {
+    try { localStorage.removeItem(storeKey); } catch (err) { /* nothing kept */ }
+    document.getElementById("stored").textContent = "labels kept in this browser forgotten (those on the page stay until it is closed)";
+  });
+  // a control clicked keeps the focus, and with it the keys: give the keys back to the page
+  document.getElementById("show-judge").addEventListener("change", function (e) { e.target.blur(); draw(); });
+  document.getElementById("labeller").addEventListener("change", keep);
   document.getElementById("load").addEventListener("change", function (e) {
     var file = e.target.files[0];
     if (!file) return;
@@ -107,16 +142,23 @@
         var entry = JSON.parse(line);
         if (labels[entry.metric]) labels[entry.metric][String(entry.id)] = entry.label;
       });
+      e.target.blur();
+      keep();
       draw();
     });
   });
   document.addEventListener("keydown", function (e) {
-    if (e.target && (e.target.tagName === "INPUT")) return;
+    if (e.target && e.target.id === "labeller") {  // typing a name; Enter or Escape gives the keys back
+      if (e.key === "Enter" || e.key === "Escape") { e.target.blur(); e.preventDefault(); }
+      return;
+    }
     var m = data.metrics[focus], hit = m.choices.filter(function (c) { return c.key === e.key; })[0];
     if (hit) { choose(focus, hit.value); e.preventDefault(); return; }
     if (e.key === "ArrowRight" && at < data.rows.length - 1) { at += 1; focus = 0; draw(); }
     else if (e.key === "ArrowLeft" && at > 0) { at -= 1; focus = 0; draw(); }
     else if (e.key === "s") save();
   });
+  restore();
+  at = Math.max(0, data.rows.findIndex(function (row) { return !done(row); }));  // resume at the first unlabelled row
   draw();
 })();
