@@ -149,9 +149,15 @@ def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
 
 
 def _read_json(text: str, source: str) -> list[dict[str, Any]]:
+    from ragmeter.io.traces import CONSOLE_EXPORTER, is_console_export
+
+    if is_console_export(text):
+        raise DataError(CONSOLE_EXPORTER, source=source)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and exc.colno == 1 and _one_object(text.split("\n", 1)[0]):
+            return _read_jsonl(text, source)  # JSON Lines named .json (the Collector's file exporter writes so)
         raise DataError(f"malformed JSON ({exc.msg})", source=source, row=exc.lineno, unit="line") from None
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
@@ -163,6 +169,13 @@ def _read_json(text: str, source: str) -> list[dict[str, Any]]:
         if not isinstance(obj, dict):
             raise DataError(f"expected an object, got {type(obj).__name__}", source=source, row=number)
     return data
+
+
+def _one_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except json.JSONDecodeError:
+        return False
 
 
 def _read_csv(text: str, source: str) -> list[dict[str, Any]]:

@@ -16,7 +16,8 @@ attributes; one trace becomes one row:
   text), else the last LLM span's first output message;
 - `retrieved_contexts`: every RETRIEVER span's documents in start order
   (`retrieval.documents.N.document.content`); `retrieved_context_ids` and
-  `retrieval_scores`: their `document.id` (else `document.metadata.id`) and
+  `retrieval_scores`: their `document.id` (else the `id` of `document.metadata`, the JSON
+  text OpenInference's LangChain instrumentor writes, or a flat `document.metadata.id`) and
   `document.score`, where every one has one;
 - `session_id`: `session.id`, where set; `start_time`: the root span's start (UTC).
 
@@ -46,8 +47,20 @@ KIND = "openinference.span.kind"
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
-_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata\.id)$")
+_DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata\.id|metadata)$")
 _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+
+
+#: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
+CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
+                    "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
+                    "trace file\"), or the Collector's file exporter")
+
+
+def is_console_export(text: str) -> bool:
+    """The SDK's console exporter's spans: objects with `context.trace_id` as 0x-prefixed hex."""
+    head = text[:4000]
+    return head.lstrip().startswith("{") and '"context": {' in head and '"trace_id": "0x' in head
 
 
 @dataclass
@@ -290,9 +303,11 @@ def _text(value: Any, keys: tuple[str, ...]) -> str | None:
             value = json.loads(value)
         except json.JSONDecodeError:
             return value
+    if isinstance(value, dict) and isinstance(value.get("data"), dict) and "content" in value["data"]:
+        value = value["data"]  # a LangChain message as the chain returned it: {"type": "ai", "data": {...}}
     if isinstance(value, dict):
-        found = next((value[k] for k in keys if isinstance(value.get(k), str)), None)
-        strings = [v for v in value.values() if isinstance(v, str)]
+        found = next((value[k] for k in (*keys, "content") if isinstance(value.get(k), str)), None)
+        strings = [v for k, v in value.items() if isinstance(v, str) and k != "type"]
         return found if found is not None else (strings[0] if len(strings) == 1 else None)
     return str(value) if str(value).strip() else None
 
@@ -301,9 +316,23 @@ def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
     documents: dict[int, dict[str, Any]] = {}
     for key, value in attributes.items():
         match = _DOC.match(key)
-        if match:
+        if match and match.group(2) == "metadata":  # OpenInference's LangChain instrumentor: a JSON string
+            found = _metadata_id(value)
+            if found is not None:
+                documents.setdefault(int(match.group(1)), {}).setdefault("metadata.id", found)
+        elif match:
             documents.setdefault(int(match.group(1)), {})[match.group(2)] = value
     return [documents[i] for i in sorted(documents)]
+
+
+def _metadata_id(value: Any) -> Any:
+    """`id` of a document's metadata, given as a JSON object's text (or an object)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    return value.get("id") if isinstance(value, dict) else None
 
 
 def _message(spans: list[Span], direction: str, role: str | None) -> str | None:
