@@ -101,8 +101,43 @@ def test_parse_types_and_bad_mixes():
 
 
 def test_inverted_groundedness_for_unanswerable():
-    assert passes("factoid", "groundedness", 4, 4) and not passes("factoid", "groundedness", 3, 4)
-    assert passes("unanswerable", "groundedness", 2, 4) and not passes("unanswerable", "groundedness", 3, 4)
+    def rated(score):
+        return {"score": score, "dist": None}
+
+    assert passes("factoid", "groundedness", rated(4), 4) and not passes("factoid", "groundedness", rated(3), 4)
+    assert passes("unanswerable", "groundedness", rated(2), 4)
+    assert not passes("unanswerable", "groundedness", rated(3), 4)
+
+
+@pytest.mark.parametrize(("question", "answer", "restated"), [
+    ("What is the training mode for Zstd?", "Training mode.", True),  # kept before: nothing to find
+    ("What are the modes of Zstd?", "Modes.", True),  # a plural is the same word
+    ("¿Cuál es el modo de entrenamiento de Zstd?", "El modo de entrenamiento.", True),
+    ("What is the default level?", "The default is 3", False),  # a number is an answer
+    ("Does zstd have a training mode?", "Yes, training mode.", False),
+    ("Which compressor is faster?", "Zstd", False),
+    ("What is the training mode for Zstd?", "It builds a dictionary from samples.", False),
+])
+def test_an_answer_that_restates_its_question_is_caught(question, answer, restated):
+    from ragmeter.testset.quality import restates_question
+
+    assert restates_question(question, answer, "spanish" if question.startswith("¿") else "english") is restated
+
+
+def test_pipeline_rejects_a_restated_answer_before_the_critiques(tmp_path):
+    def restating(request):
+        if request.tag.startswith("testset.factoid"):
+            name = request.messages[-1]["content"].split("lighthouse of ")[1].split(" ")[0]
+            return {"question": f"What is the lighthouse of {name}?", "answer": "The lighthouse."}
+        return reply(request)
+
+    judge = ScriptedJudge(restating)
+    result = generate_testset(write_docs(tmp_path / "docs", 2), 2, judge=judge, embeddings=embedder(),
+                              progress=False, max_attempts=1)
+    assert result.rows == [] and {r["rejected_by"] for r in result.rejected} == {"restates question"}
+    assert "every word of the answer 'The lighthouse.' is in the question" in result.rejected[0]["detail"]
+    assert result.quality["rejected_by"] == {"restates question": 2}
+    assert judge.calls("testset.standalone") == 0  # no critique paid for it
 
 
 def test_pipeline_filters_and_writes_exact_rows(tmp_path):
