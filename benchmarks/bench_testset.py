@@ -5,7 +5,10 @@ validity of its groundedness critique against human labels.
    question, survival rate, coverage, duplicate rate, unparseable replies.
 2. Groundedness validity: ClapNQ pairs a question with a passage that does (1) or does not
    (0) answer it (human labels, shared/data/meta-eval/clapnq_answerability.jsonl). ROC-AUC of
-   the critique's expected 1-5 rating against the label, beside the word-overlap floor.
+   the critique's expected 1-5 rating against the label, beside the word-overlap floor, and
+   each keep rule at --min-score (the top rating, the expected rating, P(rating >= bar) >= 0.5):
+   the share kept, the share of kept rows the passage answers (precision), the share of
+   answered rows kept (recall).
 
     python benchmarks/bench_testset.py [--size 10] [--validity-rows 60] [--judge SPEC] [--skip-generation]
 """
@@ -55,7 +58,7 @@ def validity(args: argparse.Namespace) -> None:
     rows = balanced_sample(load_labelled(CLAPNQ), args.validity_rows)
     labels = [int(r["label"]) for r in rows]
 
-    async def scores() -> list[float]:
+    async def scores() -> list[dict]:
         judge = make_judge(args.judge)
         cache = open_cache(args.cache)
         judging = Judging(JudgeSession(judge, cache), "english", {})
@@ -64,15 +67,16 @@ def validity(args: argparse.Namespace) -> None:
             for r in rows:
                 result = await critique(judging, "groundedness", r["user_input"], "\n\n".join(r["retrieved_contexts"]),
                                         "", args.groundedness)
-                out.append(result["expected"])
+                out.append(result)
             return out
         finally:
             cache.close()
             await judge.aclose()
 
     started = time.perf_counter()
-    judged = asyncio.run(scores())
+    results = asyncio.run(scores())
     seconds = time.perf_counter() - started
+    judged = [r["expected"] for r in results]
     floor = [word_overlap(r["user_input"], r["retrieved_contexts"]) for r in rows]
     print(f"groundedness critique ({args.groundedness}) vs ClapNQ human labels, {len(rows)} rows "
           f"({sum(labels)} answerable), "
@@ -80,8 +84,26 @@ def validity(args: argparse.Namespace) -> None:
     for name, values in (("groundedness (expected 1-5)", judged), ("word-overlap floor", floor)):
         low, high = bootstrap_ci(roc_auc, [values, labels])
         print(f"  {name:<30} ROC-AUC {roc_auc(values, labels):.3f} [{low:.3f}, {high:.3f}]")
+    rules = keep_rules(results, labels, args.min_score)
+    for name, (kept, precision, recall) in rules.items():
+        print(f"  keep on {name:<22} at {args.min_score}: kept {kept:.0%}, answered among kept {precision:.0%}, "
+              f"answered rows kept {recall:.0%}")
     print(json.dumps({"rows": len(rows), "auc": round(roc_auc(judged, labels), 4),
-                      "floor": round(roc_auc(floor, labels), 4)}))
+                      "floor": round(roc_auc(floor, labels), 4), "keep_rules": rules}))
+
+
+def keep_rules(results: list[dict], labels: list[int], bar: int) -> dict[str, tuple[float, float, float]]:
+    """(share kept, precision, recall) of each keep rule against the human labels."""
+    from ragmeter.testset.pipeline import keeps
+
+    rules = {"top rating": lambda r: r["score"] >= bar, "expected rating": lambda r: r["expected"] >= bar,
+             "P(rating >= bar)": lambda r: keeps(r, bar)}
+    out = {}
+    for name, rule in rules.items():
+        kept = [label for r, label in zip(results, labels) if rule(r)]
+        precision = sum(kept) / len(kept) if kept else 0.0
+        out[name] = (round(len(kept) / len(labels), 4), round(precision, 4), round(sum(kept) / max(sum(labels), 1), 4))
+    return out
 
 
 def main() -> None:
@@ -91,6 +113,7 @@ def main() -> None:
     parser.add_argument("--types", default="factoid:0.6,multi_hop:0.2,unanswerable:0.2")
     parser.add_argument("--validity-rows", type=int, default=60)
     parser.add_argument("--skip-generation", action="store_true")
+    parser.add_argument("--min-score", type=int, default=4)
     parser.add_argument("--groundedness", default="rating", help="rating (default) | seed")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_testset.sqlite"))
     args = parser.parse_args()

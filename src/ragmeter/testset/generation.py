@@ -4,6 +4,7 @@ the seed). Replies are bounded JSON, like the metrics' judges."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -115,6 +116,7 @@ async def critique(judging: Judging, criterion: str, question: str, context: str
         # filtered on the label, as the seed; the expected value ranks better (ROC-AUC) but is not
         # calibrated: on examples/docs it stayed between 2.3 and 4.1, so a bar of 4 kept nothing
         return {"score": int(GROUNDED[reply.parsed.rating]), "expected": round(weighed.value, 4),
+                "dist": _on_scale(weighed.probs, GROUNDED),
                 "rationale": f"the context answers the question: {reply.parsed.rating} of 0-2{probs}"}
     inputs: dict[str, Any] = {"question": question}
     if criterion == "groundedness":
@@ -124,4 +126,15 @@ async def critique(judging: Judging, criterion: str, question: str, context: str
     reply = await judging.ask(f"critique.{criterion}", criterion, inputs, Critique, 200)
     weighed = weigh(reply, "rating", reply.parsed.rating, RATING_SCALE, PROBABILITY)
     return {"score": reply.parsed.rating, "expected": round(weighed.value, 4),
-            "rationale": reply.parsed.evaluation.strip()}
+            "dist": _on_scale(weighed.probs, RATING_SCALE), "rationale": reply.parsed.evaluation.strip()}
+
+
+def _on_scale(probs: dict[str, float] | None, scale: Any) -> dict[float, float] | None:
+    """The judge's label probabilities as {rating on the 1-5 scale: probability}, None when
+    the judge gives none (a server without logprobs)."""
+    if not probs:
+        return None
+    out: dict[float, float] = {}
+    for key, p in probs.items():
+        out[float(scale[json.loads(key)])] = out.get(float(scale[json.loads(key)]), 0.0) + p
+    return out

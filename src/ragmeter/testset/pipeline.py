@@ -27,6 +27,7 @@ from ragmeter.testset.generation import (
     write_conversation,
     write_question,
 )
+from ragmeter.testset.quality import restates_question
 from ragmeter.testset.sampling import chunk_order
 
 TYPES = ("factoid", "multi_hop", "unanswerable", "conversational")
@@ -132,6 +133,9 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
                 "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
                 "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
                 "seed_chunk_id": chunk.id})
+    if kind != "unanswerable" and answer is not None and restates_question(question, answer, settings.language):
+        return {**row, "rejected_by": "restates question",
+                "detail": f"every word of the answer {answer!r} is in the question: nothing for a RAG to find"}
     context = "\n\n".join(c.text for c in sources)
     if kind == "unanswerable" and (found := answering_chunk(question, chunks, settings.language)):
         return {**row, "rejected_by": "groundedness",
@@ -147,18 +151,27 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
         row[f"{criterion}_score"] = result["score"]
         row[f"{criterion}_expected"] = result["expected"]
         row[f"{criterion}_rationale"] = result["rationale"]
-        if not passes(kind, criterion, result["score"], settings.min_score):
+        if not passes(kind, criterion, result, settings.min_score):
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
 
 
-def passes(kind: str, criterion: str, score: int, min_score: int) -> bool:
-    """At least `min_score`; for an unanswerable question groundedness is inverted: the
-    corpus must NOT answer it (at most 6 - min_score)."""
+def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int) -> bool:
+    """At least `min_score` (see `keeps`); for an unanswerable question groundedness is
+    inverted: the corpus must NOT answer it (at most 6 - min_score)."""
     if kind == "unanswerable" and criterion == "groundedness":
-        return score <= 6 - min_score
-    return score >= min_score
+        return keeps(result, 6 - min_score, at_most=True)
+    return keeps(result, min_score)
+
+
+def keeps(result: dict[str, Any], bar: float, at_most: bool = False) -> bool:
+    """The judge more likely than not rates it at least `bar` (at most, for `at_most`): the
+    probability of those ratings, where the judge gives probabilities, else its one rating."""
+    dist = result.get("dist")
+    if not dist:
+        return result["score"] <= bar if at_most else result["score"] >= bar
+    return sum(p for value, p in dist.items() if (value <= bar if at_most else value >= bar)) >= 0.5
 
 
 async def _partner(chunk: Chunk, pool: list[Chunk], embed: Any) -> Chunk | None:
