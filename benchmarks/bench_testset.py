@@ -96,8 +96,8 @@ def keep_rules(results: list[dict], labels: list[int], bar: int) -> dict[str, tu
     """(share kept, precision, recall) of each keep rule against the human labels."""
     from ragmeter.testset.pipeline import keeps
 
-    rules = {"top rating": lambda r: r["score"] >= bar, "expected rating": lambda r: r["expected"] >= bar,
-             "P(rating >= bar)": lambda r: keeps(r, bar)}
+    rules = {"rating": lambda r: keeps(r, bar, "rating"), "probability": lambda r: keeps(r, bar, "probability"),
+             "expected rating": lambda r: keeps(r, bar, "expected")}
     out = {}
     for name, rule in rules.items():
         kept = [label for r, label in zip(results, labels) if rule(r)]

@@ -109,6 +109,36 @@ def test_inverted_groundedness_for_unanswerable():
     assert not passes("unanswerable", "groundedness", rated(3), 4)
 
 
+def test_keep_rules_read_the_judges_probabilities_as_asked():
+    # the judge's top label is 2 (read as 5) but it was unsure: expected 3.6, P(rating >= 4) = 0.45
+    unsure = {"score": 5, "expected": 3.6, "dist": {1.0: 0.2, 3.0: 0.35, 5.0: 0.45}}
+    assert passes("factoid", "groundedness", unsure, 4, "rating")
+    assert not passes("factoid", "groundedness", unsure, 4, "probability")
+    assert not passes("factoid", "groundedness", unsure, 4, "expected")
+    sure = {"score": 5, "expected": 4.4, "dist": {1.0: 0.05, 3.0: 0.2, 5.0: 0.75}}
+    assert all(passes("factoid", "groundedness", sure, 4, rule) for rule in ("rating", "probability", "expected"))
+    # unanswerable: the corpus must not answer it (at most 2): P(rating <= 2) = 0.55 but expected 2.6
+    absent = {"score": 1, "expected": 2.6, "dist": {1.0: 0.55, 3.0: 0.35, 5.0: 0.1}}
+    assert passes("unanswerable", "groundedness", absent, 4, "probability")
+    assert not passes("unanswerable", "groundedness", absent, 4, "expected")
+    no_probs = {"score": 5, "expected": 5.0, "dist": None}  # a server without logprobs: its rating
+    assert passes("factoid", "groundedness", no_probs, 4, "expected")
+
+
+def test_the_quality_report_counts_kept_questions_the_judge_was_unsure_of():
+    from rich.console import Console
+
+    from ragmeter.testset.quality import print_quality, quality_report
+
+    kept = [{"question_type": "factoid", "source": "a", "user_input": "q?", "reference": "r", "reference_contexts": [],
+             "groundedness_expected": g, "relevance_expected": 4.8, "standalone_expected": 5.0} for g in (3.5, 4.2)]
+    report = quality_report(kept, [], [], "english", {}, "", 2, 4)
+    assert report["kept_unsure"] == 1
+    console = Console(record=True, width=200)
+    print_quality(report, console)
+    assert "kept with an expected rating below 4 on some critique (the judge unsure): 1 of 2" in console.export_text()
+
+
 @pytest.mark.parametrize(("question", "answer", "restated"), [
     ("What is the training mode for Zstd?", "Training mode.", True),  # kept before: nothing to find
     ("What are the modes of Zstd?", "Modes.", True),  # a plural is the same word

@@ -28,6 +28,9 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
             chunk_overlap: Annotated[Optional[int], typer.Option("--chunk-overlap")] = None,
             min_score: Annotated[Optional[int], typer.Option("--min-score", help="keep ratings >= this on every "
                                                                                "critique (default 4)")] = None,
+            keep_on: Annotated[Optional[str], typer.Option("--keep-on", help=(
+                "rating (the judge's rating, default) | probability (P(rating >= --min-score) >= 0.5) | "
+                "expected (the expected rating >= --min-score)"))] = None,
             max_attempts: Annotated[Optional[int], typer.Option(
                 "--max-attempts", help="give up after size x this many attempts (default 4)")] = None,
             format: Annotated[Optional[str], typer.Option(help="jsonl | parquet")] = None,
@@ -45,7 +48,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
     flags = {"docs": str(docs) if docs else None, "size": size, "out": str(out) if out else None, "judge": judge,
              "embeddings": embeddings, "language": language, "audience": audience, "types": types, "seed": seed,
              "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "min_score": min_score,
-             "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
+             "keep_on": keep_on, "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
     cfg = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
     if dry_run:
         from ragmeter.testset.build import plan

@@ -85,7 +85,7 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
 
     settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=normalize_language(cfg.language),
                         audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
-                        max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
+                        keep_on=cfg.keep_on, max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
                         groundedness=cfg.groundedness)
     options = {"chunk_size": cfg.chunk_size, "chunk_overlap": cfg.chunk_overlap, "chunk_unit": cfg.chunk_unit}
     if cfg.out is not None:
@@ -146,7 +146,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
         await judge.aclose()
         await embedder.aclose()
     quality = quality_report(outcome.kept, outcome.rejected, chunks, settings.language, stats,
-                             outcome.stop_reason, settings.size)
+                             outcome.stop_reason, settings.size, settings.min_score)
     manifest = {"kind": "testset", "ragmeter_version": _version(),
                 "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 "settings": asdict(settings), "chunking": options,

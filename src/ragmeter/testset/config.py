@@ -31,6 +31,7 @@ class TestsetConfig(BaseModel):
     chunk_overlap: int = Field(default=200, ge=0)
     chunk_unit: Literal["characters", "tokens"] = "characters"
     min_score: int = Field(default=4, ge=1, le=5)
+    keep_on: Literal["rating", "probability", "expected"] = "rating"
     max_attempts: int = Field(default=4, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
     groundedness: Literal["rating", "seed"] = "rating"
@@ -54,6 +55,7 @@ class TestsetOptions(TypedDict, total=False):
     chunk_overlap: int
     chunk_unit: Literal["characters", "tokens"]
     min_score: int
+    keep_on: Literal["rating", "probability", "expected"]
     max_attempts: int
     dedup_threshold: float
     groundedness: Literal["rating", "seed"]

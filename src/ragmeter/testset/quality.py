@@ -57,8 +57,24 @@ def _words(text: str, language: str) -> set[str]:
             if (len(t) > 2 or any(ch.isdigit() for ch in t)) and t not in stop}
 
 
+def unsure(row: dict[str, Any], min_score: int) -> bool:
+    """Kept on its ratings, but with an expected rating (under the judge's probabilities) that
+    misses the bar on some critique: the judge was unsure."""
+    from ragmeter.testset.generation import CRITERIA
+
+    for criterion in CRITERIA:
+        expected = row.get(f"{criterion}_expected")
+        if expected is None:
+            continue
+        inverted = row.get("question_type") == "unanswerable" and criterion == "groundedness"
+        if (expected > 6 - min_score) if inverted else (expected < min_score):
+            return True
+    return False
+
+
 def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], chunks: list[Chunk],
-                   language: str, stats: dict[str, Any], stop_reason: str, size: int) -> dict[str, Any]:
+                   language: str, stats: dict[str, Any], stop_reason: str, size: int,
+                   min_score: int = 4) -> dict[str, Any]:
     generated = len(kept) + len(rejected)
     sources = {c.source for c in chunks}
     factoids = [r for r in kept if r["question_type"] == "factoid"]
@@ -83,6 +99,7 @@ def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], c
         "answer_in_chunk_rate": round(sum(answer_in_chunk(r["reference"], r["reference_contexts"]) for r in factoids)
                                       / len(factoids), 4) if factoids else None,
         "language_mismatches": sum(language_mismatch(r["user_input"], language) for r in kept),
+        "kept_unsure": sum(unsure(r, min_score) for r in kept), "min_score": min_score,
         "judge_calls": calls, "tokens": tokens, "seconds": round(seconds, 2),
         "judge_calls_per_kept": round(calls / per_kept, 2), "tokens_per_kept": round(tokens / per_kept, 1),
         "seconds_per_kept": round(seconds / per_kept, 2),
@@ -113,6 +130,9 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
         f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language mismatches: "
         f"{report['language_mismatches']}",
+        f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "
+        f"{report.get('kept_unsure', 0)} of {report['kept']}"
+        + ("; --keep-on probability or expected keeps fewer" if report.get("kept_unsure") else ""),
         f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {seconds(report['seconds'])}; "
         f"per kept question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
         f"{seconds(report['seconds_per_kept'])}",
