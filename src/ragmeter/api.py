@@ -276,9 +276,23 @@ async def _score(ready: Prepared, cache: Cache, sink: Any) -> RunResult:
     if use_store is not None:  # the batch API: every request in flight, a day to answer
         use_store(cache)
         concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
+    expected = await _say_estimate(ready, cache) if cfg.progress is not False else None
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
-                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink)
+                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink, expected=expected)
+
+
+async def _say_estimate(ready: Prepared, cache: Cache) -> float | None:
+    """The run's estimated seconds, printed on stderr before the first call when over a minute."""
+    from rich.console import Console
+
+    from ragmeter.run.upfront import SAY_ABOVE, upfront_estimate
+    from ragmeter.text import printable
+
+    found = await upfront_estimate(ready, cache)
+    if found is not None and found.seconds > SAY_ABOVE:
+        Console(stderr=True).print(f"ragmeter: {printable(found.line())}", highlight=False)
+    return found.seconds if found is not None else None
 
 
 def _calibrate(result: EvaluationResult, labels: Any, source: str) -> None:

@@ -23,13 +23,14 @@ def test_a_slow_run_shows_work_that_moves_and_an_eta_from_the_average_pace():
     pace = Pace(3, "rows", judge_work(stats), clock)
     clock.now += 240
     stats["faithfulness"].judge_calls = 7
-    assert pace.text() == "0/3 rows · 7 judge calls · elapsed 4m00s · ETA after the first result"
+    assert pace.text() == "0/3 rows · 7 judge calls · elapsed 4m00s · ETA after the first row"
     pace.advance(0.5)  # one of a row's two metrics finished
     stats["faithfulness"].cache_hits = 2
-    assert pace.text() == "0.5/3 rows · 7 judge calls (2 cached) · 480 s/row · elapsed 4m00s · ETA 20m00s"
+    assert pace.text(100) == "0.5/3 rows · 7 judge calls (2 cached) · 480 s/row · elapsed 4m00s · ETA 20m00s"
+    assert pace.text() == "0.5/3 rows · 7 judge calls (2 cached) · 480 s/row · ETA 20m00s"  # 70 columns
     pace.advance(0.5)
     clock.now += 60
-    assert pace.text() == "1/3 rows · 7 judge calls (2 cached) · 300 s/row · elapsed 5m00s · ETA 10m00s"
+    assert pace.text(100) == "1/3 rows · 7 judge calls (2 cached) · 300 s/row · elapsed 5m00s · ETA 10m00s"
 
 
 def test_a_fast_run_reads_in_units_per_second_with_two_significant_figures():

@@ -69,10 +69,11 @@ def check_columns(dataset: Any, metrics: list[Metric]) -> None:
 async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
                       progress: bool | None = None, prompts: PromptSet | None = None,
-                      faults: FaultLog | None = None, sink: Any = None) -> RunResult:
+                      faults: FaultLog | None = None, sink: Any = None, expected: float | None = None) -> RunResult:
     """Score every row of `dataset` (readers.Dataset, or stream.StreamedDataset read a chunk at
     a time); each finished row goes, in dataset order, to `sink.add(id, record, scores)`
-    (io/results_file.py), and only its scores stay (a Tally)."""
+    (io/results_file.py), and only its scores stay (a Tally). `expected`: the run's up-front
+    estimate in seconds, which the progress line counts down until the first row is done."""
     check_columns(dataset, metrics)
     prompts = prompts or PromptSet.build(metrics)
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -89,7 +90,7 @@ async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, 
         if sink is not None:
             sink.add(sample.id, record, scores)
 
-    with row_progress(len(dataset), progress, work=judge_work(stats)) as bar:
+    with row_progress(len(dataset), progress, work=judge_work(stats), expected=expected) as bar:
 
         async def scored(metric: Metric, sample: Sample) -> Score:
             score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts)

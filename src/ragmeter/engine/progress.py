@@ -4,7 +4,10 @@ every `RAGMETER_PROGRESS_SECONDS` (30 by default); nothing when progress is off.
 Both show the same text: rows done (with the shares of rows whose metrics have finished),
 a unit of work that moves while a row is slow (judge calls so far), the pace as seconds per
 row or rows per second with 2 significant figures, and an ETA from the average pace since
-the start. A windowed rate jumps, and "0.00 rows/s" read as nothing happening.
+the start. A windowed rate jumps, and "0.00 rows/s" read as nothing happening. Before the
+first row is done the ETA is the run's up-front estimate less the time spent, where there
+is one (run/upfront.py). The text fits the width it is given (80 columns with the bar or
+the "ragmeter: " prefix): the least needed parts are left out first, never the rows or ETA.
 """
 
 from __future__ import annotations
@@ -27,26 +30,40 @@ class Pace:
     """Rows done against a clock; `text()` is what both the bar and the lines show."""
 
     def __init__(self, total: int, unit: str = "rows", work: Work | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, expected: float | None = None) -> None:
         self.total, self.unit, self.work, self.clock = total, unit, work, clock
         self.done = 0.0
         self.start = clock()
+        #: the up-front estimate of the whole run in seconds, for the ETA before the first result
+        self.expected = expected
 
     def advance(self, amount: float = 1.0) -> None:
         self.done += amount  # shares of a row as its metrics finish
 
-    def text(self) -> str:
+    def text(self, width: int = 70) -> str:
+        """Rows, ETA, pace, work, elapsed: as many as fit in `width`, in that order of need."""
         elapsed = self.clock() - self.start
-        parts = [f"{_count(self.done)}/{self.total} {self.unit}"]
-        if self.work is not None:
-            parts.append(self.work())
+        rows = f"{_count(self.done)}/{self.total} {self.unit}"
         if self.done > 1e-9:
             per = elapsed / self.done
             rate = f"{_sig2(per)} s/{self.unit.rstrip('s')}" if per >= 1 else f"{_sig2(1 / per)} {self.unit}/s"
-            parts += [rate, f"elapsed {duration(elapsed)}", f"ETA {duration(per * max(0.0, self.total - self.done))}"]
+            eta = f"ETA {duration(per * max(0.0, self.total - self.done))}"
         else:
-            parts += [f"elapsed {duration(elapsed)}", "ETA after the first result"]
-        return " · ".join(parts)
+            rate, eta = "", self._first_eta(elapsed)
+        ordered = [(rows, 0), (self.work() if self.work else "", 1), (rate, 2), (f"elapsed {duration(elapsed)}", 3),
+                   (eta, 4)]
+        kept = [(text, place) for text, place in ordered if text]
+        for need in (3, 1, 2):  # elapsed goes first, then the work, then the pace
+            if len(" · ".join(t for t, _ in kept)) <= width:
+                break
+            kept = [(t, place) for t, place in kept if place != need]
+        return " · ".join(t for t, _ in kept)
+
+    def _first_eta(self, elapsed: float) -> str:
+        if self.expected is None:
+            return f"ETA after the first {self.unit.rstrip('s')}"
+        left = self.expected - elapsed
+        return f"ETA ~{duration(left)} (estimate)" if left > 0 else f"over the {duration(self.expected)} estimate"
 
 
 def _count(done: float) -> str:
@@ -77,7 +94,7 @@ class _Lines:
         self.pace.advance(amount)
 
     def line(self) -> str:
-        return f"ragmeter: {self.pace.text()}"
+        return f"ragmeter: {self.pace.text(80 - len('ragmeter: '))}"
 
     def _run(self) -> None:
         while not self._stop.wait(self.every):
@@ -92,9 +109,13 @@ class _Lines:
         self._thread.join()
 
 
+#: the bar's width in columns; the text beside it gets the rest of the line
+BAR = 16
+
+
 @contextmanager
 def row_progress(total: int, enabled: bool | None = None, console: Any = None, *, unit: str = "rows",
-                 work: Work | None = None) -> Iterator[Any]:
+                 work: Work | None = None, expected: float | None = None) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, ProgressColumn
     from rich.text import Text
@@ -103,7 +124,7 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None, *
     if enabled is False:
         yield _Silent()
         return
-    pace = Pace(total, unit, work)
+    pace = Pace(total, unit, work, expected=expected)
     if enabled is None and not console.is_terminal:
         with _Lines(pace, float(os.environ.get("RAGMETER_PROGRESS_SECONDS", "30")), sys.stderr) as lines:
             yield lines
@@ -111,9 +132,9 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None, *
 
     class PaceColumn(ProgressColumn):
         def render(self, task: Any) -> Text:  # at every refresh, so judge calls move between rows
-            return Text(pace.text())
+            return Text(pace.text(max(40, min(console.width, 80) - BAR - 2)))
 
-    with Progress(BarColumn(bar_width=20), PaceColumn(), console=console, transient=False) as bar:
+    with Progress(BarColumn(bar_width=BAR), PaceColumn(), console=console, transient=False) as bar:
         task = bar.add_task(unit, total=total)
 
         class _Bar:

@@ -19,6 +19,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
+from ragmeter.io.json_files import read_json, read_jsonl
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
@@ -101,11 +102,12 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
     if fmt == "parquet":
         records = _read_parquet(path)
     else:
-        reader = {"jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}[fmt]
+        reader = {"jsonl": read_jsonl, "json": read_json, "csv": _read_csv}[fmt]
         records = reader(_decode(raw, str(path)), str(path))
     if not records:
         raise DataError("file has no rows to evaluate", source=str(path))
-    from ragmeter.io.traces import is_otlp, is_phoenix, rows_from_otlp, rows_from_phoenix
+    from ragmeter.io.spans import is_otlp
+    from ragmeter.io.traces import is_phoenix, rows_from_otlp, rows_from_phoenix
 
     if is_otlp(records):  # OpenTelemetry traces: one row per trace (io/traces.py)
         records = rows_from_otlp(records, str(path), mapping)
@@ -121,61 +123,6 @@ def _decode(raw: bytes, source: str) -> str:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataError(f"undecodable bytes {raw[exc.start:exc.start + 4]!r} at byte {exc.start}: "
                         "the file must be UTF-8", source=source, row=line, unit="line") from None
-
-
-def _read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
-    records = []
-    # "\n" only: str.splitlines() also breaks at U+2028, U+0085, ... which JSON strings may hold raw
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        obj = jsonl_object(line, source, number)
-        obj["__line__"] = number
-        records.append(obj)
-    return records
-
-
-def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
-    """One JSON Lines line as an object, or a DataError naming the line (stream.py reads so too)."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
-                        source=source, row=number, unit="line") from None
-    if not isinstance(obj, dict):
-        raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                        source=source, row=number, unit="line")
-    return obj
-
-
-def _read_json(text: str, source: str) -> list[dict[str, Any]]:
-    from ragmeter.io.traces import CONSOLE_EXPORTER, is_console_export
-
-    if is_console_export(text):
-        raise DataError(CONSOLE_EXPORTER, source=source)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data" and exc.colno == 1 and _one_object(text.split("\n", 1)[0]):
-            return _read_jsonl(text, source)  # JSON Lines named .json (the Collector's file exporter writes so)
-        raise DataError(f"malformed JSON ({exc.msg})", source=source, row=exc.lineno, unit="line") from None
-    if isinstance(data, dict) and isinstance(data.get("data"), list):
-        data = data["data"]
-    if isinstance(data, dict) and "resourceSpans" in data:  # one OTLP export request (io/traces.py)
-        data = [data]
-    if not isinstance(data, list):
-        raise DataError("a .json dataset must be a list of objects", source=source)
-    for number, obj in enumerate(data, start=1):
-        if not isinstance(obj, dict):
-            raise DataError(f"expected an object, got {type(obj).__name__}", source=source, row=number)
-    return data
-
-
-def _one_object(line: str) -> bool:
-    try:
-        return isinstance(json.loads(line), dict)
-    except json.JSONDecodeError:
-        return False
 
 
 def _read_csv(text: str, source: str) -> list[dict[str, Any]]:

@@ -20,7 +20,8 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
-from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file, jsonl_object
+from ragmeter.io.json_files import jsonl_object
+from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 #: rows per Parquet batch read

@@ -30,55 +30,20 @@ instrumentation) and traces with no question are skipped and counted in one logg
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.spans import KIND, Span, hex_id, otlp_spans
 
-OTLP_KEY = "resourceSpans"
-KIND = "openinference.span.kind"
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
 _DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata\.id|metadata)$")
 _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
-
-
-#: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
-CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
-                    "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
-                    "trace file\"), or the Collector's file exporter")
-
-
-def is_console_export(text: str) -> bool:
-    """The SDK's console exporter's spans: objects with `context.trace_id` as 0x-prefixed hex."""
-    head = text[:4000]
-    return head.lstrip().startswith("{") and '"context": {' in head and '"trace_id": "0x' in head
-
-
-@dataclass
-class Span:
-    trace_id: str
-    span_id: str
-    parent_id: str
-    name: str
-    start: int
-    attributes: dict[str, Any]
-
-    @property
-    def kind(self) -> str:
-        return str(self.attributes.get(KIND, "")).upper()
-
-
-def is_otlp(records: list[dict[str, Any]]) -> bool:
-    return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
 
 
 def is_phoenix(records: list[dict[str, Any]]) -> bool:
@@ -95,7 +60,7 @@ def rows_from_otlp(requests: list[dict[str, Any]], source: str,
     traces: dict[str, list[Span]] = {}
     for number, request in enumerate(requests, start=1):
         line = request.get("__line__", number)
-        for span in _spans(request, source, line):
+        for span in otlp_spans(request, source, line):
             traces.setdefault(span.trace_id, []).append(span)
     return rows_from_traces(traces, source, mapping)
 
@@ -148,7 +113,7 @@ def phoenix_span(record: dict[str, Any], source: str, line: int) -> Span:
         kind = str(record.get("span_kind") or "").upper()
         if kind and kind != "UNKNOWN":  # Phoenix's kind for spans without OpenInference's attribute
             attributes.setdefault(KIND, kind)
-        return Span(_id(str(trace_id)), _id(str(span_id)), _id(str(record.get("parent_id") or "")),
+        return Span(hex_id(str(trace_id)), hex_id(str(span_id)), hex_id(str(record.get("parent_id") or "")),
                     str(record.get("name", "")), _start(record.get("start_time")), attributes)
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(f"not a Phoenix span ({type(exc).__name__}: {exc})", source=source, row=line,
@@ -250,48 +215,6 @@ def _iso(nanoseconds: int) -> str:
     from datetime import datetime
 
     return datetime.fromtimestamp(nanoseconds / 1e9, tz=UTC).isoformat()
-
-
-def _spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
-    spans = []
-    try:
-        for resource in request.get(OTLP_KEY) or []:
-            for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
-                for span in scope.get("spans") or []:
-                    spans.append(Span(_id(span["traceId"]), _id(span["spanId"]), _id(span.get("parentSpanId") or ""),
-                                      str(span.get("name", "")), int(span.get("startTimeUnixNano") or 0),
-                                      {a["key"]: _value(a.get("value") or {}) for a in span.get("attributes") or []}))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise DataError(f"not an OTLP span ({type(exc).__name__}: {exc})", source=source, row=line,
-                        unit="line") from None
-    return spans
-
-
-def _id(text: str) -> str:
-    """OTLP JSON ids are hex; protobuf's own JSON printer writes them in base64."""
-    if not text or _HEX.match(text) and len(text) in (16, 32):
-        return text.lower()
-    try:
-        return base64.b64decode(text, validate=True).hex()
-    except (binascii.Error, ValueError):
-        raise ValueError(f"span id {text!r} is neither hex nor base64") from None
-
-
-def _value(value: dict[str, Any]) -> Any:
-    """An OTLP AnyValue as Python."""
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return int(value["intValue"])  # int64 travels as a string in JSON
-    if "doubleValue" in value:
-        return float(value["doubleValue"])
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "arrayValue" in value:
-        return [_value(v) for v in (value["arrayValue"].get("values") or [])]
-    if "kvlistValue" in value:
-        return {kv["key"]: _value(kv.get("value") or {}) for kv in value["kvlistValue"].get("values") or []}
-    return None
 
 
 def _text(value: Any, keys: tuple[str, ...]) -> str | None:

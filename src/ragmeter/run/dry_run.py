@@ -207,6 +207,10 @@ def _speed_note(speed: JudgeSpeed | None, ready: Prepared) -> str:
         spec = ready.cfg.judge if isinstance(ready.cfg.judge, str) else "SPEC"
         data = ready.cfg.dataset if ready.cfg.dataset != "<in-memory>" else "DATA"
         return f"no measured speed for this judge: run `ragmeter bench-judge {spec} {data}` to get seconds"
+    if speed.source == "shipped":
+        return (f"the bundled judge's shipped speed ({speed.machine}; prompt at "
+                f"{_rate(speed.prompt_tokens_per_second)}, reply at {_rate(speed.completion_tokens_per_second)}): "
+                "`ragmeter bench-judge` measures this machine's")
     return (f"measured by bench-judge at {speed.measured_at} over {speed.calls} calls: "
             f"{seconds(speed.overhead_seconds)} per call + prompt at {_rate(speed.prompt_tokens_per_second)} + "
             f"reply at {_rate(speed.completion_tokens_per_second)}")

@@ -4,7 +4,8 @@ Each call of a short real run is timed; seconds = overhead + prompt/prefill rate
 completion/decode rate is fitted to them by least squares (terms that come out negative
 are dropped and the rest refitted). The mean reply length per prompt is kept too: a dry
 run knows each prompt's length exactly but not its reply's. Records live beside the cache
-(`judge-speed.json`), keyed by the judge's identity.
+(`judge-speed.json`), keyed by the judge's identity. The bundled judges ship a record
+measured on a 2-core CPU (`judge_speeds.json`), used until bench-judge measures this machine.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ class JudgeSpeed(BaseModel):
     #: mean completion tokens per prompt ("faithfulness.statements"), and over all calls
     completion_tokens: dict[str, float]
     mean_completion_tokens: float
+    #: "bench-judge" (measured on this machine) or "shipped" (a bundled judge's default)
+    source: str = "bench-judge"
+    #: where a shipped record was measured
+    machine: str | None = None
 
     def expected_completion(self, tag: str) -> float:
         return self.completion_tokens.get(tag, self.mean_completion_tokens)
@@ -88,7 +93,20 @@ def save_speed(identity: dict[str, Any], speed: JudgeSpeed) -> Path:
 
 
 def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
+    """This machine's bench-judge record for the judge, else a bundled judge's shipped one."""
     record = read_records(speed_file()).get(judge_key(identity))
+    return JudgeSpeed.model_validate(record) if record else shipped_speed(identity)
+
+
+def shipped_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
+    """The shipped record of a bundled judge run in-process (identity `model`: NAME==VERSION)."""
+    import json
+    from importlib import resources
+
+    if identity.get("backend") != "llamacpp":
+        return None
+    shipped = json.loads(resources.files("ragmeter.run").joinpath("judge_speeds.json").read_text(encoding="utf-8"))
+    record = shipped.get(str(identity.get("model", "")).split("==")[0])
     return JudgeSpeed.model_validate(record) if record else None
 
 

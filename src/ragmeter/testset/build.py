@@ -116,7 +116,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.generation import Judging
     from ragmeter.testset.pipeline import CRITERIA, TYPES, build
-    from ragmeter.testset.quality import quality_report
+    from ragmeter.testset.quality import expected_seconds, quality_report
 
     started = time.perf_counter()
     corpus = load_documents(docs)
@@ -139,7 +139,8 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
             return await embed_session.embed(texts, stats.setdefault("embed", MetricStats()))
 
-        with row_progress(settings.size, progress, unit="questions", work=judge_work(stats)) as bar:
+        with row_progress(settings.size, progress, unit="questions", work=judge_work(stats),
+                          expected=expected_seconds(judge, settings.size)) as bar:
             outcome = await build(chunks, settings, judging, embed, bar)
     finally:
         cache.close()

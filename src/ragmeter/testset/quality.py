@@ -114,6 +114,22 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
     return {"min": sizes[0], "median": median(sizes), "max": sizes[-1]}
 
 
+#: per kept question with the bundled Qwen on examples/docs (docs/benchmarks.md, bench_testset.py)
+CALLS_PER_KEPT, TOKENS_PER_KEPT, REPLY_PER_CALL = 17.75, 7922, 60
+
+
+def expected_seconds(judge: Any, size: int) -> float | None:
+    """A rough time for `size` kept questions before the first is kept: the benchmark's calls
+    and tokens per kept question at the judge's measured speed (None without one)."""
+    from ragmeter.run.judge_speed import load_speed
+
+    speed = load_speed(judge.identity())
+    if speed is None:
+        return None
+    prompt = TOKENS_PER_KEPT / CALLS_PER_KEPT - REPLY_PER_CALL
+    return size * CALLS_PER_KEPT * speed.seconds(prompt, REPLY_PER_CALL)
+
+
 def print_quality(report: dict[str, Any], console: Any) -> None:
     from ragmeter.text import printable, seconds
 

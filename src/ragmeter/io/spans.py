@@ -1,0 +1,89 @@
+"""A span as the trace readers hold it, and OTLP JSON's spans: ids in hex or base64, values
+as Python. Also the one file that looks like OTLP and is not: the SDK's console exporter's."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ragmeter.errors import DataError
+
+OTLP_KEY = "resourceSpans"
+KIND = "openinference.span.kind"
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start: int
+    attributes: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.attributes.get(KIND, "")).upper()
+
+
+def is_otlp(records: list[dict[str, Any]]) -> bool:
+    return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
+
+
+#: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
+CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
+                    "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
+                    "trace file\"), or the Collector's file exporter")
+
+
+def is_console_export(text: str) -> bool:
+    """The SDK's console exporter's spans: objects with `context.trace_id` as 0x-prefixed hex."""
+    head = text[:4000]
+    return head.lstrip().startswith("{") and '"context": {' in head and '"trace_id": "0x' in head
+
+
+def otlp_spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
+    spans = []
+    try:
+        for resource in request.get(OTLP_KEY) or []:
+            for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
+                for span in scope.get("spans") or []:
+                    spans.append(Span(hex_id(span["traceId"]), hex_id(span["spanId"]),
+                                      hex_id(span.get("parentSpanId") or ""),
+                                      str(span.get("name", "")), int(span.get("startTimeUnixNano") or 0),
+                                      {a["key"]: _value(a.get("value") or {}) for a in span.get("attributes") or []}))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise DataError(f"not an OTLP span ({type(exc).__name__}: {exc})", source=source, row=line,
+                        unit="line") from None
+    return spans
+
+
+def hex_id(text: str) -> str:
+    """OTLP JSON ids are hex; protobuf's own JSON printer writes them in base64."""
+    if not text or _HEX.match(text) and len(text) in (16, 32):
+        return text.lower()
+    try:
+        return base64.b64decode(text, validate=True).hex()
+    except (binascii.Error, ValueError):
+        raise ValueError(f"span id {text!r} is neither hex nor base64") from None
+
+
+def _value(value: dict[str, Any]) -> Any:
+    """An OTLP AnyValue as Python."""
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return int(value["intValue"])  # int64 travels as a string in JSON
+    if "doubleValue" in value:
+        return float(value["doubleValue"])
+    if "boolValue" in value:
+        return bool(value["boolValue"])
+    if "arrayValue" in value:
+        return [_value(v) for v in (value["arrayValue"].get("values") or [])]
+    if "kvlistValue" in value:
+        return {kv["key"]: _value(kv.get("value") or {}) for kv in value["kvlistValue"].get("values") or []}
+    return None

@@ -1,0 +1,102 @@
+"""The estimate a run says before its first judge call (a new user waited through 34 minutes
+before the first ETA), the bundled judges' shipped speeds, and progress text that fits 80
+columns."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from ragmeter.api import run_config
+from ragmeter.engine.progress import Pace, _Lines
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.run.config import RunConfig
+from ragmeter.run.judge_speed import JudgeSpeed, load_speed, save_speed
+
+ROWS = [{"id": f"r{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red.",
+         "retrieved_contexts": [f"Item {i} is a red thing."]} for i in range(12)]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def slow_speed(overhead: float) -> JudgeSpeed:
+    return JudgeSpeed(judge="script", measured_at="2026-11-20T10:00:00+00:00", calls=9, overhead_seconds=overhead,
+                      prompt_tokens_per_second=None, completion_tokens_per_second=None, completion_tokens={},
+                      mean_completion_tokens=5.0)
+
+
+def test_a_run_says_its_estimate_before_the_first_call(tmp_path, capsys):
+    seen_at_first_call: list[str] = []
+
+    def reply(request):
+        if not seen_at_first_call:
+            seen_at_first_call.append(capsys.readouterr().err)
+        return {"rating": 2}
+
+    judge = ScriptedJudge(reply)
+    save_speed(judge.identity(), slow_speed(5.0))  # 5 s a call: 12 rows x 2 ratings = 2 minutes
+    cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], judge="scripted", progress=True)
+    result = asyncio.run(run_config(cfg, data=ROWS, judge=judge, write=False))
+    assert result.manifest["metrics"]["context_relevance"]["judge_calls"] == 24
+    # estimated from the first 8 rows, scaled to 12: 24 calls at 5 s
+    said = " ".join(seen_at_first_call[0].split())
+    assert "ragmeter: about 2m00s for 12 rows (24 judge calls at the speed bench-judge measured on 2026-11-20)" \
+        in said
+
+
+def test_a_short_run_or_an_unmeasured_judge_says_nothing(tmp_path, capsys):
+    judge = ScriptedJudge({"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2}})
+    cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], judge="scripted", progress=True)
+    asyncio.run(run_config(cfg, data=ROWS, judge=judge, write=False))  # no speed known
+    save_speed(judge.identity(), slow_speed(0.5))  # 12 s in all: under a minute
+    asyncio.run(run_config(cfg.model_copy(update={"cache": False}), data=ROWS, judge=judge, write=False))
+    assert "about" not in capsys.readouterr().err
+
+
+def test_the_bundled_judges_ship_a_measured_speed():
+    from ragmeter.run.upfront import Upfront
+
+    qwen = load_speed({"backend": "llamacpp", "model": "qwen-coder-1.5b==0.2.0"})
+    gemma = load_speed({"backend": "llamacpp", "model": "gemma-270m==1.0"})
+    assert qwen is not None and gemma is not None and qwen.source == "shipped"
+    assert 50 < qwen.prompt_tokens_per_second < gemma.prompt_tokens_per_second  # Gemma is the smaller model
+    assert load_speed({"backend": "llamacpp", "model": "/models/mine.gguf"}) is None
+    assert load_speed({"backend": "openai-compat", "model": "qwen-coder-1.5b==0.2.0"}) is None
+    line = Upfront(2040.0, 212, 4, qwen).line()
+    assert line == ("about 34m00s for 4 rows (212 judge calls at the bundled judge's speed on a 2-core x86-64 "
+                    "CPU; `ragmeter bench-judge` measures this machine's)")
+
+
+def test_the_eta_counts_the_estimate_down_until_the_first_row():
+    clock = Clock()
+    pace = Pace(4, "rows", lambda: "13 judge calls", clock, expected=2040.0)
+    clock.now += 240
+    assert pace.text() == "0/4 rows · 13 judge calls · elapsed 4m00s · ETA ~30m00s (estimate)"  # was: after the first
+    clock.now += 2000
+    assert pace.text().endswith("over the 34m00s estimate")
+    pace.advance(1)
+    assert pace.text().endswith("2240 s/row · elapsed 37m20s · ETA 1h52m")  # the run's own pace from then on
+    assert Pace(10, "questions", clock=clock).text() == "0/10 questions · elapsed 0s · ETA after the first question"
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_progress_lines_fit_80_columns_keeping_rows_and_eta(width):
+    clock = Clock()
+    pace = Pace(100_000, "rows", lambda: "1,234,567 judge calls (987,654 cached)", clock)
+    pace.advance(12_345.5)
+    clock.now += 45_000
+    line = _Lines(pace, 30, None).line()  # type: ignore[arg-type]
+    assert len(line) <= 80  # was 82-86 characters on a small run
+    assert line.startswith("ragmeter: 12345.5/100000 rows") and "ETA " in line
+    assert pace.text(width) == pace.text(width)  # the same inputs, the same text
+    short = Pace(4, "rows", lambda: "13 judge calls (5 cached)", clock)
+    short.advance(1.8)
+    clock.now += 30
+    assert len(_Lines(short, 30, None).line()) <= 80  # type: ignore[arg-type]
