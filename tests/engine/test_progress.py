@@ -22,6 +22,8 @@ def test_a_slow_run_shows_work_that_moves_and_an_eta_from_the_average_pace():
     clock, stats = Clock(), {"faithfulness": MetricStats()}
     pace = Pace(3, "rows", judge_work(stats), clock)
     clock.now += 240
+    stats["faithfulness"].judge_calls = 1
+    assert pace.text().startswith("0/3 rows · 1 judge call · ")  # was "1 judge calls"
     stats["faithfulness"].judge_calls = 7
     assert pace.text() == "0/3 rows · 7 judge calls · elapsed 4m00s · ETA after the first row"
     pace.advance(0.5)  # one of a row's two metrics finished

@@ -152,5 +152,5 @@ def judge_work(stats: dict[str, Any]) -> Work:
     def text() -> str:
         calls = sum(getattr(s, "judge_calls", 0) for s in stats.values())
         hits = sum(getattr(s, "cache_hits", 0) for s in stats.values())
-        return f"{calls:,} judge calls" + (f" ({hits:,} cached)" if hits else "")
+        return f"{calls:,} judge call{'' if calls == 1 else 's'}" + (f" ({hits:,} cached)" if hits else "")
     return text
