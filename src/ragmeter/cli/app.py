@@ -3,6 +3,7 @@ turns library errors into one line on stderr and an exit code."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 from typing import Annotated, Any
@@ -20,6 +21,9 @@ EXIT_CODES = {0: "done (gates passed)", 1: "a gate failed",
               2: "a usage, config or data error, or a gate with too few rows to decide",
               3: "a judge or infrastructure failure (errors are one line on stderr)",
               130: "interrupted (finished judge replies are cached)"}
+
+#: errors of the machine, not of the input: exit 3 as a judge failure would (disk full, I/O, quota)
+INFRASTRUCTURE_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT}
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Evaluate RAG datasets with Ragas-compatible metrics on any judge. Exit codes: "
@@ -78,6 +82,13 @@ def _log_to_stderr() -> None:
         logger.propagate = False
 
 
+def os_error_line(exc: OSError) -> str:
+    """An OSError as one line: the path (cut to 120 characters) and what the system said."""
+    path = str(exc.filename) if exc.filename is not None else ""
+    shown = path if len(path) <= 120 else path[:60] + "…" + path[-40:]
+    return f"{shown}: {exc.strerror or exc}" if shown else str(exc.strerror or exc)
+
+
 def main() -> None:
     """Entry point: library errors become one line on stderr and a non-zero exit."""
     _log_to_stderr()
@@ -95,6 +106,9 @@ def main() -> None:
         sys.exit(3 if isinstance(exc, (JudgeError, ServiceError)) else 2)
     except KeyboardInterrupt:
         _interrupted()
+    except OSError as exc:  # a path the system refuses (a name too long, a full disk, no permission)
+        print(f"ragmeter: error: {plain(os_error_line(exc))}", file=sys.stderr)
+        sys.exit(3 if exc.errno in INFRASTRUCTURE_ERRNOS else 2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # usage errors from typer's click

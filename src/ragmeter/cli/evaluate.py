@@ -133,6 +133,11 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
     """Evaluate a dataset file without a config file."""
     from ragmeter.run.config import build_config
 
+    given = [o.partition("=")[2] for o in judge_opt or [] if o.partition("=")[0].strip() == "reasons"]
+    if reasons and given and given[-1] != reasons:
+        from ragmeter.errors import ConfigError
+
+        raise ConfigError(f"--reasons {reasons} and --judge-opt reasons={given[-1]} disagree: give one")
     judge_cfg = judge_setting(judge, [*(judge_opt or []), *([f"reasons={reasons}"] if reasons else [])])
     cfg = build_config({"dataset": str(data), "output": out, "format": format, "judge": judge_cfg,
                         "embeddings": embeddings, "columns": pairs(column or [], "--column"),

@@ -22,7 +22,7 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
               embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
               out: Annotated[Optional[Path], typer.Option(help="folder for meta_eval.json and the scored "
                                                                "rows")] = None,
-              limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
+              limit: Annotated[Optional[int], typer.Option(min=1, help="only the first N rows")] = None,
               label_column: Annotated[str, typer.Option("--label-column")] = "label",
               language: Annotated[str, typer.Option(help="prompt language")] = "english",
               concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
@@ -54,7 +54,7 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
                 embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
                 sizes: Annotated[str, typer.Option(help="prompt sizes: contexts in the prompt, comma-separated "
                                                         "(the source among k-1 other rows' contexts)")] = "1,3,5",
-                limit: Annotated[Optional[int], typer.Option(help="only the first N rows (documents: N chunks, "
+                limit: Annotated[Optional[int], typer.Option(min=1, help="only the first N rows (documents: N chunks, "
                                                                   "spread over the documents)")] = None,
                 seed: Annotated[int, typer.Option(help="seeds every choice of sentence, distractor and "
                                                        "position")] = 0,

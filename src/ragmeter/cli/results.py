@@ -50,9 +50,12 @@ def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
     --label, a page where people label a sample of rows instead."""
     from ragmeter.report import write_report
 
-    if label:
+    if label is not None:
+        from ragmeter.errors import ConfigError
         from ragmeter.report.labelling import write_labelling_page
 
+        if run_b is not None:
+            raise ConfigError(f"--label labels one run; {run_b} would not be used: give one run folder")
         target = out if out != Path("report.html") else Path("label.html")
         path = write_labelling_page(run_a, [m.strip() for m in label.split(",") if m.strip()], target,
                                     sample=sample, seed=seed, strategy=strategy, labels=labels,
@@ -96,9 +99,6 @@ def calibrate(run: Annotated[Path, typer.Argument(help="a run folder")],
     shown = console()
     for name, c in found.items():
         shown.print(plain(calibrated_line(name, c.model_dump(mode="json"))), highlight=False, markup=False)
-        if c.unknown_ids:
-            shown.print(plain(f"{name}: labels for ids not in the run left out: {', '.join(c.unknown_ids)}"),
-                        highlight=False, markup=False)
     path = out or run / "calibration.json"
     write_json(path, {"run": str(run), "labels": str(labels), "metrics": {n: c.model_dump(mode="json")
                                                                          for n, c in found.items()}})

@@ -50,6 +50,10 @@ def explain(run: str | Path, metrics: list[str] | None = None, ids: list[str] | 
         raise ConfigError(f"{folder}: no metric {', '.join(unknown)} in this run "
                           f"(it has: {', '.join(manifest.metrics)})")
     condition = _condition(where, list(manifest.metrics)) if where else None
+    missing = [i for i in ids or [] if i not in set(loaded.ids)]
+    if missing:
+        raise ConfigError(f"{folder}: no row {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} in this "
+                          f"run ({len(missing)} of the {len(ids or [])} ids given)")
     rows = loaded.rows
     done = Explained()
     for label in chosen:

@@ -11,6 +11,40 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.spans import CONSOLE_EXPORTER, is_console_export
 
+#: arrays and objects inside one another that a row may hold (orjson writes 254; the checks recurse)
+MAX_DEPTH = 100
+TOO_DEEP = f"nested too deeply: arrays or objects more than {MAX_DEPTH} levels inside one another"
+
+
+class TooDeep(ValueError):
+    """A JSON text nested past MAX_DEPTH (or past what Python's reader can follow)."""
+
+
+def json_value(text: str) -> Any:
+    """json.loads for text inside a row (a CSV cell, a trace attribute), refusing values
+    nested too deeply (TooDeep) before anything recurses into them."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep(TOO_DEEP) from None
+    if too_deep(value):
+        raise TooDeep(TOO_DEEP)
+    return value
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether containers nest deeper than `limit`, walked without recursion (rows hold few)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
 
 def read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
     """A JSON Lines file's objects, each with its `__line__`."""
@@ -32,9 +66,13 @@ def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise DataError(f"malformed JSON ({exc.msg} at column {exc.colno})",
                         source=source, row=number, unit="line") from None
+    except RecursionError:
+        raise DataError(TOO_DEEP, source=source, row=number, unit="line") from None
     if not isinstance(obj, dict):
         raise DataError(f"expected a JSON object, got {type(obj).__name__}",
                         source=source, row=number, unit="line")
+    if too_deep(obj):
+        raise DataError(TOO_DEEP, source=source, row=number, unit="line")
     return obj
 
 
@@ -48,6 +86,8 @@ def read_json(text: str, source: str) -> list[dict[str, Any]]:
         if exc.msg == "Extra data" and exc.colno == 1 and _one_object(text.split("\n", 1)[0]):
             return read_jsonl(text, source)  # JSON Lines named .json (the Collector's file exporter writes so)
         raise DataError(f"malformed JSON ({exc.msg})", source=source, row=exc.lineno, unit="line") from None
+    except RecursionError:
+        raise DataError(TOO_DEEP, source=source) from None
     if isinstance(data, dict) and isinstance(data.get("data"), list):
         data = data["data"]
     if isinstance(data, dict) and "resourceSpans" in data:  # one OTLP export request (io/traces.py)
@@ -57,11 +97,13 @@ def read_json(text: str, source: str) -> list[dict[str, Any]]:
     for number, obj in enumerate(data, start=1):
         if not isinstance(obj, dict):
             raise DataError(f"expected an object, got {type(obj).__name__}", source=source, row=number)
+        if too_deep(obj):
+            raise DataError(TOO_DEEP, source=source, row=number)
     return data
 
 
 def _one_object(line: str) -> bool:
     try:
         return isinstance(json.loads(line), dict)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False

@@ -10,6 +10,7 @@ import csv
 import hashlib
 import io
 import json
+import logging
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
-from ragmeter.io.json_files import read_json, read_jsonl
+from ragmeter.io.json_files import TooDeep, json_value, read_json, read_jsonl
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
@@ -223,7 +224,9 @@ def _coerce(canonical: str, value: Any, column: str, source: str, number: int, u
     if canonical in LIST_FIELDS:
         if isinstance(value, str):
             try:
-                value = json.loads(value)  # CSV stores lists as JSON strings
+                value = json_value(value)  # CSV stores lists as JSON strings
+            except TooDeep as exc:
+                raise fail(str(exc)) from None
             except json.JSONDecodeError:
                 raise fail("expected a list of strings (in CSV: a JSON array string), got a plain string") from None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -234,7 +237,9 @@ def _coerce(canonical: str, value: Any, column: str, source: str, number: int, u
     if canonical == "metadata":
         if isinstance(value, str):
             try:
-                value = json.loads(value)
+                value = json_value(value)
+            except TooDeep as exc:
+                raise fail(str(exc)) from None
             except json.JSONDecodeError:
                 raise fail("expected an object (in CSV: a JSON object string)") from None
         if not isinstance(value, dict):
@@ -255,7 +260,9 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
 
     if isinstance(value, str):
         try:
-            value = json.loads(value)  # CSV stores them as JSON text
+            value = json_value(value)  # CSV stores them as JSON text
+        except TooDeep as exc:
+            raise fail(str(exc)) from None
         except json.JSONDecodeError:
             raise fail("expected JSON (a list or an object), got plain text") from None
     try:
@@ -268,8 +275,12 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
 
 def _check_encodable(record: dict[str, Any], source: str, number: int, unit: str) -> None:
     """Refuse text UTF-8 cannot encode (a lone surrogate such as "\\ud800" in JSON) at load,
-    not in the cache key or the results writer after the judge calls were paid for."""
+    not in the cache key or the results writer after the judge calls were paid for; say once
+    per file that NaN or Infinity (which JSON has not) will be written back as null."""
     def bad(value: Any) -> bool:
+        if isinstance(value, float) and not math.isfinite(value):
+            _say_nonfinite(source, number, unit)
+            return False
         if isinstance(value, str):
             try:
                 value.encode("utf-8")
@@ -287,6 +298,18 @@ def _check_encodable(record: dict[str, Any], source: str, number: int, unit: str
             raise DataError("text that UTF-8 cannot encode (a lone surrogate such as \\ud800)",
                             source=source, row=number, field=str(column).encode("utf-8", "replace").decode(),
                             unit=unit)
+
+
+_NONFINITE_SAID: set[str] = set()
+
+
+def _say_nonfinite(source: str, number: int, unit: str) -> None:
+    if source in _NONFINITE_SAID:
+        return
+    _NONFINITE_SAID.add(source)
+    logging.getLogger("ragmeter").warning(
+        "%s, %s %d (and maybe others): NaN or Infinity, which JSON has not: written back to the results as null",
+        source, unit, number)
 
 
 def _describe(value: Any) -> str:

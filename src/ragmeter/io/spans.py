@@ -54,9 +54,9 @@ def otlp_spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
                 for span in scope.get("spans") or []:
                     spans.append(Span(hex_id(span["traceId"]), hex_id(span["spanId"]),
                                       hex_id(span.get("parentSpanId") or ""),
-                                      str(span.get("name", "")), int(span.get("startTimeUnixNano") or 0),
+                                      str(span.get("name", "")), _nanoseconds(span.get("startTimeUnixNano")),
                                       {a["key"]: _value(a.get("value") or {}) for a in span.get("attributes") or []}))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError, AttributeError) as exc:
         raise DataError(f"not an OTLP span ({type(exc).__name__}: {exc})", source=source, row=line,
                         unit="line") from None
     return spans
@@ -87,3 +87,11 @@ def _value(value: dict[str, Any]) -> Any:
     if "kvlistValue" in value:
         return {kv["key"]: _value(kv.get("value") or {}) for kv in value["kvlistValue"].get("values") or []}
     return None
+
+
+def _nanoseconds(value: Any) -> int:
+    """An OTLP start time (nanoseconds since 1970, a string in JSON) that a date can hold."""
+    number = int(value or 0)
+    if not 0 <= number < 253_402_300_800 * 10**9:  # the year 10000
+        raise ValueError(f"startTimeUnixNano {value!r} is not a time between 1970 and 9999")
+    return number

@@ -38,6 +38,7 @@ from datetime import UTC
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.json_files import TooDeep, json_value
 from ragmeter.io.spans import KIND, Span, hex_id, otlp_spans
 
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
@@ -87,7 +88,10 @@ def rows_from_traces(traces: dict[str, list[Span]], source: str,
                 mapping and holds_any([s.attributes for s in spans], mapping)):
             other.append(trace_id)
             continue
-        row = trace_row(trace_id, spans, mapping)
+        try:
+            row = trace_row(trace_id, spans, mapping)
+        except ValueError as exc:
+            raise DataError(f"trace {trace_id}: {exc}", source=source) from None
         if row.get("user_input") is None:
             no_question.append(trace_id)
             continue
@@ -115,7 +119,7 @@ def phoenix_span(record: dict[str, Any], source: str, line: int) -> Span:
             attributes.setdefault(KIND, kind)
         return Span(hex_id(str(trace_id)), hex_id(str(span_id)), hex_id(str(record.get("parent_id") or "")),
                     str(record.get("name", "")), _start(record.get("start_time")), attributes)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
         raise DataError(f"not a Phoenix span ({type(exc).__name__}: {exc})", source=source, row=line,
                         unit="line" if "__line__" in record else "row") from None
 
@@ -149,9 +153,11 @@ def _start(value: Any) -> int:
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if isinstance(value, datetime):
         return int(value.timestamp() * 1_000_000) * 1000
-    number = int(value)
+    number = int(value)  # OverflowError for infinity, ValueError for NaN: the caller names the line
     while 0 < number < 10**17:  # epoch seconds, milliseconds or microseconds (a dataframe's JSON) to ns
         number *= 1000
+    if not 0 <= number < LATEST_NS:
+        raise ValueError(f"start time {value!r} is not a time between 1970 and 9999")
     return number
 
 
@@ -177,7 +183,7 @@ def trace_row(trace_id: str, spans: list[Span], mapping: Mapping[str, str] | Non
         elif documents and all(d.get("metadata.id") is not None for d in documents):
             row["retrieved_context_ids"] = [str(d["metadata.id"]) for d in documents]
         if documents and all(d.get("score") is not None for d in documents):
-            row["retrieval_scores"] = [float(d["score"]) for d in documents]
+            row["retrieval_scores"] = [_score(d["score"]) for d in documents]
     session = next((s.attributes["session.id"] for s in spans if "session.id" in s.attributes), None)
     if session is not None:
         row["session_id"] = str(session)
@@ -188,6 +194,19 @@ def trace_row(trace_id: str, spans: list[Span], mapping: Mapping[str, str] | Non
 
         row = mapped(row, [root.attributes] + [s.attributes for s in spans if s is not root], mapping)
     return row
+
+
+def _score(value: Any) -> float:
+    """A document's retrieval score as a finite number, or a ValueError saying what it was."""
+    import math
+
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number):
+        raise ValueError(f"document.score {str(value)[:40]!r} is not a finite number")
+    return number
 
 
 def session_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -211,6 +230,10 @@ def session_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+#: nanoseconds since 1970 at the start of the year 10000: no later time can be written as a date
+LATEST_NS = 253_402_300_800 * 10**9
+
+
 def _iso(nanoseconds: int) -> str:
     from datetime import datetime
 
@@ -223,8 +246,8 @@ def _text(value: Any, keys: tuple[str, ...]) -> str | None:
         return None
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = json_value(value)
+        except (json.JSONDecodeError, TooDeep):
             return value
     if isinstance(value, dict) and isinstance(value.get("data"), dict) and "content" in value["data"]:
         value = value["data"]  # a LangChain message as the chain returned it: {"type": "ai", "data": {...}}
@@ -252,8 +275,8 @@ def _metadata_id(value: Any) -> Any:
     """`id` of a document's metadata, given as a JSON object's text (or an object)."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = json_value(value)
+        except (json.JSONDecodeError, TooDeep):
             return None
     return value.get("id") if isinstance(value, dict) else None
 

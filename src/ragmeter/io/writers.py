@@ -107,6 +107,40 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
+def check_writable(path: Path, what: str) -> None:
+    """Before any judge call: `path` can take a file (as atomic_write_bytes will write it), or
+    one ConfigError line naming `what` (the flag) and why not."""
+    from ragmeter.errors import ConfigError
+
+    if path.name in ("", ".", ".."):
+        raise ConfigError(f"{what}: {path} names a folder; name a file")
+    try:
+        target = _target(path)
+    except ConfigError as exc:
+        raise ConfigError(f"{what}: {exc}") from None
+    make_folder(target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".check", dir=target.parent)
+    except OSError as exc:
+        raise ConfigError(f"{what}: cannot write {path}: {_why(exc, target)}") from None
+    os.close(fd)
+    os.unlink(tmp)
+    if len(target.name.encode()) > 255:
+        raise ConfigError(f"{what}: cannot write {str(path)[:80]}…: the file name is over 255 bytes")
+
+
+def check_not_source(out: Path, source: Path, what: str) -> None:
+    """`out` is not the file being read (writing it would replace the input with the output)."""
+    from ragmeter.errors import ConfigError
+
+    try:
+        same = out.exists() and source.exists() and os.path.samefile(out, source)
+    except OSError:
+        same = False
+    if same:
+        raise ConfigError(f"{what} {out} is the file being read: write the rows elsewhere")
+
+
 def make_folder(folder: Path) -> Path:
     """`folder` and its parents, or one ConfigError line saying why not (a file in the way, a
     read-only place)."""

@@ -31,6 +31,10 @@ def is_documents(data: Any) -> bool:
 def load_sources(data: Any, *, columns: dict[str, str] | None = None, limit: int | None = None, seed: int = 0,
                  chunk_size: int = 2000, chunk_overlap: int = 200) -> tuple[list[Source], str]:
     """The check's source rows and a description of where they came from."""
+    if limit is not None and limit < 1:
+        from ragmeter.errors import ConfigError
+
+        raise ConfigError(f"limit {limit}: at least 1 row (leave it out for every row)")
     if is_documents(data):
         return _from_documents(Path(data), limit, seed, chunk_size, chunk_overlap)
     from ragmeter.io.readers import load_dataset

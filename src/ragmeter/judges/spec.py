@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ragmeter.endpoints import OPENAI_KEY_ENV, OPENAI_URL, safe_url, split_endpoint
 from ragmeter.errors import ConfigError, explain_validation
@@ -16,13 +16,13 @@ BACKENDS = ("llamacpp", "openai", "openai-compat", "hf", "scripted")
 class _JudgeSettings(BaseModel):
     """Settings every backend reads: the model and how it decodes (part of the cache key)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     model: str | None = None
-    temperature: float = 0.0
+    temperature: float = Field(default=0.0, ge=0, le=10)
     seed: int = 42
-    max_tokens: int = 512
-    context_window: int | None = None
+    max_tokens: int = Field(default=512, ge=1, le=1_000_000)
+    context_window: int | None = Field(default=None, ge=256)
 
     def params(self) -> DecodingParams:
         return DecodingParams(self.temperature, self.seed, self.max_tokens)
@@ -40,7 +40,7 @@ class LlamaCppConfig(_JudgeSettings):
 
     backend: Literal["llamacpp"] = "llamacpp"
     api: Literal["auto", "chat", "completions"] = "auto"
-    n_threads: int | None = None
+    n_threads: int | None = Field(default=None, ge=1)
     #: a bundled judge's verdict probabilities through its shipped Platt line (judges/calibration.py)
     calibrate: bool = True
     #: reasons written: `failing` (only where a verdict is 0), `all`, or `none`; scores are the same

@@ -78,12 +78,35 @@ def calibrate_metric(metric: str, scores: dict[str, float | None], labelled: dic
         return result
     y = np.array([p[0] for p in pairs], dtype=float)
     yhat = np.array([p[1] for p in pairs], dtype=float)
+    if float(y.min()) == float(y.max()):  # no variance: a classical or PPI interval is a point
+        return _unanimous(result, y, yhat, binary)
     result.labels_mean = float(y.mean())
     result.labels_ci95 = _clip(_classical(y))
     result.estimate, result.ci95 = _ppi(y, yhat, np.array(rest, dtype=float))
     result.reliability = reliability(y, yhat)
     result.ece, result.ece_ci95 = _ece_with_interval(y, yhat)
     result.threshold = best_threshold(y, yhat) if binary else None
+    return result
+
+
+def _unanimous(result: Calibrated, y: Any, yhat: Any, binary: bool) -> Calibrated:
+    """Every label the same: the estimate is that label and the interval the rule of three's
+    (no disagreement among n people bounds its rate below 3/n at 95%), never a point."""
+    value, n = float(y[0]), len(y)
+    if 0.0 < value < 1.0:  # a rating inside its scale: no bound without a spread to measure
+        result.labels_mean = value
+        result.note = (f"all {n} labels are the same rating ({value:g} of 0-1): labels with no spread give no "
+                       "interval; label more varied rows")
+        return result
+    bound = min(1.0, 3.0 / n)
+    ci = (1.0 - bound, 1.0) if value == 1.0 else (0.0, bound)
+    result.labels_mean, result.estimate = value, value
+    result.labels_ci95 = result.ci95 = ci
+    result.reliability = reliability(y, yhat)
+    result.ece, result.ece_ci95 = _ece_with_interval(y, yhat)
+    result.threshold = best_threshold(y, yhat) if binary else None
+    result.note = (f"all {n} labels are the same ({value:g}): the interval is the rule of three's, "
+                   f"{ci[0]:.3f}-{ci[1]:.3f}, not from the labels' spread (they have none)")
     return result
 
 

@@ -39,6 +39,8 @@ def write_labelling_page(run: str | Path | Run, metrics: list[str], out: str | P
     from ragmeter.labels.sample import sample_ids
 
     loaded = run if isinstance(run, Run) else load_run(run)
+    if not metrics:
+        raise ConfigError(f"--label names no metric: give one or more of {', '.join(loaded.metrics)}")
     missing = [m for m in metrics if m not in loaded.metrics]
     if missing:
         raise ConfigError(f"metric(s) {', '.join(missing)} not in the run ({', '.join(loaded.metrics)})")
@@ -51,7 +53,7 @@ def write_labelling_page(run: str | Path | Run, metrics: list[str], out: str | P
         raise DataError(f"no row scored by {metrics[0]} to label", source=loaded.source)
     data = {"run": loaded.source, "dataset_sha256": loaded.manifest.dataset.sha256,
             "metrics": [_metric(m, scale) for m in metrics], "rows": [_row(loaded, i, metrics) for i in ids],
-            "given": _given(labels, loaded, metrics) if labels else {}}
+            "given": _given(labels, loaded, metrics, scale) if labels else {}}
     target = Path(out)
     atomic_write_bytes(target, _page(data, f"label {', '.join(metrics)} · {len(ids)} rows"))
     return target
@@ -87,17 +89,26 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _given(path: str | Path, run: Run, metrics: list[str]) -> dict[str, dict[str, float]]:
-    """Labels given earlier, on their own scale (the page saves them back as they were)."""
+def _given(path: str | Path, run: Run, metrics: list[str],
+           scale: tuple[int, int] | None) -> dict[str, dict[str, float]]:
+    """Labels given earlier, on their own scale (the page saves them back as they were): each
+    must be on the page's scale (0/1, or --scale's), or a 0/1 label would come back a rating."""
     import json
 
     from ragmeter.labels.files import read_labels
 
     read_labels(path, run.ids, run.metrics, run.manifest.dataset.sha256)  # every check, with its line
     given: dict[str, dict[str, float]] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    page = "0/1" if scale is None else f"{scale[0]}-{scale[1]}"
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():
             entry = json.loads(line)
+            theirs = entry.get("scale")
+            if entry["metric"] in metrics and (list(scale) if scale else None) != theirs:
+                label, fix = ("0/1", "drop --scale") if theirs is None else \
+                    (f"{theirs[0]}-{theirs[1]}", f"give --scale {theirs[0]},{theirs[1]}")
+                raise DataError(f"a {label} label cannot resume a page labelling {entry['metric']} on {page} "
+                                f"({fix} to match it)", source=str(path), row=number, unit="line", field="scale")
             if entry["metric"] in metrics and str(entry["id"]) in set(run.ids):
                 given.setdefault(entry["metric"], {})[str(entry["id"])] = entry["label"]
     return given

@@ -54,15 +54,19 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
 
 
 def calibrated_line(name: str, c: dict[str, Any]) -> str:
-    """One metric's human-mean estimate (labels/estimate.py Calibrated) in a sentence."""
+    """One metric's human-mean estimate (labels/estimate.py Calibrated) in a sentence, with
+    the labels left out because their ids are not in the run."""
+    unknown = c.get("unknown_ids") or []
+    left_out = f"; labels for ids not in the run left out: {', '.join(unknown)}" if unknown else ""
     if c.get("ci95") is None:
-        return f"{name}: people's view: none ({c.get('note') or 'no labels'})"
+        return f"{name}: people's view: none ({c.get('note') or 'no labels'}){left_out}"
     low, high = c["ci95"]
     alone = c["labels_ci95"]
     return (f"{name}: people would say {c['estimate']:.3f} (95% CI {low:.3f}-{high:.3f}; from {c['labels']} labelled "
             f"rows and {c['judged']} unlabelled rows the judge scored; the judge's mean {c['judge_mean']:.3f}, "
             f"labels alone {alone[0]:.3f}-{alone[1]:.3f}; ECE {c['ece']:.3f}"
-            + (f"; best threshold {c['threshold']:.2f}" if c.get("threshold") is not None else "") + ")")
+            + (f"; best threshold {c['threshold']:.2f}" if c.get("threshold") is not None else "")
+            + (f"; {c['note']}" if c.get("note") else "") + ")" + left_out)
 
 
 def _print_index(index: dict[str, Any] | None, console: Any) -> None:

@@ -22,7 +22,7 @@ from ragmeter.text import json_text
 
 #: config keys that may differ between the shards of one run
 PER_SHARD = ("output", "shard", "overwrite", "progress", "concurrency", "timeout", "retries", "summary_md", "junit",
-             "report", "cache")
+             "report", "cache", "format")
 #: additive per-metric counters: summed over shards
 COUNTERS = ("judge_calls", "prompt_tokens", "completion_tokens", "cache_hits", "reasks", "unparseable", "truncated",
             "embed_calls", "embed_cache_hits", "judge_seconds", "embed_seconds", "seconds")
@@ -37,6 +37,8 @@ class Shard:
     manifest: Manifest
     source: str
     results: Path
+    #: rows read from `results` so far (checked against the manifest's count once merged)
+    rows_read: int = 0
 
 
 def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = False) -> Path:
@@ -57,11 +59,18 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
                    fingerprint_of=lambda path: {"merged": json.loads(path.read_text()).get("merged_from")})
     names = list(first.metrics)
     sink, tally = ResultsFile(out, first.config.get("format", "jsonl"), names), Tally(names)
+    id_column = first.config.get("columns", {}).get("id", "id")
+    seen: set[str] = set()
     try:
         for line, row in _in_dataset_order(ordered):
+            row_id = str(row.get(id_column))
+            if row_id in seen:
+                raise DataError(f"merge: row id {row_id!r} is in more than one shard's results (or twice in one)")
+            seen.add(row_id)
             for name in names:
                 tally.add_value(name, row.get(name), row.get(f"{name}_reason"))
             sink.add_line(line)
+        _check_counts(ordered, len(seen))
         path = sink.commit()
     except BaseException:
         sink.abort()
@@ -71,6 +80,18 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
     manifest["config"]["output"] = str(out)
     _write_manifest(out, manifest)
     return path
+
+
+def _check_counts(shards: list[Shard], merged: int) -> None:
+    """The rows merged are the rows the shards' manifests say they scored: a results file cut
+    short, or one with rows added, is refused rather than merged into a smaller or larger run."""
+    for shard in shards:
+        if shard.rows_read != shard.manifest.dataset.rows:
+            raise DataError(f"its results hold {shard.rows_read} rows; its manifest says the shard scored "
+                            f"{shard.manifest.dataset.rows}", source=str(shard.results))
+    expected = sum(s.manifest.dataset.rows for s in shards)
+    if merged != expected:
+        raise DataError(f"merge: {merged} rows merged, the shards' manifests say {expected}")
 
 
 def _open_shard(folder: str | Path) -> Shard:
@@ -152,6 +173,12 @@ class _Reader:
 
 
 def _shard_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
+    for item in _result_rows(shard):
+        shard.rows_read += 1
+        yield item
+
+
+def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
     from ragmeter.results.runs import parse_result_line, typed_row
 
     source = str(shard.results)

@@ -14,6 +14,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.io.output import expand, run_fingerprint
 from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
+from ragmeter.io.writers import check_writable
 from ragmeter.judges.base import Judge
 from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
@@ -93,6 +94,9 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs], {m.label: m.name for m in metric_objs})
     gates.check_rows(len(dataset))
+    for flag, path in (("--summary-md", cfg.summary_md), ("--junit", cfg.junit)):
+        if path:
+            check_writable(Path(path), flag)
     baseline = load_run(gates.baseline) if gates.baseline else None  # a bad baseline fails before any call
     if baseline is not None:
         gates.check_baseline(baseline, [m.label for m in metric_objs], dataset.ids())

@@ -15,7 +15,7 @@ class TestsetConfig(BaseModel):
     """A test set's settings, validated once: the config file's `testset:` section, the flags
     of `ragmeter testset`, the keyword arguments of `generate_testset`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     __test__ = False  # not a pytest test class
 
     docs: str  # a path, or "<in-memory>" when the API was given documents

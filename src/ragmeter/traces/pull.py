@@ -19,7 +19,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.trace_mapping import parse_attributes
 from ragmeter.io.traces import rows_from_phoenix, session_rows
-from ragmeter.io.writers import atomic_write_bytes, jsonl_bytes
+from ragmeter.io.writers import atomic_write_bytes, check_not_source, check_writable, jsonl_bytes
 from ragmeter.traces.phoenix import PREFIX, Phoenix, phoenix_url
 from ragmeter.traces.sample import check_share, start_moment, time_stratified
 
@@ -67,6 +67,9 @@ def pull_traces(source: str, out: str | Path, *, project: str = "default", windo
     window = window or Window()
     check_share(window.sample)
     mapping = parse_attributes(mapping)
+    if not source.startswith(PREFIX):
+        check_not_source(Path(out), Path(source), "--out")
+    check_writable(Path(out), "--out")
     if source.startswith(PREFIX):
         traces, rows, chosen = _from_phoenix(phoenix_url(source), project, window, sessions, max_traces, mapping)
     else:

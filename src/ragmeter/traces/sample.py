@@ -34,11 +34,15 @@ def time_stratified(items: list[T], share: float | None, seed: int, limit: int |
 
 
 def start_moment(value: Any) -> datetime:
-    """A span's start as an aware datetime (UTC where none is given); the earliest when unknown."""
+    """A span's start as an aware datetime (UTC where none is given); the earliest when unknown
+    or not a time (it only orders spans for sampling)."""
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, str):
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return datetime.min.replace(tzinfo=UTC)
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
     return datetime.min.replace(tzinfo=UTC)
 
@@ -56,7 +60,10 @@ def parse_time(text: str | None, flag: str, now: datetime | None = None) -> date
     now = now or datetime.now(UTC)
     unit = _UNITS.get(text[-1:].lower())
     if unit and text[:-1].isdigit():
-        return now - timedelta(**{unit: int(text[:-1])})
+        try:
+            return now - timedelta(**{unit: int(text[:-1])})
+        except OverflowError:
+            raise ConfigError(f"{flag} {text}: further back than a date can be (year 1)") from None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
