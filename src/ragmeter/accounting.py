@@ -20,6 +20,8 @@ class MetricStats:
     embed_calls: int = 0
     embed_cache_hits: int = 0
     unscored: int = 0
+    #: rows whose judge call failed its retries (and its retry at the end of the run)
+    failed: int = 0
     judge_seconds: float = 0.0
     embed_seconds: float = 0.0
 

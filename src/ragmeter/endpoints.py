@@ -69,3 +69,33 @@ def fast_transport(url: str) -> Any:
     if proxy and urllib.request.proxy_bypass_environment(parts.hostname or ""):  # type: ignore[attr-defined]
         proxy = None
     return AiohttpTransport(client=session, proxy=httpx.Proxy(proxy) if proxy else None)
+
+
+#: the largest reply read from a judge server by default (a chat reply with top logprobs on
+#: 512 tokens is about 1 MB); a server that sends more has its call fail, memory untouched
+MAX_REPLY_BYTES = 16 * 2**20
+
+
+class ReplyTooLarge(Exception):
+    """A server's answer over the cap: read no further."""
+
+
+async def post_capped(client: Any, path: str, body: dict[str, Any], cap: int = MAX_REPLY_BYTES) -> Any:
+    """POST and read the answer up to `cap` bytes (streamed: a 100 MB answer never lands in
+    memory), as an httpx.Response; ReplyTooLarge past the cap."""
+    import httpx
+
+    async with client.stream("POST", path, json=body) as response:
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > cap:
+            raise ReplyTooLarge(f"an answer of {int(declared):,} bytes (the cap is {cap:,})")
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():  # decoded: a compressed bomb is capped too
+            size += len(chunk)
+            if size > cap:
+                raise ReplyTooLarge(f"an answer over {cap:,} bytes (the cap)")
+            chunks.append(chunk)
+    headers = {k: v for k, v in response.headers.items() if k.lower() not in ("content-encoding", "content-length",
+                                                                            "transfer-encoding")}
+    return httpx.Response(response.status_code, headers=headers, content=b"".join(chunks), request=response.request)
+

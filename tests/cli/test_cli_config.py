@@ -219,7 +219,7 @@ def test_a_judge_mapping_without_a_setting_its_backend_needs_names_it(settings, 
     (["nosuch"], "No such command 'nosuch'"),
     (["bench-judge", "llamacpp", "{data}", "--rows", "0"], "Invalid value for '--rows'"),  # was a traceback
     (["evaluate", "{data}", "--dry-run", "--price-per-million", "nan,inf"],
-     "price_per_million: price_per_million takes {prompt: X, completion: Y}, both finite and >= 0"),
+     "price_per_million.prompt: Input should be a finite number"),
     (["evaluate", "{data}", "--max-drop", "0.05"], "command line: max_drop does nothing without baseline"),
     (["evaluate", "{data}", "--gate", "lower"], "command line: gate lower does nothing without thresholds"),
     (["evaluate", "{data}", "--fail-under", "faithfulness=0.5,faithfulness=0.6"],

@@ -26,6 +26,9 @@ LabelsOpt = Annotated[Optional[Path], typer.Option("--labels", help="labels.json
                                                                     "of what people would say")]
 MaxUnscored = Annotated[Optional[float], typer.Option("--max-unscored", help="fail when a metric leaves more "
                                                                              "than this share of rows unscored")]
+MaxFailed = Annotated[Optional[float], typer.Option("--max-failed", help=(
+    "exit 3 when more than this share of (row, metric) pairs stayed failed after their judge calls' "
+    "retries and a last try at the end (default 0.05); those rows are unscored and a re-run retries them"))]
 Baseline = Annotated[Optional[Path], typer.Option("--baseline", help="a run folder: fail when a metric is "
                                                                      "significantly worse (paired test)")]
 MaxDrop = Annotated[Optional[float], typer.Option("--max-drop", help="with --baseline: a significant drop up to "
@@ -73,7 +76,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
         junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
         ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False, price: Price = None,
-        labels: LabelsOpt = None) -> None:
+        labels: LabelsOpt = None, max_failed: MaxFailed = None) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.run.config import load_config
 
@@ -83,7 +86,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit", "labels") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
                                  "batch": True if batch else None, "price_per_million": _price(price),
-                                 "overwrite": True if overwrite else None, **gates}
+                                 "overwrite": True if overwrite else None, "max_failed": max_failed, **gates}
     cfg = load_config(config, overrides)
     cfg = cfg.model_copy(update={**paths, **({"output": out} if out else {}), **_engine(cfg, ray, workers)})
     _execute(cfg, verbose, dry_run)
@@ -125,7 +128,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
              dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
-             price: Price = None, labels: LabelsOpt = None,
+             price: Price = None, labels: LabelsOpt = None, max_failed: MaxFailed = None,
              reasons: Annotated[Optional[str], typer.Option(
                  help="failing (the in-process default: a reason only where a verdict is 0) | all | none; "
                       "scores are the same (= --judge-opt reasons=...)")] = None
@@ -146,6 +149,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                         "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
                         "prompts_dir": str(prompts_dir) if prompts_dir else None,
                         "price_per_million": _price(price), "batch": batch,
+                        **({"max_failed": max_failed} if max_failed is not None else {}),
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
                                                             summary_md, junit, junit_rows, report, labels).items()
                            if v is not None}}, "command line")
@@ -202,12 +206,35 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
     for warning in caught:
         Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
     print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
+    _failed_calls(result.manifest, cfg.max_failed)
     if result.gates is not None:
         for gate in result.gates.results:
             mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
             console().print(f"{mark} {printable(gate.message)}", highlight=False)
         if not result.gates.passed:
             raise typer.Exit(result.gates.exit_code)
+
+
+def _failed_calls(manifest: dict[str, Any], limit: float) -> None:
+    """Exit 3 when more (row, metric) pairs stayed failed than `--max-failed` allows."""
+    from rich.console import Console
+
+    from ragmeter.text import printable
+
+    faults = manifest.get("faults") or {}
+    failed = faults.get("failed_calls", 0)
+    if not failed:
+        return
+    pairs = manifest["dataset"]["rows"] * max(1, len(manifest["metrics"]))
+    share = failed / pairs
+    recovered = faults.get("recovered_calls", 0)
+    line = (f"{failed} of {pairs} (row, metric) pairs stayed failed after their judge calls' retries and a last "
+            f"try ({share:.1%}; {recovered} recovered on that try); rows {', '.join(faults['failed_rows'][:5])}"
+            f"{' …' if failed > 5 else ''} are unscored: run again to retry only those")
+    Console(stderr=True).print(f"[yellow]{printable(line)}[/yellow]", highlight=False)
+    if share > limit:
+        Console(stderr=True).print(printable(f"more than --max-failed {limit:.0%}: exit 3"), highlight=False)
+        raise typer.Exit(3)
 
 
 def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:

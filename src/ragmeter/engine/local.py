@@ -1,6 +1,8 @@
 """Run metrics over samples: validate first, then bounded-concurrency scoring with
-accounting. Infrastructure failures stop the run (every finished judge reply is already
-in the cache, so a re-run resumes); a row the judge cannot score is unscored with a reason.
+accounting. A row the judge cannot score is unscored with a reason; a call that fails its
+retries is that row's failure, tried again at the end (engine/failures.py); a judge that is
+down, and other infrastructure failures, stop the run (every finished judge reply is already
+in the cache, so a re-run resumes).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
+from ragmeter.engine.failures import Failures, Held, is_failed
 from ragmeter.engine.progress import judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
@@ -43,6 +46,7 @@ class RunResult:
     prompts: PromptSet
     timings: dict[str, float] = field(default_factory=dict)
     faults: FaultLog = field(default_factory=FaultLog)
+    failures: Failures = field(default_factory=Failures)
 
     def aggregate(self, name: str) -> dict[str, Any]:
         return self.tally.aggregate(name)
@@ -84,16 +88,33 @@ async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, 
     await _preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
     tally = Tally([m.label for m in metrics])
+    failures = Failures()
+    by_label = {m.label: m for m in metrics}
 
     def finished(sample: Sample, record: dict[str, Any], scores: dict[str, Score]) -> None:
-        tally.add(scores)
+        if any(is_failed(s) for s in scores.values()):  # written in its place now, patched after its retry
+            failures.held.append(Held(sink.count if sink is not None else 0, sample, record, scores))
+        else:
+            tally.add(scores)
         if sink is not None:
             sink.add(sample.id, record, scores)
+
+    def retried(row: Held) -> None:
+        tally.add(row.scores)
+        if sink is not None:
+            sink.patch(row.index, row.record, row.scores)
+
+    async def score_again(label: str, sample: Sample) -> Score:
+        stats[label].unscored -= 1
+        stats[label].failed -= 1
+        return await _score_one(by_label[label], sample, judge_session, embed_session, stats[label], prompts,
+                                failures)
 
     with row_progress(len(dataset), progress, work=judge_work(stats), expected=expected) as bar:
 
         async def scored(metric: Metric, sample: Sample) -> Score:
-            score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts)
+            score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts,
+                                     failures)
             bar.advance(1 / len(metrics))  # a share of a row per metric: an ETA after the first judge replies
             return score
 
@@ -103,6 +124,7 @@ async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, 
 
         try:
             await stream_rows(dataset.iter_rows(), score_row, finished, max(1, concurrency))
+            await failures.retry(score_again, concurrency, retried)
         except JudgeUnavailable as exc:
             if isinstance(cache, NullCache):
                 raise
@@ -119,7 +141,7 @@ async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, 
                # time reads near 0 exactly when ragmeter itself is the bottleneck); with an
                # in-process judge it includes the model's threads
                "cpu_seconds": time.process_time() - cpu_start}
-    return RunResult(dataset, metrics, tally, stats, prompts, timings, faults)
+    return RunResult(dataset, metrics, tally, stats, prompts, timings, faults, failures)
 
 
 async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
@@ -198,7 +220,8 @@ def _raise_first(failures: list[BaseException]) -> None:
 
 
 async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
-                     embeddings: EmbeddingSession | None, stats: MetricStats, prompts: PromptSet) -> Score:
+                     embeddings: EmbeddingSession | None, stats: MetricStats, prompts: PromptSet,
+                     failures: Failures | None = None) -> Score:
     missing = sample.missing(metric.required)
     if sample.response_problem and {"response", "cited_response"} & set(metric.required):
         score = Score(None, sample.response_problem)
@@ -208,6 +231,13 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
         ctx = MetricContext(judge, embeddings, stats, prompts)
         try:
             score = await metric.score(sample, ctx)
+            if failures is not None and metric.uses_judge:
+                failures.answered()
+        except JudgeUnavailable as exc:
+            if failures is None:
+                raise
+            score = failures.failed_call(exc)
+            stats.failed += 1
         except Unscorable as exc:
             score = Score(None, str(exc), exc.evidence)
         except UnparseableReply as exc:

@@ -50,6 +50,14 @@ class RowList:
         self.rows.append(result_row(record, scores, self.names))
         self.ids.append(row_id)
 
+    @property
+    def count(self) -> int:
+        return len(self.rows)
+
+    def patch(self, index: int, record: dict[str, Any], scores: dict[str, Any]) -> None:
+        """The row at `index` scored again (a failed judge call retried at the end of the run)."""
+        self.rows[index] = result_row(record, scores, self.names)
+
 
 class OnDisk(Sequence[Any]):
     """A written run's rows (or ids): their count known, their content read from the results
@@ -92,6 +100,16 @@ class ResultsFile:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
         self.tmp = Path(tmp)
         self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
+        #: lines to replace at commit, by row index (rows whose failed judge call was retried)
+        self.patches: dict[int, bytes] = {}
+
+    @property
+    def count(self) -> int:
+        return self.rows
+
+    def patch(self, index: int, record: dict[str, Any], scores: dict[str, Any]) -> None:
+        """The row at `index` scored again: its line is replaced when the file is committed."""
+        self.patches[index] = json_text(result_row(record, scores, self.names)).encode("utf-8")
 
     def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
         self.add_line(json_text(result_row(record, scores, self.names)).encode("utf-8"))
@@ -111,6 +129,8 @@ class ResultsFile:
             self.handle.flush()
             os.fsync(self.handle.fileno())
             self.handle.close()
+            if self.patches:
+                self._apply_patches()
             if self.fmt == "jsonl":
                 os.replace(self.tmp, self.path)
             else:
@@ -120,6 +140,16 @@ class ResultsFile:
             raise ConfigError(f"cannot write {self.path}: {exc.strerror or exc}. Finished judge replies are in "
                               "the cache: run again to resume") from None
         return self.path
+
+    def _apply_patches(self) -> None:
+        """The temporary file again, with the patched rows' lines replaced (one pass)."""
+        fd, patched = tempfile.mkstemp(prefix=f".results.{os.getpid()}.", suffix=".jsonl.partial",
+                                       dir=self.path.parent)
+        with os.fdopen(fd, "wb", buffering=1 << 20) as out, self.tmp.open("rb") as source:
+            for index, line in enumerate(source):
+                out.write(self.patches[index] + b"\n" if index in self.patches else line)
+        os.chmod(patched, 0o666 & ~_umask())
+        os.replace(patched, self.tmp)
 
     def abort(self) -> None:
         if not self.handle.closed:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from ragmeter.endpoints import bearer_headers, fast_transport
+from ragmeter.endpoints import MAX_REPLY_BYTES, ReplyTooLarge, bearer_headers, fast_transport, post_capped
 from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
@@ -53,8 +53,9 @@ class OpenAICompatJudge(Judge):
                  api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
                  params: DecodingParams | None = None, context_window: int | None = None,
                  logprobs: bool = True, transport: httpx.AsyncBaseTransport | None = None,
-                 reasons: str = "all") -> None:
+                 reasons: str = "all", max_reply_bytes: int = MAX_REPLY_BYTES) -> None:
         super().__init__(model, params)
+        self.max_reply_bytes = max_reply_bytes
         self.reasons = reasons
         self._transport = transport
         self.backend = backend
@@ -77,7 +78,7 @@ class OpenAICompatJudge(Judge):
         api = "chat" if cfg.api == "auto" else cfg.api
         return cls(cfg.needs("base_url"), cfg.needs("model"), backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
                    structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
-                   logprobs=cfg.logprobs, reasons=cfg.reasons)
+                   logprobs=cfg.logprobs, reasons=cfg.reasons, max_reply_bytes=cfg.max_reply_bytes)
 
     @property
     def constrained(self) -> bool:  # type: ignore[override]
@@ -200,9 +201,11 @@ class OpenAICompatJudge(Judge):
         while True:
             async with self.fleet.slot(tried) as server:
                 try:
-                    response = await self.client(server.url).post(path, json=body)
+                    response = await post_capped(self.client(server.url), path, body, self.max_reply_bytes)
+                except ReplyTooLarge as exc:  # a failed call, not retried: the server would send it again
+                    raise JudgeUnavailable(f"{exc} from {server.url}{path}") from None
                 except NO_ANSWER as exc:
-                    self._gone(server, tried, f"{type(exc).__name__} talking to {server.url}")
+                    self._gone(server, tried, f"{no_answer(exc)} talking to {server.url}")
                     continue
                 if response.status_code in GONE and len(self.urls) == 1:  # nowhere else to go: retry it
                     raise TransientJudgeError(f"HTTP {response.status_code} from {server.url}{path}",
@@ -242,13 +245,25 @@ class OpenAICompatJudge(Judge):
             raise JudgeError(f"HTTP {status} from {where}: {response.text[:300]}")
         try:
             return response.json()
-        except json.JSONDecodeError:
-            raise TransientJudgeError(f"non-JSON answer from {where}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise TransientJudgeError(f"an answer from {where} that is not JSON (or not UTF-8)") from None
 
     async def aclose(self) -> None:
         for client in self._clients.values():
             await client.aclose()
         self._clients = {}
+
+
+def no_answer(exc: BaseException) -> str:
+    """What went wrong, as people say it: aiohttp's transport reports a refused connection as
+    httpx's ConnectTimeout, so the cause chain is read for the refusal."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError) or "Connection refused" in str(seen) or \
+                "Connect call failed" in str(seen):
+            return "connection refused"
+        seen = seen.__cause__ or seen.__context__
+    return type(exc).__name__
 
 
 def _first_choice(data: Any, base_url: str) -> dict[str, Any]:

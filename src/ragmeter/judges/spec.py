@@ -59,6 +59,8 @@ class HTTPJudgeConfig(_JudgeSettings):
     logprobs: bool = True  # ask for top_logprobs on label fields
     #: `none`: the schema sent has no reason fields, so a paid judge writes fewer tokens; scores are the same
     reasons: Literal["all", "none"] = "all"
+    #: a server answer larger than this fails its call (read no further): memory stays bounded
+    max_reply_bytes: int = Field(default=16 * 2**20, ge=1024)
 
     @field_validator("base_url")
     @classmethod

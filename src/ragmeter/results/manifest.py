@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Strict(BaseModel):
@@ -21,6 +21,8 @@ class MetricRecord(_Strict):
     n: int
     unscored: int
     unscored_reasons: dict[str, int]
+    #: of the unscored: rows whose judge call failed its retries, twice (engine/failures.py)
+    failed: int = 0
     judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
     judge_calls: int
     prompt_tokens: int
@@ -59,6 +61,12 @@ class Faults(_Strict):
     worker_restarts: int = 0
     http_errors: dict[str, int]
     processes: int
+    #: (row, metric) pairs whose judge call failed its retries and its retry at the end
+    failed_calls: int = 0
+    #: pairs that failed their retries, then answered when tried again at the end
+    recovered_calls: int = 0
+    #: the first 20 rows with a failed call (a re-run judges only those)
+    failed_rows: list[str] = Field(default_factory=list)
 
 
 class Manifest(_Strict):

@@ -22,7 +22,7 @@ from ragmeter.text import json_text
 
 #: config keys that may differ between the shards of one run
 PER_SHARD = ("output", "shard", "overwrite", "progress", "concurrency", "timeout", "retries", "summary_md", "junit",
-             "report", "cache", "format")
+             "report", "cache", "format", "max_failed")
 #: additive per-metric counters: summed over shards
 COUNTERS = ("judge_calls", "prompt_tokens", "completion_tokens", "cache_hits", "reasks", "unparseable", "truncated",
             "embed_calls", "embed_cache_hits", "judge_seconds", "embed_seconds", "seconds")

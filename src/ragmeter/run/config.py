@@ -58,6 +58,8 @@ class RunConfig(BaseModel):
     gate: Literal["mean", "lower", "calibrated"] = Field(
         default="mean", description="the mean, the pessimistic end of its 95% interval, or that of the human-mean "
                                     "estimate from `labels`, must clear the bar")
+    max_failed: float = Field(default=0.05, ge=0, le=1, description="exit 3 when more than this share of (row, "
+                              "metric) pairs stayed failed after their judge calls' retries and a last try")
     max_unscored: float | None = Field(default=None, ge=0, le=1, description="fail when a metric leaves more "
                                                                              "than this share of rows unscored")
     baseline: str | None = Field(default=None, description="a run folder: fail when a metric is significantly worse")

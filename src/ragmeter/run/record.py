@@ -54,7 +54,7 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
         "truncation_policy": TRUNCATION_POLICY,
         "metrics": metrics,
         "rag_index": rag_index(run),
-        "faults": run.faults.record(),
+        "faults": {**run.faults.record(), **run.failures.record()},
         **timings,
     }
 

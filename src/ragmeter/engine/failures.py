@@ -1,0 +1,84 @@
+"""A run under a flaky judge finishes. A call that fails its retries makes that row's metric
+unscored with the reason (as a bad row would be), not the run's end; such rows are held out
+of the aggregates, written in their place, and tried once more when every other row is
+done, then patched in the results. Only a judge that fails IN_A_ROW calls with no success
+between stops the run (it is down, not flaky: resumable as before). Whether too many stayed
+failed is the caller's test (`--max-failed`, a share; the CLI exits 3 above it); a re-run
+judges only those, since every other reply is in the cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragmeter.errors import JudgeUnavailable
+from ragmeter.metrics.base import Score
+from ragmeter.samples import Sample
+
+#: calls that failed their retries one after another, none answered between: the judge is down
+IN_A_ROW = 10
+#: the start of a failed call's reason (and its evidence key)
+FAILED = "judge call failed"
+
+
+def failed_score(exc: JudgeUnavailable) -> Score:
+    return Score(None, f"{FAILED}: {exc}", {"failed_call": True})
+
+
+def is_failed(score: Score) -> bool:
+    return bool(score.evidence and score.evidence.get("failed_call"))
+
+
+@dataclass
+class Held:
+    """A row with a failed call: where it went in the sink, and what to score again."""
+
+    index: int
+    sample: Sample
+    record: dict[str, Any]
+    scores: dict[str, Score]
+
+
+@dataclass
+class Failures:
+    """Failed calls in a run: the breaker for a judge that is down, and the rows held back."""
+
+    in_a_row: int = 0
+    held: list[Held] = field(default_factory=list)
+    recovered: int = 0
+    #: (row id, metric) pairs still failed after the last try
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def answered(self) -> None:
+        self.in_a_row = 0
+
+    def failed_call(self, exc: JudgeUnavailable) -> Score:
+        self.in_a_row += 1
+        if self.in_a_row >= IN_A_ROW:
+            raise JudgeUnavailable(f"{exc}; {IN_A_ROW} calls failed in a row: the judge looks down, not "
+                                   "flaky") from None
+        return failed_score(exc)
+
+    async def retry(self, score: Callable[[str, Sample], Awaitable[Score]], in_flight: int,
+                    done: Callable[[Held], None]) -> None:
+        """Each held row's failed metrics once more (`score(label, sample)`), then `done(row)`."""
+        slots = asyncio.Semaphore(max(1, in_flight))
+
+        async def again(row: Held) -> None:
+            async with slots:
+                for label in [m for m, s in row.scores.items() if is_failed(s)]:
+                    row.scores[label] = await score(label, row.sample)
+                    if is_failed(row.scores[label]):
+                        self.failed.append((row.sample.id, label))
+                    else:
+                        self.recovered += 1
+            done(row)
+
+        await asyncio.gather(*(again(row) for row in self.held))
+
+    def record(self) -> dict[str, Any]:
+        return {"failed_calls": len(self.failed), "recovered_calls": self.recovered,
+                "failed_rows": sorted({row_id for row_id, _ in self.failed})[:20]}

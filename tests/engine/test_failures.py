@@ -1,0 +1,160 @@
+"""A run under a flaky judge finishes (issue 37, item 17): a call that fails its retries is
+that row's failure, tried once more at the end and patched into the results in its place;
+a judge that is down still stops the run; --max-failed decides the exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from ragmeter.api import run_config
+from ragmeter.engine.failures import IN_A_ROW
+from ragmeter.errors import JudgeUnavailable, TransientJudgeError
+from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.run.config import RunConfig
+
+ROWS = [{"id": f"r{i:02d}", "user_input": f"What is item {i}?", "response": f"Item {i}.", "reference": f"Item {i}.",
+         "retrieved_contexts": [f"Item {i} is red."]} for i in range(20)]
+
+
+def config(tmp_path, **kw) -> RunConfig:
+    return RunConfig(**{"dataset": "<in-memory>", "metrics": ["context_relevance"], "judge": "scripted",
+                        "retries": 0, "output": str(tmp_path / "run"), "progress": False, **kw})
+
+
+def flaky(fail_first: set[str], always: set[str] = frozenset()):
+    """Fails the first call for each row in `fail_first`, every call for rows in `always`."""
+    seen: set[str] = set()
+
+    def reply(request):
+        text = request.messages[-1]["content"]
+        row = next(r["id"] for r in ROWS if r["user_input"] in text)
+        if row in always or (row in fail_first and row not in seen):
+            seen.add(row)
+            raise TransientJudgeError("HTTP 503 from the judge", status=503)
+        return {"rating": 2}
+    return reply
+
+
+def test_failed_calls_are_tried_again_at_the_end_and_patched_in_place(tmp_path):
+    result = asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(flaky({"r03", "r11"}))))
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == [r["id"] for r in ROWS]  # dataset order kept
+    assert all(r["context_relevance"] == 1.0 for r in rows)  # was: the run aborted, exit 3
+    faults = result.manifest["faults"]
+    assert (faults["failed_calls"], faults["recovered_calls"]) == (0, 2)
+    record = result.manifest["metrics"]["context_relevance"]
+    assert (record["n"], record["unscored"], record["failed"], record["mean"]) == (20, 0, 0, 1.0)
+
+
+def test_a_call_that_keeps_failing_leaves_its_row_unscored_and_the_run_finishes(tmp_path):
+    result = asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(flaky(set(), {"r05"}))))
+    rows = {json.loads(line)["id"]: json.loads(line) for line in
+            (tmp_path / "run" / "results.jsonl").read_text().splitlines()}
+    assert rows["r05"]["context_relevance"] is None
+    assert rows["r05"]["context_relevance_reason"].startswith("judge call failed: ")
+    faults = result.manifest["faults"]
+    assert (faults["failed_calls"], faults["failed_rows"]) == (1, ["r05"])
+    record = result.manifest["metrics"]["context_relevance"]
+    assert (record["n"], record["unscored"], record["failed"]) == (19, 1, 1)
+
+
+def test_a_judge_that_is_down_still_stops_the_run(tmp_path):
+    def down(request):
+        raise TransientJudgeError("connection refused", status=None)
+
+    with pytest.raises(JudgeUnavailable, match=f"{IN_A_ROW} calls failed in a row: the judge looks down"):
+        asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(down)))
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize(("limit", "code"), [(0.05, 0), (0.01, 3)])
+def test_max_failed_sets_the_exit_code(limit, code, capsys):
+    import typer
+
+    from ragmeter.cli.evaluate import _failed_calls
+
+    manifest = {"dataset": {"rows": 20}, "metrics": {"context_relevance": {}},
+                "faults": {"failed_calls": 1, "recovered_calls": 0, "failed_rows": ["r05"]}}
+    if code:
+        with pytest.raises(typer.Exit) as exit_:
+            _failed_calls(manifest, limit)
+        assert exit_.value.exit_code == 3
+    else:
+        _failed_calls(manifest, limit)
+    said = " ".join(capsys.readouterr().err.split())
+    assert "1 of 20 (row, metric) pairs stayed failed" in said and "run again to retry only those" in said
+
+
+def server(answer):
+    import httpx
+
+    def handler(request):
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        return answer()
+    return httpx.MockTransport(handler)
+
+
+def http_judge(transport, **kw):
+    from ragmeter.judges.openai_compat import OpenAICompatJudge
+
+    return OpenAICompatJudge("http://judge.test/v1", "m", transport=transport, **kw)
+
+
+def test_a_reply_that_is_not_utf8_is_a_failed_call_not_a_traceback():
+    import httpx
+
+    import ragmeter
+
+    judge = http_judge(server(lambda: httpx.Response(200, content=b'{"choices": "\xff\xfe"}',
+                                                     headers={"content-type": "application/json"})))
+    result = ragmeter.evaluate([ROWS[0]], ["context_relevance"], judge=judge, cache=False, progress=False, retries=0)
+    assert "that is not JSON (or not UTF-8)" in result.rows[0]["context_relevance_reason"]  # was UnicodeDecodeError
+
+
+def test_a_reply_over_the_cap_is_read_no_further():
+    import httpx
+
+    import ragmeter
+
+    sent = {"bytes": 0}
+
+    def huge():
+        async def body():
+            for _ in range(64):  # 64 MiB offered, a MiB at a time
+                sent["bytes"] += 2**20
+                yield b" " * 2**20
+        return httpx.Response(200, content=body(), headers={"content-type": "application/json"})
+
+    judge = http_judge(server(huge), max_reply_bytes=4 * 2**20)
+    result = ragmeter.evaluate([ROWS[0]], ["context_relevance"], judge=judge, cache=False, progress=False, retries=0)
+    assert "an answer over 4,194,304 bytes (the cap)" in result.rows[0]["context_relevance_reason"]
+    assert result.manifest["faults"]["failed_calls"] == 1
+    assert sent["bytes"] <= 2 * 5 * 2**20  # read no further than the cap, on each of its two tries
+
+
+def test_a_refused_connection_says_so():
+    import socket
+
+    from ragmeter.judges.openai_compat import no_answer
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens
+    import httpx
+
+    from ragmeter.endpoints import fast_transport
+
+    async def call():
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+                                     transport=fast_transport(f"http://127.0.0.1:{port}")) as client:
+            try:
+                await client.post("/v1/chat/completions", json={})
+            except httpx.HTTPError as exc:
+                return no_answer(exc)
+        return "answered"
+
+    assert asyncio.run(call()) == "connection refused"  # was "ConnectTimeout"
