@@ -68,7 +68,22 @@ def fast_transport(url: str) -> Any:
     proxy = urllib.request.getproxies_environment().get(parts.scheme)
     if proxy and urllib.request.proxy_bypass_environment(parts.hostname or ""):  # type: ignore[attr-defined]
         proxy = None
-    return AiohttpTransport(client=session, proxy=httpx.Proxy(proxy) if proxy else None)
+    return AiohttpTransport(client=session, proxy=checked_proxy(proxy, parts.scheme) if proxy else None)
+
+
+def checked_proxy(proxy: str, scheme: str) -> Any:
+    """httpx's Proxy for the environment's proxy URL, or one ConfigError line naming the
+    variable (never its value, which may hold a password)."""
+    import httpx
+
+    try:
+        made = httpx.Proxy(proxy)
+        if not made.url.host:
+            raise ValueError("no host")
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise ConfigError(f"the proxy in {scheme.upper()}_PROXY (or {scheme}_proxy) is not a URL ragmeter can use "
+                          f"({type(exc).__name__}): fix it, or unset it") from None
+    return made
 
 
 #: the largest reply read from a judge server by default (a chat reply with top logprobs on

@@ -61,3 +61,51 @@ def test_an_output_path_that_cannot_be_written_is_one_line_with_exit_2(args, tmp
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("ragmeter: error: cannot ")
     assert (tmp_path / "afile").read_text() == "keep me"
+
+
+def test_a_full_disk_is_one_error_and_leaves_no_partial_file(tmp_path):
+    """Disk full while writing results: the close in clean-up failed too and hid the first
+    error, and a hidden .results.*.partial file stayed (issue 37, item 15)."""
+    import errno
+
+    from ragmeter.errors import ServiceError
+    from ragmeter.io.results_file import ResultsFile
+    from ragmeter.metrics.base import Score
+
+    class Full:
+        closed = False
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def fileno(self):
+            raise ValueError("closed")
+
+    sink = ResultsFile(tmp_path, "jsonl", ["m"])
+    real = sink.handle
+    sink.handle = Full()
+    with pytest.raises(ServiceError, match="No space left on device. Finished judge replies are in the cache"):
+        sink.add("r1", {"id": "r1"}, {"m": Score(1.0, None)})
+    sink.abort()  # raised OSError before
+    real.close()
+    assert list(tmp_path.glob(".results.*")) == []
+
+
+def test_a_full_disk_under_the_cache_is_one_line_exit_3(tmp_path, monkeypatch):
+    import sqlite3
+
+    from ragmeter.cache import Cache
+    from tests.cli_runner import run_cli
+
+    def full(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(Cache, "put", full)
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "user_input": "q?", "response": "a", "reference": "a"}\n')
+    done = run_cli("evaluate", str(data), "--metrics", "rouge", "--out", str(tmp_path / "run"))
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "the cache (database or disk is full): free space where it lives" in done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import sqlite3
 import sys
 from typing import Annotated, Any
 
@@ -106,6 +107,10 @@ def main() -> None:
         sys.exit(3 if isinstance(exc, (JudgeError, ServiceError)) else 2)
     except KeyboardInterrupt:
         _interrupted()
+    except sqlite3.Error as exc:  # the cache's disk full or its file damaged
+        print(f"ragmeter: error: the cache ({plain(exc)}): free space where it lives, or point RAGMETER_CACHE "
+              "elsewhere; finished replies already in it are kept", file=sys.stderr)
+        sys.exit(3)
     except OSError as exc:  # a path the system refuses (a name too long, a full disk, no permission)
         print(f"ragmeter: error: {plain(os_error_line(exc))}", file=sys.stderr)
         sys.exit(3 if exc.errno in INFRASTRUCTURE_ERRNOS else 2)
@@ -174,6 +179,10 @@ def _usage_error(exc: Exception) -> int | None:
 
     if isinstance(exc, (click.exceptions.Abort, typer_click.Abort if hasattr(typer_click, "Abort") else ())):
         _interrupted()  # click turns Ctrl-C into Abort
+    if type(exc).__name__ == "InvalidURL" and type(exc).__module__.startswith("httpx"):
+        print(f"ragmeter: error: a URL httpx cannot use ({plain(exc)}); if HTTP_PROXY, HTTPS_PROXY or ALL_PROXY "
+              "is set, check it", file=sys.stderr)
+        return 2
     if not isinstance(exc, (click.ClickException, typer_click.ClickException)):
         return None
     if type(exc).__name__ == "NoArgsIsHelpError":

@@ -119,8 +119,8 @@ class ResultsFile:
         try:
             self.handle.write(line + b"\n")
         except OSError as exc:
-            raise ConfigError(f"cannot write {self.path} (row {self.rows + 1}): {exc.strerror or exc}. "
-                              "Finished judge replies are in the cache: run again to resume") from None
+            raise _cannot_write(f"cannot write {self.path} (row {self.rows + 1}): {exc.strerror or exc}. "
+                                "Finished judge replies are in the cache: run again to resume", exc) from None
         self.rows += 1
 
     def commit(self) -> Path:
@@ -137,8 +137,8 @@ class ResultsFile:
                 self._convert()
         except OSError as exc:
             self.abort()
-            raise ConfigError(f"cannot write {self.path}: {exc.strerror or exc}. Finished judge replies are in "
-                              "the cache: run again to resume") from None
+            raise _cannot_write(f"cannot write {self.path}: {exc.strerror or exc}. Finished judge replies are in "
+                                "the cache: run again to resume", exc) from None
         return self.path
 
     def _apply_patches(self) -> None:
@@ -152,8 +152,16 @@ class ResultsFile:
         os.replace(patched, self.tmp)
 
     def abort(self) -> None:
+        """The temporary file gone, whatever state the disk is in: on a full disk closing the
+        handle fails too (its buffer cannot be flushed), and that must not hide the first error."""
         if not self.handle.closed:
-            self.handle.close()
+            try:
+                self.handle.close()
+            except OSError:
+                try:
+                    os.close(self.handle.fileno())
+                except (OSError, ValueError):
+                    pass
         self.tmp.unlink(missing_ok=True)
 
     def _convert(self) -> None:
@@ -166,6 +174,16 @@ class ResultsFile:
         finally:
             Path(out).unlink(missing_ok=True)
             self.tmp.unlink(missing_ok=True)
+
+
+def _cannot_write(message: str, exc: OSError) -> Exception:
+    """A full disk or an I/O error is the machine's failure (exit 3); anything else the path's (exit 2)."""
+    import errno
+
+    from ragmeter.errors import ServiceError
+
+    machine = exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT)
+    return ServiceError(message) if machine else ConfigError(message)
 
 
 def sweep_stale(out_dir: Path) -> list[Path]:

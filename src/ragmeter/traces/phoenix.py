@@ -16,6 +16,10 @@ from urllib.parse import urlsplit
 from ragmeter.errors import ConfigError, ServiceError
 
 PREFIX = "phoenix:"
+#: requests one read may make (its pages), and the seconds it may take: a read of 100,000
+#: spans at Phoenix's page sizes takes about a hundred pages
+MAX_PAGES = 2000
+MAX_CALL_SECONDS = 900.0
 KEY_ENV = "PHOENIX_API_KEY"
 #: trace ids asked for in one request (they travel in the query string)
 TRACES_PER_REQUEST = 50
@@ -47,8 +51,25 @@ class Phoenix:
             from phoenix.client import Client
         except ImportError:
             raise ConfigError("Phoenix needs its client: pip install 'ragmeter[phoenix]'") from None
+        import httpx
+        from phoenix.client.client import _update_headers
+
         self.url = url
-        self.client: Any = Client(base_url=url, api_key=os.environ.get(KEY_ENV) or None)  # typed dicts, read as dicts
+        self._requests, self._started = 0, 0.0
+        http = httpx.Client(base_url=url, headers=_update_headers(None, os.environ.get(KEY_ENV) or None),
+                            timeout=60.0, event_hooks={"request": [self._bounded]})
+        self.client: Any = Client(http_client=http)  # typed dicts, read as dicts
+
+    def _bounded(self, request: Any) -> None:
+        """Each call's pages and time bounded: a Phoenix that keeps sending a next-page cursor
+        made `traces` loop without end (2,969 requests in 150 s)."""
+        import time
+
+        self._requests += 1
+        if self._requests > MAX_PAGES or time.monotonic() - self._started > MAX_CALL_SECONDS:
+            raise ServiceError(f"Phoenix at {self.url} kept answering with more pages ({self._requests - 1} "
+                               f"requests in {time.monotonic() - self._started:.0f} s for one read): stopped; "
+                               "narrow --since/--until or --max-traces")
 
     def root_spans(self, project: str, start: Any, end: Any, limit: int) -> list[dict[str, Any]]:
         """The project's root spans (one per trace) that started in [start, end)."""
@@ -79,8 +100,11 @@ class Phoenix:
 
     def _call(self, request: Callable[..., Any], project: str | None, **arguments: Any) -> Any:
         """One request; Phoenix's and the network's failures as one line each."""
+        import time
+
         import httpx
 
+        self._requests, self._started = 0, time.monotonic()
         try:
             return request(**arguments)
         except httpx.HTTPStatusError as exc:
@@ -92,6 +116,9 @@ class Phoenix:
             raise ServiceError(f"Phoenix at {self.url} answered HTTP {status}: {text}") from None
         except httpx.HTTPError as exc:
             raise ServiceError(f"Phoenix at {self.url} is not reachable ({type(exc).__name__}: {exc})") from None
+        except (ValueError, UnicodeDecodeError) as exc:  # an HTML page or binary where JSON belongs
+            raise ServiceError(f"Phoenix at {self.url} answered with something that is not its JSON "
+                               f"({type(exc).__name__}): is the address a Phoenix, or a proxy's page?") from None
 
 
 def _chunks(items: list[T], size: int) -> Iterator[list[T]]:
