@@ -51,8 +51,28 @@ def printable(value: Any) -> str:
 
 
 def plain(value: Any) -> str:
-    """Control characters shown as escapes, for print() (no rich markup to escape)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value))
+    """Control characters shown as escapes and secrets redacted, for print() (no rich markup
+    to escape): every line the CLI prints goes through here."""
+    return redact(_CONTROL.sub(lambda m: repr(m.group())[1:-1], str(value)))
+
+
+#: environment variables whose values are secrets: API keys, tokens, passwords
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+#: secrets by their shape, wherever they came from: bearer tokens, OpenAI-style keys
+_SECRET_SHAPES = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{16,}")
+REDACTED = "[redacted]"
+
+
+def redact(text: str) -> str:
+    """`text` with every known secret replaced: the value of each environment variable named
+    like a key or token (8 characters or more), bearer tokens and sk-... keys. A server or
+    proxy that echoes the Authorization header back in an error body is printed safely."""
+    import os
+
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+            text = text.replace(value, REDACTED)
+    return _SECRET_SHAPES.sub(lambda m: (m.group(1) or "") + REDACTED, text)
 
 
 def duration(seconds: float) -> str:

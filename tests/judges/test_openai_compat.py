@@ -303,3 +303,26 @@ def test_a_proxy_named_in_the_environment_is_used_unless_no_proxy_names_the_host
     assert fast_transport("https://internal.test/v1").proxy is None
     monkeypatch.delenv("NO_PROXY")
     assert fast_transport("http://127.0.0.1:8000/v1").proxy is None  # HTTPS_PROXY is for https:// only
+
+
+def test_a_server_echoing_the_key_never_puts_it_on_stderr_or_in_files(tmp_path):
+    from tests.cli_runner import run_cli
+    from tests.http_fakes import JSONHandler, serving
+
+    class Echo(JSONHandler):
+        def do_GET(self) -> None:
+            self._send({"data": []})
+
+        def do_POST(self) -> None:
+            self._send({"error": f"bad request; you sent {dict(self.headers)}"}, status=400)
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "user_input": "q?", "response": "a", "reference": "a"}\n')
+    with serving(Echo) as url:
+        done = run_cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge", f"openai-compat:{url}/v1#m",
+                       "--judge-opt", "api_key_env=ECHO_TEST_KEY", "--out", str(tmp_path / "run"),
+                       env={"ECHO_TEST_KEY": "sk-echo-0123456789abcdefXYZ"})
+    assert done.returncode == 3 and "HTTP 400" in done.stderr
+    assert "0123456789abcdef" not in done.stderr + done.stdout and "[redacted]" in done.stderr
+    written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
+    assert "0123456789abcdef" not in written

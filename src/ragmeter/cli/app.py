@@ -71,13 +71,22 @@ class _CurrentStderr(logging.StreamHandler):
         pass
 
 
+class _Redacting(logging.Formatter):
+    """Log lines with secrets redacted (text.redact), as every printed line is."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from ragmeter.text import redact
+
+        return redact(super().format(record))
+
+
 def _log_to_stderr() -> None:
     """ragmeter's own notices (a judge server taken out, a batch submitted or finished) as
     `ragmeter: ...` lines on stderr; other libraries' logging is left as it is."""
     logger = logging.getLogger("ragmeter")
     if not logger.handlers:
         handler = _CurrentStderr()
-        handler.setFormatter(logging.Formatter("ragmeter: %(message)s"))
+        handler.setFormatter(_Redacting("ragmeter: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False

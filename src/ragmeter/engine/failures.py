@@ -25,7 +25,10 @@ FAILED = "judge call failed"
 
 
 def failed_score(exc: JudgeUnavailable) -> Score:
-    return Score(None, f"{FAILED}: {exc}", {"failed_call": True})
+    """The row's reason, written to the results: a server's words in it are redacted."""
+    from ragmeter.text import redact
+
+    return Score(None, f"{FAILED}: {redact(str(exc))}", {"failed_call": True})
 
 
 def is_failed(score: Score) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError
-from ragmeter.io.writers import FORMATS, _flat, _parquet_value, _umask, _why
+from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell
 from ragmeter.text import json_text
 
 #: rows converted at a time from the temporary JSONL to CSV or Parquet
@@ -231,7 +231,7 @@ def _write_csv(source: Path, out: Path) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(columns), lineterminator="\r\n")  # RFC 4180, as writers.py
         writer.writeheader()
         for chunk in _chunks(source):
-            writer.writerows({k: _flat(v) for k, v in row.items()} for row in chunk)
+            writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in chunk)
 
 
 def _write_parquet(source: Path, out: Path) -> None:

@@ -40,6 +40,25 @@ def _flat(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
 
 
+#: a text cell starting with one of these is a formula to a spreadsheet (OWASP's CSV injection)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a results CSV holds it: lists and objects as JSON, and text a spreadsheet
+    would run as a formula prefixed with a single quote, as OWASP recommends (`read_cell`
+    takes it off when ragmeter reads its own results back)."""
+    value = _flat(value)
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def read_cell(value: Any) -> Any:
+    """A results CSV cell as written before `csv_cell` quoted it."""
+    if isinstance(value, str) and value.startswith("'") and value[1:2] and value[1:].startswith(FORMULA_STARTS):
+        return value[1:]
+    return value
+
+
 def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
     columns = list(dict.fromkeys(k for r in rows for k in r))
     buffer = io.StringIO()
@@ -49,7 +68,7 @@ def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: _flat(v) for k, v in row.items()})
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue().encode("utf-8")
 
 

@@ -36,6 +36,7 @@ from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
+from ragmeter.text import redact
 
 if TYPE_CHECKING:
     from ragmeter.judges.spec import HTTPJudgeConfig
@@ -242,7 +243,7 @@ class OpenAICompatJudge(Judge):
         if status == 400 and "logprobs" in body and "logprobs" in response.text:
             return "logprobs"
         if status >= 400:
-            raise JudgeError(f"HTTP {status} from {where}: {response.text[:300]}")
+            raise JudgeError(f"HTTP {status} from {where}: {redact(response.text[:300])}")
         try:
             return response.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -273,7 +274,8 @@ def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         return choices[0]
     error = data.get("error") if isinstance(data, dict) else None
-    detail = f": {str(error.get('message', error) if isinstance(error, dict) else error)[:200]}" if error else ""
+    detail = f": {redact(str(error.get('message', error) if isinstance(error, dict) else error)[:200])}" \
+        if error else ""
     raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
 
 

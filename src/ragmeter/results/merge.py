@@ -189,9 +189,12 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
                 yield line, parse_result_line(line, shard.manifest, source, number)
         return
     from ragmeter.io.stream import iter_records
+    from ragmeter.io.writers import read_cell
 
+    csv = shard.results.suffix == ".csv"
     for number, record in iter_records(shard.results, source):  # CSV, Parquet: a chunk at a time
-        row = typed_row(record, shard.manifest, source, number)
+        row = typed_row({k: read_cell(v) for k, v in record.items()} if csv else record, shard.manifest, source,
+                        number)
         yield json_text(row).encode("utf-8"), row  # as the results file writes a row
 
 

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from ragmeter.errors import ConfigError, ServiceError
+from ragmeter.text import redact
 
 PREFIX = "phoenix:"
 #: requests one read may make (its pages), and the seconds it may take: a read of 100,000
@@ -108,7 +109,7 @@ class Phoenix:
         try:
             return request(**arguments)
         except httpx.HTTPStatusError as exc:
-            status, text = exc.response.status_code, " ".join(exc.response.text.split())[:200]
+            status, text = exc.response.status_code, redact(" ".join(exc.response.text.split())[:200])
             if status == 404 and project is not None:
                 raise ConfigError(f"Phoenix at {self.url} has no project '{project}' ({text})") from None
             if status in (401, 403):
