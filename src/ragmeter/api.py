@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ragmeter.cache import Cache, open_cache
 from ragmeter.engine.local import RunResult, run_metrics
-from ragmeter.errors import RagmeterError
 from ragmeter.faults import FaultLog
 from ragmeter.io.output import prepare_output, remove_other_results
 from ragmeter.io.results_file import OnDisk, ResultsFile, RowList
@@ -127,7 +126,7 @@ DEFAULTS: dict[str, Any] = {"judge": "llamacpp", "embeddings": "bundled", "colum
 
 def evaluate(data: Any, metrics: list[Any] | None = None, **options: Unpack[EvaluateOptions]) -> EvaluationResult:
     """Evaluate a path, list of dicts, DataFrame or datasets.Dataset (see `aevaluate`)."""
-    return _outside_a_loop(aevaluate(data, metrics, **options), "evaluate", "`await ragmeter.aevaluate(...)`")
+    return run_sync(aevaluate(data, metrics, **options))
 
 
 async def aevaluate(data: Any, metrics: list[Any] | None = None,
@@ -149,8 +148,7 @@ def estimate(data: Any, metrics: list[Any] | None = None, **options: Unpack[Esti
     from ragmeter.run.dry_run import dry_run
 
     cfg, objects = _api_config(data, metrics, progress=False, **_options(options, EstimateOptions, "estimate"))
-    return _outside_a_loop(dry_run(cfg, data=data, **objects), "estimate",
-                           "`await ragmeter.run.dry_run.dry_run(config, data=...)`")
+    return run_sync(dry_run(cfg, data=data, **objects))
 
 
 def _options(given: Any, schema: Any, name: str) -> dict[str, Any]:
@@ -163,14 +161,18 @@ def _options(given: Any, schema: Any, name: str) -> dict[str, Any]:
     return {**{k: DEFAULTS[k] for k in keys}, **given}
 
 
-def _outside_a_loop(coro: Any, name: str, instead: str) -> Any:
-    """Run `coro` to completion; inside a running event loop (Jupyter) say what to await instead."""
+def run_sync(coro: Any) -> Any:
+    """Run `coro` to completion and return its result. Inside a running event loop (Jupyter,
+    where people call `evaluate()` as in a script) it runs on a worker thread with its own
+    loop, and this call waits for it; `aevaluate` stays for those who await."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
-    coro.close()
-    raise RagmeterError(f"{name}() was called inside a running event loop (e.g. Jupyter): use {instead} instead")
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragmeter") as worker:
+        return worker.submit(asyncio.run, coro).result()
 
 
 def _api_config(data: Any, metrics: list[Any] | None, **fields: Any) -> tuple[RunConfig, dict[str, Any]]:

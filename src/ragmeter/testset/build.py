@@ -8,7 +8,6 @@ The judge session, cache, retries and accounting are the evaluation engine's.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import itertools
 import json
@@ -92,13 +91,9 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
         _prepare(Path(cfg.out), settings, options, overwrite)
     coro = _generate(cfg.docs if docs is None else docs, settings, options, cfg.judge if judge is None else judge,
                      cfg.embeddings if embeddings is None else embeddings, cfg.cache, cfg.concurrency, progress)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        result = asyncio.run(coro)
-    else:
-        coro.close()
-        raise ConfigError("generate_testset() was called inside a running event loop: run it in a thread")
+    from ragmeter.api import run_sync
+
+    result = run_sync(coro)  # inside a running loop (Jupyter): on a worker thread
     if cfg.out is not None:
         result.path = _write(Path(cfg.out), result, cfg.format)
     return result
