@@ -34,6 +34,7 @@ from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavai
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
+from ragmeter.judges.rate_limit import RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
 from ragmeter.text import redact
@@ -54,9 +55,11 @@ class OpenAICompatJudge(Judge):
                  api_key_env: str | None = None, api: str = "chat", structured: str = "json_schema",
                  params: DecodingParams | None = None, context_window: int | None = None,
                  logprobs: bool = True, transport: httpx.AsyncBaseTransport | None = None,
-                 reasons: str = "all", max_reply_bytes: int = MAX_REPLY_BYTES) -> None:
+                 reasons: str = "all", max_reply_bytes: int = MAX_REPLY_BYTES, rpm: float | None = None,
+                 tpm: float | None = None) -> None:
         super().__init__(model, params)
         self.max_reply_bytes = max_reply_bytes
+        self.limits = RateLimiter(rpm, tpm)  # one for every call in flight and every replica
         self.reasons = reasons
         self._transport = transport
         self.backend = backend
@@ -79,7 +82,8 @@ class OpenAICompatJudge(Judge):
         api = "chat" if cfg.api == "auto" else cfg.api
         return cls(cfg.needs("base_url"), cfg.needs("model"), backend=cfg.backend, api_key_env=cfg.api_key_env, api=api,
                    structured=cfg.structured, params=cfg.params(), context_window=cfg.context_window,
-                   logprobs=cfg.logprobs, reasons=cfg.reasons, max_reply_bytes=cfg.max_reply_bytes)
+                   logprobs=cfg.logprobs, reasons=cfg.reasons, max_reply_bytes=cfg.max_reply_bytes, rpm=cfg.rpm,
+                   tpm=cfg.tpm)
 
     @property
     def constrained(self) -> bool:  # type: ignore[override]
@@ -147,6 +151,9 @@ class OpenAICompatJudge(Judge):
 
     async def _complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
+        charged = estimated_tokens(len(json.dumps(body.get("messages") or body.get("prompt") or "")),
+                                   body["max_tokens"])
+        await self.limits.acquire(charged)
         start = time.perf_counter()
         data = await self._post(self._path(request), body)
         if data is None:
@@ -154,7 +161,10 @@ class OpenAICompatJudge(Judge):
         if isinstance(data, str):  # "logprobs": the server rejected them, ask again without
             self._logprobs = False
             return await self._complete(request)
-        return self._reply(data, request, start)
+        reply = self._reply(data, request, start)
+        if reply.completion_tokens:
+            self.limits.give_back(body["max_tokens"] - reply.completion_tokens)
+        return reply
 
     def _reply(self, data: dict[str, Any], request: JudgeRequest, start: float) -> JudgeReply:
         """A completion's JSON as a JudgeReply: text, usage, finish reason and label probabilities."""

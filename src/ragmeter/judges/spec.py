@@ -61,6 +61,9 @@ class HTTPJudgeConfig(_JudgeSettings):
     reasons: Literal["all", "none"] = "all"
     #: a server answer larger than this fails its call (read no further): memory stays bounded
     max_reply_bytes: int = Field(default=16 * 2**20, ge=1024)
+    #: a paid API's requests and tokens per minute, honoured across concurrency and replicas
+    rpm: float | None = Field(default=None, gt=0)
+    tpm: float | None = Field(default=None, gt=0)
 
     @field_validator("base_url")
     @classmethod
