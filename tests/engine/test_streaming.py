@@ -15,7 +15,7 @@ import pytest
 
 import ragmeter
 from ragmeter.engine.local import REORDER_ROWS, stream_rows
-from ragmeter.errors import ConfigError, DataError, JudgeUnavailable
+from ragmeter.errors import DataError, JudgeUnavailable, ServiceError
 from ragmeter.io.results_file import OnDisk
 from ragmeter.io.stream import StreamedDataset, stream_dataset
 from ragmeter.judges.scripted import ScriptedJudge
@@ -127,8 +127,9 @@ def test_a_results_file_that_cannot_take_more_rows_is_one_line_and_the_old_resul
         real(self, row_id, record, scores)
 
     monkeypatch.setattr(results_file.ResultsFile, "add", disk_full)
-    with pytest.raises(ConfigError, match=r"results.jsonl \(row 13\): No space left on device\. Finished judge "
-                                          r"replies are in the cache: run again to resume"):
+    # a full disk is the machine's failure (ServiceError: exit 3), no longer a config error
+    with pytest.raises(ServiceError, match=r"results.jsonl \(row 13\): No space left on device\. Finished judge "
+                                           r"replies are in the cache: run again to resume"):
         ragmeter.evaluate(path, ["exact_match"], cache=False, progress=False, out=out)
     assert (out / "results.jsonl").read_bytes() == before
     assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "results.jsonl"]

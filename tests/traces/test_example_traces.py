@@ -84,3 +84,19 @@ def test_console_exporter_output_is_refused_with_what_to_use(tmp_path):
         assert done.returncode == 2
         assert "ConsoleSpanExporter output (pretty-printed spans, one after another), not OTLP" in done.stderr
         assert "docs/data.md" in done.stderr  # was: "line 31: malformed JSON (Extra data)"
+
+
+def test_a_trace_file_is_read_a_line_at_a_time_with_the_same_rows(tmp_path, monkeypatch):
+    """A 71 MB trace file took 528 MiB read whole (issue 37, item 21): OTLP JSON Lines are now
+    read a line at a time, keeping only the attributes rows are made from."""
+    from ragmeter.io.readers import read_records
+    from ragmeter.io.traces import rows_from_otlp
+
+    shipped = ROOT / "examples" / "traces.otlp.json"
+    whole = rows_from_otlp([json.loads(line) for line in shipped.read_text().splitlines()], str(shipped))
+    monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError("read whole")))
+    streamed, digest = read_records(shipped)
+    assert streamed == whole and len(digest) == 64
+    # an attribute no row is made from is dropped as the file is read, unless --attribute names it
+    mapped, _ = read_records(shipped, mapping={"template": "llm.prompt_template.template"})
+    assert all(r["template"].startswith("Answer from these excerpts only") for r in mapped)

@@ -96,6 +96,12 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
         raise DataError(f"unsupported format '{path.suffix}'; use one of {sorted(FORMATS)}", source=str(path))
     if not path.is_file():
         raise DataError("file not found", source=str(path))
+    from ragmeter.io.spans import is_otlp_lines
+
+    if fmt in ("json", "jsonl") and is_otlp_lines(path):  # traces: a line at a time, not the file whole
+        from ragmeter.io.traces import rows_from_otlp_file
+
+        return rows_from_otlp_file(path, str(path), mapping), _file_sha256(path)
     raw = path.read_bytes()
     if not raw.strip():
         raise DataError("file is empty: no rows to evaluate", source=str(path))
@@ -115,6 +121,14 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
     elif is_phoenix(records):  # spans exported from Arize Phoenix: one row per trace
         records = rows_from_phoenix(records, str(path), mapping)
     return records, digest
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _decode(raw: bytes, source: str) -> str:

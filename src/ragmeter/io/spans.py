@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,3 +96,39 @@ def _nanoseconds(value: Any) -> int:
     if not 0 <= number < 253_402_300_800 * 10**9:  # the year 10000
         raise ValueError(f"startTimeUnixNano {value!r} is not a time between 1970 and 9999")
     return number
+
+
+#: the OpenInference attributes a trace's row is made from: every other attribute (prompt
+#: templates, invocation parameters, token counts) is dropped as each line is read
+USED = re.compile(r"^(openinference\.span\.kind|input\.value|output\.value|session\.id|"
+                  r"retrieval\.documents\.\d+\.document\.(content|id|score|metadata(\.id)?)|"
+                  r"llm\.(input|output)_messages\.\d+\.message\.(role|content))$")
+
+
+def is_otlp_lines(path: Any) -> bool:
+    """A file whose first line is one OTLP request (the Collector's file exporter, or the
+    exporter in docs/data.md): it can be read a line at a time."""
+    with open(path, "rb") as handle:
+        first = handle.readline(1 << 20)
+    return first.lstrip().startswith(b"{") and first.rstrip().endswith(b"}") and OTLP_KEY.encode() in first[:200]
+
+
+def stream_otlp_spans(path: Any, source: str, keep: Any = None) -> Iterator[Span]:
+    """The spans of an OTLP JSON Lines file, a line (one export request) at a time, each with
+    only the attributes a row is made from (`keep`: a test for more, the ones --attribute
+    names): a day of traces is held as these few attributes, not as the file's JSON."""
+    from ragmeter.io.json_files import jsonl_object
+
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                raise DataError("undecodable bytes: the file must be UTF-8", source=source, row=number,
+                                unit="line") from None
+            for span in otlp_spans(jsonl_object(line, source, number), source, number):
+                span.attributes = {k: v for k, v in span.attributes.items()
+                                   if USED.match(k) or (keep is not None and keep(k))}
+                yield span
