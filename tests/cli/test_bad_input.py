@@ -175,3 +175,10 @@ def test_nan_in_metadata_is_said_once(tmp_path, caplog):
     done = run_cli("evaluate", str(path), "--metrics", "rouge", "--out", str(tmp_path / "run"))
     assert done.returncode == 0
     assert done.stderr.count("NaN or Infinity, which JSON has not: written back to the results as null") == 1
+
+
+def test_evaluate_labels_names_the_ids_it_left_out():
+    from ragmeter.results.console import calibrated_line
+
+    record = {"ci95": None, "note": "3 labelled rows the judge scored", "unknown_ids": ["x1", "x2"]}
+    assert calibrated_line("faithfulness", record).endswith("; labels for ids not in the run left out: x1, x2")
