@@ -241,6 +241,8 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
         except Unscorable as exc:
             score = Score(None, str(exc), exc.evidence)
         except UnparseableReply as exc:
+            if failures is not None:
+                failures.answered()  # it answered, badly: not down
             score = Score(None, f"judge reply unparseable: {exc}", {"raw_reply": exc.raw[:500]})
         if ctx.truncated:
             score = Score(score.value, score.reason, {**score.evidence, "note": TRUNCATION_NOTE})
