@@ -53,6 +53,13 @@ PAIR_METRICS = ["correctness", "answer_correctness", "factual_correctness"]
 MODES = ("probability", "label")
 
 
+def judge_of(args: argparse.Namespace) -> Any:
+    """--judge with its --judge-opt settings (a spec string when there are none)."""
+    if not args.judge_opt:
+        return args.judge
+    return {"spec": args.judge, **{k: v for k, _, v in (o.partition("=") for o in args.judge_opt)}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--judge", default="llamacpp")
@@ -62,6 +69,8 @@ def main() -> None:
     parser.add_argument("--pair-metrics", default=",".join(PAIR_METRICS))
     parser.add_argument("--only", default=None, help="only these metrics of a labelled task (comma-separated)")
     parser.add_argument("--metric-opt", action="append", default=[], help="metric.setting=value")
+    parser.add_argument("--judge-opt", action="append", default=[],
+                        help="judge setting KEY=VALUE, e.g. verdicts=decode (the JSON-decoding path, for comparison)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_validity.sqlite"))
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--json", type=Path, default=None, help="append the figures as JSON lines")
@@ -121,7 +130,7 @@ def run_modes(rows: list[dict], names: list[str], args: argparse.Namespace, lang
     seconds = 0.0
     for mode in MODES:
         start = time.perf_counter()
-        result = ragmeter.evaluate(rows, metric_specs(names, args.metric_opt, mode), judge=args.judge,
+        result = ragmeter.evaluate(rows, metric_specs(names, args.metric_opt, mode), judge=judge_of(args),
                                    cache=args.cache, progress=False, language=language)
         if mode == "probability":
             seconds = time.perf_counter() - start

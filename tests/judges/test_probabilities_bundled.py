@@ -200,3 +200,30 @@ def test_context_relevance_from_the_questions_likelihood_on_the_real_model():
     assert other["context_relevance_evidence"]["token_pmi"]["mean"] < 0.5
     assert answers["context_relevance"] > other["context_relevance"]
     assert result.manifest["metrics"]["context_relevance"]["judge_calls"] == 2
+
+
+PRECISION_ROW = {"id": "p", "user_input": "Where is the Eiffel Tower?", "response": "The Eiffel Tower is in Paris.",
+                 "retrieved_contexts": ["Bananas are yellow fruit rich in potassium.", CONTEXT[0],
+                                        "The Eiffel Tower was completed in 1889 for the World's Fair in Paris."]}
+
+
+def test_verdict_lists_are_read_from_the_logits_and_reasons_written_only_for_failing_items(tmp_path):
+    """Issue 38: each verdict read right after its item (no JSON decoded); `failing` writes the
+    reason of a verdict of 0 only; the same request reads back the same reply, cached or not,
+    in whatever company it is judged."""
+    first = ragmeter.evaluate([PRECISION_ROW, *ROWS], ["context_precision"], judge=QWEN,
+                              cache=tmp_path / "a.sqlite", progress=False)
+    verdicts = first.rows[0]["context_precision_evidence"]["verdicts"]
+    assert sorted(v["verdict"] for v in verdicts) == [0, 1, 1]  # one chunk of no use (which one: the judge's call)
+    for v in verdicts:
+        assert v["reason"].startswith("no reason written (reasons: failing)") is (v["verdict"] == 1)
+        assert v["verdict"] == int(v["p_useful"] >= 0.5)
+    stats = first.manifest["metrics"]["context_precision"]
+    assert stats["completion_tokens"] <= 40 * 3  # only the one reason was sampled, for three rows
+    alone = ragmeter.evaluate([PRECISION_ROW], ["context_precision"], judge=QWEN, cache=tmp_path / "b.sqlite",
+                              progress=False)  # another company, a fresh cache: the same reply
+    assert alone.rows[0]["context_precision_evidence"] == first.rows[0]["context_precision_evidence"]
+    again = ragmeter.evaluate([*ROWS, PRECISION_ROW], ["context_precision"], judge=QWEN,
+                              cache=tmp_path / "a.sqlite", progress=False)
+    assert again.manifest["metrics"]["context_precision"]["judge_calls"] == 0
+    assert again.rows[-1]["context_precision"] == first.rows[0]["context_precision"]

@@ -38,6 +38,7 @@ from ragmeter.judges.llamacpp_decode import (
 )
 from ragmeter.judges.reasons import reason_skipper
 from ragmeter.judges.render import completion_text
+from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_label, verdict_count
 
 if TYPE_CHECKING:
     from ragmeter.judges.spec import LlamaCppConfig
@@ -52,7 +53,8 @@ class LlamaCppJudge(Judge):
 
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
-                 bundled_model: BundledModel | None = None, calibrate: bool = True, reasons: str = "failing") -> None:
+                 bundled_model: BundledModel | None = None, calibrate: bool = True, reasons: str = "failing",
+                 verdicts: str = "read") -> None:
         self.model_path, self.bundled = model_path, bundled_model
         if bundled_model is not None:
             name = f"{bundled_model.name}=={bundled_model.version()}"
@@ -62,6 +64,8 @@ class LlamaCppJudge(Judge):
             raise ConfigError("the llamacpp judge needs a GGUF file or a bundled model name")
         super().__init__(name, params)
         self.n_ctx, self.api, self.calibrate, self.reasons = n_ctx, api, calibrate, reasons
+        #: verdict lists: "read" from the logits after each item (verdict_decode.py), or "decode"d as JSON
+        self.verdicts = verdicts
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Any = None
         self._chat: Any = None
@@ -81,12 +85,13 @@ class LlamaCppJudge(Judge):
         path = None if model in BUNDLED else Path(model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
                    bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate,
-                   reasons=cfg.reasons)
+                   reasons=cfg.reasons, verdicts=cfg.verdicts)
 
     def identity(self) -> dict[str, Any]:
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
-                "prompt_eval": "shared-prefix-then-row"}
+                "prompt_eval": "shared-prefix-then-row",
+                **({"verdicts": "read-after-each-item"} if self.verdicts == "read" else {})}
 
     def calibration(self) -> dict[str, Any]:
         """The bundled judge's shipped Platt lines (unless `calibrate: false`)."""
@@ -202,6 +207,19 @@ class LlamaCppJudge(Judge):
             parts = self._parts(llm, request)
             check_window(llm, len(parts), max_tokens)
             evidence, lines = self._load_prompt(llm, request, parts)
+            read = self.verdicts == "read" and request.prompt is None
+            count = verdict_count(request.schema) if read else None
+            rating = label_field(request.schema) if read else None
+            if rating is not None:
+                text, labels = read_label(llm, rating[0], rating[1], lines)
+                return JudgeReply(text, len(parts), 0, "stop", time.perf_counter() - start, labels=labels,
+                                  evidence=evidence)
+            if count is not None:
+                text, labels, sampled, finish = decode_verdicts(llm, count, self.reasons, lines, deadline, self._stop)
+                if finish == "stopped":
+                    raise JudgeError("the llama.cpp judge was closed mid-reply")
+                return JudgeReply(text, len(parts), sampled, finish, time.perf_counter() - start, labels=labels,
+                                  evidence=evidence)
             out = greedy_decode(llm, len(parts), gbnf, max_tokens, deadline, request.stop,
                                 LabelProbe(fields) if fields else None, skip, lines, self._stop)
             if out.finish_reason == "stopped":

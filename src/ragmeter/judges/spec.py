@@ -45,6 +45,8 @@ class LlamaCppConfig(_JudgeSettings):
     calibrate: bool = True
     #: reasons written: `failing` (only where a verdict is 0), `all`, or `none`; scores are the same
     reasons: Literal["all", "failing", "none"] = "failing"
+    #: verdict lists `read` from the label logits after each item (prefill speed), or `decode`d as JSON
+    verdicts: Literal["read", "decode"] = "read"
 
 
 class HTTPJudgeConfig(_JudgeSettings):

@@ -1,0 +1,194 @@
+"""Verdict lists and ratings at prefill speed (in-process llama.cpp): a reply of
+`verdicts(n)` shape is not decoded token by token. With the prompt loaded, the reply is
+written by ragmeter as a skeleton the model only reads: `{"verdicts": [{"verdict": ` is
+evaluated, the verdict is read from the label logits right after it (its probability too,
+and the calibrated label where the judge has a line), then `1, "reason": ""}, {"verdict": `
+for the next item, and so on: a few tokens of prefill per item, no sampled JSON, tokenized
+as the model writes it (Writer). No verdict reads a reason written before
+it. Reasons are then written only where someone will read them (after a verdict of 0 with
+`reasons: failing`, for every item with `all`, never with `none`), each by greedy decoding
+from the skeleton cut back to that item's `"reason": "`, last item first, so each reason
+reads the verdicts up to its own. A reply of one rating field (`{"rating": 0|1|2}`) is read
+the same way: one label from the logits after `{"rating": `.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ragmeter.judges.calibration import favoured
+from ragmeter.judges.label_probs import LabelDist, distribution
+
+#: the most tokens a reason may take (schemas.REASON_MAX is 100 characters)
+REASON_TOKENS = 40
+LABELS = ["0", "1"]
+
+
+def verdict_count(schema: dict[str, Any] | None) -> int | None:
+    """n when `schema` is schemas.verdicts(n) (a fixed-length list of verdict-then-reason
+    objects), else None."""
+    if not schema or list(schema.get("properties", {})) != ["verdicts"]:
+        return None
+    node = schema["properties"]["verdicts"]
+    items = node.get("items", {})
+    if "$ref" in items:
+        items = schema.get("$defs", {}).get(items["$ref"].rsplit("/", 1)[-1], {})
+    fixed = node.get("minItems") == node.get("maxItems")
+    if not fixed or list(items.get("properties", {})) != ["verdict", "reason"]:
+        return None
+    return int(node["maxItems"])
+
+
+def label_field(schema: dict[str, Any] | None) -> tuple[str, list[str]] | None:
+    """(field, its labels as JSON text) when `schema` is an object of one enum field (a
+    rating such as schemas.Rating), else None: it is read from the logits too."""
+    if not schema or len(schema.get("properties", {})) != 1:
+        return None
+    (field, node), = schema["properties"].items()
+    values = node.get("enum")
+    if not values or len(values) < 2 or not all(isinstance(v, int) and 0 <= v <= 9 for v in values):
+        return None
+    return field, [json.dumps(v) for v in values]
+
+
+def read_label(llm: Any, field: str, labels: list[str],
+               lines: tuple[tuple[str, float, float], ...]) -> tuple[str, list[LabelDist]]:
+    """The reply `{"FIELD": label}` read from the logits after `{"FIELD": `, with its distribution."""
+    from ragmeter.judges.llamacpp_decode import line_for
+
+    Writer(llm).add('{"' + field + '": ')
+    dist = _label_dist(llm, labels)
+    if dist is None:
+        return json.dumps({field: json.loads(labels[-1])}), []
+    line = line_for(lines, field, 0)
+    want = favoured(dist["probs"], line[1], line[2]) if line is not None and labels == LABELS else None
+    label = want or max(labels, key=lambda v: dist["probs"][v])
+    return json.dumps({field: json.loads(label)}), [{"field": field, **dist}]
+
+
+class Writer:
+    """The reply ragmeter writes after the prompt, kept tokenized as one text: each piece
+    added retokenizes the whole reply and evaluates only the tokens that changed, so the
+    model reads the tokens it would have written itself (`": ` then ` ` then `1`, `"},` as
+    one token), not pieces glued at odd boundaries."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm, self.base, self.text = llm, llm.n_tokens, ""
+        self.ids: list[int] = []
+
+    def add(self, piece: str) -> None:
+        self.goto(self.text + piece)
+
+    def goto(self, text: str) -> None:
+        """The model's state after the prompt and `text` (extending or cutting back)."""
+        ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        same = 0
+        while same < min(len(ids), len(self.ids)) and ids[same] == self.ids[same]:
+            same += 1
+        if same == len(ids):  # nothing new to read, but the logits must follow the last token
+            same = max(0, same - 1)
+        self.llm.n_tokens = self.base + same
+        self.llm.eval(ids[same:])
+        self.text, self.ids = text, ids
+
+
+def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
+                    deadline: float | None = None, halt: Any = None) -> tuple[str, list[LabelDist], int, str]:
+    """(reply JSON text, label distributions, tokens sampled, finish reason) for n verdicts,
+    the prompt already loaded into `llm`."""
+    from ragmeter.judges.llamacpp_decode import line_for
+
+    writer = Writer(llm)
+    writer.add('{"verdicts": [')
+    chosen: list[int] = []
+    found: list[LabelDist] = []
+    reason_at: list[str] = []
+    for i in range(n):
+        if halt is not None and halt.is_set():
+            return "", [], 0, "stopped"
+        writer.add(('' if i == 0 else ', ') + '{"verdict": ')
+        dist = _label_dist(llm)
+        line = line_for(lines, "verdict", i)
+        want = favoured(dist["probs"], line[1], line[2]) if dist is not None and line is not None else None
+        label = want or (max(LABELS, key=lambda v: dist["probs"][v]) if dist is not None else "1")
+        chosen.append(int(label))
+        if dist is not None:
+            found.append({"field": "verdict", **dist})
+        writer.add(f'{label}, "reason": "')
+        reason_at.append(writer.text)
+        writer.add('"}')
+    written: dict[int, str] = {}
+    sampled, finish = 0, "stop"
+    for i in reversed(range(n)):  # each cut back to its own item: the later ones are no longer needed
+        if reasons == "none" or (reasons == "failing" and chosen[i] == 1):
+            continue
+        if deadline is not None and time.monotonic() > deadline:
+            finish = "timeout"
+            break
+        writer.goto(reason_at[i])
+        written[i], used = _reason(llm, halt)
+        sampled += used
+    reply = {"verdicts": [{"verdict": v, "reason": written.get(i, "")} for i, v in enumerate(chosen)]}
+    return json.dumps(reply, ensure_ascii=False), found if len(found) == n else [], sampled, finish
+
+
+def _label_dist(llm: Any, labels: list[str] = LABELS) -> dict[str, Any] | None:
+    """Each label's probability from the logits after `"FIELD":` (the first token of each way
+    to write it)."""
+    import llama_cpp
+    import numpy as np
+
+    from ragmeter.judges.llamacpp_decode import _token_scores
+
+    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
+    return distribution("", labels, _token_scores(llm, logits)("", labels))
+
+
+def _reason(llm: Any, halt: Any) -> tuple[str, int]:
+    """Greedy text from where the reply stands (just inside a reason's opening quote) until
+    the closing quote: the reason as JSON string content, and tokens sampled."""
+    import llama_cpp
+    import numpy as np
+
+    out: list[int] = []
+    text = ""
+    for _ in range(REASON_TOKENS):
+        if halt is not None and halt.is_set():
+            break
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
+        token = int(np.argmax(logits))
+        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+            break
+        out.append(token)
+        text = llm.detokenize(out).decode("utf-8", errors="ignore")
+        end = _closing_quote(text)
+        if end is not None:
+            text = text[:end]
+            break
+        llm.eval([token])
+    return _string_content(text), len(out)
+
+
+def _closing_quote(text: str) -> int | None:
+    """Where an unescaped `"` ends the string, or None."""
+    escaped = False
+    for i, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            return i
+    return None
+
+
+def _string_content(raw: str) -> str:
+    """The reason as text: JSON escapes read, control characters dropped, cut to 100 characters."""
+    try:
+        text = json.loads(f'"{raw}"')
+    except json.JSONDecodeError:
+        text = raw.replace("\\", "")
+    text = " ".join(str(text).split())
+    return text[:100]
