@@ -200,3 +200,16 @@ def test_every_judged_metrics_stand_in_replies_validate(example):
         stats = run.stats[metric.label]
         assert (metric.label, stats.reasks, stats.unparseable) == (metric.label, 0, 0)
         assert counting.calls and stats.judge_calls == len(counting.calls)
+
+
+def test_each_prompt_keeps_its_own_prefill_rate():
+    """A prompt whose shared prefix is most of it reads faster per token: one rate for every
+    prompt put the quickstart's context_relevance 62% over its actual seconds."""
+    calls = [CallTiming(tag="fast", prompt_tokens=p, completion_tokens=c, seconds=p / 500 + c / 20)
+             for p, c in ((800, 5), (1000, 10), (1200, 20), (900, 40))]
+    calls += [CallTiming(tag="slow", prompt_tokens=p, completion_tokens=c, seconds=p / 100 + c / 20)
+              for p, c in ((400, 5), (500, 10), (600, 20), (450, 40))]
+    speed = fit("j", calls)
+    assert speed.prompt_rate_by_tag["fast"] > 4 * speed.prompt_rate_by_tag["slow"]
+    assert speed.seconds(1000, 10, "fast") < speed.seconds(1000, 10, "slow")
+    assert speed.seconds(1000, 10, "unknown") == speed.seconds(1000, 10)  # the overall rate

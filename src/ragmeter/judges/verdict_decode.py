@@ -75,11 +75,15 @@ class Writer:
     one token), not pieces glued at odd boundaries."""
 
     def __init__(self, llm: Any) -> None:
-        self.llm, self.base, self.text = llm, llm.n_tokens, ""
+        self.llm, self.base, self.text, self.pending = llm, llm.n_tokens, "", ""
         self.ids: list[int] = []
 
-    def add(self, piece: str) -> None:
-        self.goto(self.text + piece)
+    def add(self, piece: str, read: bool = True) -> None:
+        """`piece` appended; evaluated now only where logits are read after it (each llama.cpp
+        call costs about as much as a few tokens, so the pieces between reads go in one)."""
+        self.pending += piece
+        if read:
+            self.goto(self.text + self.pending)
 
     def goto(self, text: str) -> None:
         """The model's state after the prompt and `text` (extending or cutting back)."""
@@ -91,7 +95,7 @@ class Writer:
             same = max(0, same - 1)
         self.llm.n_tokens = self.base + same
         self.llm.eval(ids[same:])
-        self.text, self.ids = text, ids
+        self.text, self.ids, self.pending = text, ids, ""
 
 
 def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
@@ -101,7 +105,7 @@ def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, floa
     from ragmeter.judges.llamacpp_decode import line_for
 
     writer = Writer(llm)
-    writer.add('{"verdicts": [')
+    writer.add('{"verdicts": [', read=False)
     chosen: list[int] = []
     found: list[LabelDist] = []
     reason_at: list[str] = []
@@ -116,9 +120,9 @@ def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, floa
         chosen.append(int(label))
         if dist is not None:
             found.append({"field": "verdict", **dist})
-        writer.add(f'{label}, "reason": "')
-        reason_at.append(writer.text)
-        writer.add('"}')
+        writer.add(f'{label}, "reason": "', read=False)
+        reason_at.append(writer.text + writer.pending)
+        writer.add('"}', read=False)
     written: dict[int, str] = {}
     sampled, finish = 0, "stop"
     for i in reversed(range(n)):  # each cut back to its own item: the later ones are no longer needed

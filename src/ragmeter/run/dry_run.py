@@ -192,7 +192,7 @@ def _figures(calls: list[Call], cache_hits: int, embed_batches: int, speed: Judg
                          max_completion_tokens=most, embed_batches=embed_batches)
     if speed is not None and expected is not None:
         out.expected_completion_tokens = round(sum(expected))
-        out.seconds = sum(speed.seconds(c.prompt_tokens, e) for c, e in zip(calls, expected)) / parallel
+        out.seconds = sum(speed.seconds(c.prompt_tokens, e, c.tag) for c, e in zip(calls, expected)) / parallel
     if price is not None:
         completion = out.expected_completion_tokens if out.expected_completion_tokens is not None else most
         out.price = (prompt * price.prompt + completion * price.completion) / 1e6

@@ -41,6 +41,9 @@ class JudgeSpeed(BaseModel):
     #: mean completion tokens per prompt ("faithfulness.statements"), and over all calls
     completion_tokens: dict[str, float]
     mean_completion_tokens: float
+    #: prompt tokens per second by prompt ("context_relevance.rating1"): a prompt whose shared
+    #: prefix (instruction and examples, evaluated once) is most of it reads faster per token
+    prompt_rate_by_tag: dict[str, float] = {}
     #: "bench-judge" (measured on this machine) or "shipped" (a bundled judge's default)
     source: str = "bench-judge"
     #: where a shipped record was measured
@@ -49,11 +52,15 @@ class JudgeSpeed(BaseModel):
     def expected_completion(self, tag: str) -> float:
         return self.completion_tokens.get(tag, self.mean_completion_tokens)
 
-    def seconds(self, prompt_tokens: float, completion_tokens: float) -> float:
-        rate = self.prompt_tokens_per_second
+    def seconds(self, prompt_tokens: float, completion_tokens: float, tag: str | None = None) -> float:
+        """A call's seconds: its prompt at that prompt's own rate where measured (its per-call
+        overhead folded in), else the overall rate plus the overhead; its reply at the decode rate."""
         write = self.completion_tokens_per_second
-        return (self.overhead_seconds + (prompt_tokens / rate if rate else 0.0)
-                + (completion_tokens / write if write else 0.0))
+        reply = completion_tokens / write if write else 0.0
+        if tag in self.prompt_rate_by_tag:
+            return prompt_tokens / self.prompt_rate_by_tag[tag] + reply
+        rate = self.prompt_tokens_per_second
+        return self.overhead_seconds + (prompt_tokens / rate if rate else 0.0) + reply
 
 
 def fit(judge: str, calls: list[CallTiming]) -> JudgeSpeed:
@@ -75,11 +82,20 @@ def fit(judge: str, calls: list[CallTiming]) -> JudgeSpeed:
     by_tag: dict[str, list[int]] = defaultdict(list)
     for c in calls:
         by_tag[c.tag].append(c.completion_tokens)
+    rates: dict[str, float] = {}
+    write = 1 / coef[2] if coef[2] > 0 else None
+    for tag in by_tag:  # each prompt's own prefill rate (overhead folded in), the decode rate taken out
+        mine = [c for c in calls if c.tag == tag]
+        reading = sum(c.seconds - (c.completion_tokens / write if write else 0.0) for c in mine)
+        tokens = sum(c.prompt_tokens for c in mine)
+        if reading > 0 and tokens > 0:
+            rates[tag] = tokens / reading
     return JudgeSpeed(judge=judge, measured_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                       calls=len(calls), overhead_seconds=float(coef[0]),
                       prompt_tokens_per_second=1 / coef[1] if coef[1] > 0 else None,
                       completion_tokens_per_second=1 / coef[2] if coef[2] > 0 else None,
                       completion_tokens={t: sum(v) / len(v) for t, v in sorted(by_tag.items())},
+                      prompt_rate_by_tag={t: round(r, 3) for t, r in sorted(rates.items())},
                       mean_completion_tokens=sum(c.completion_tokens for c in calls) / len(calls))
 
 
