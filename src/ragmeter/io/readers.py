@@ -101,7 +101,7 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
     if fmt in ("json", "jsonl") and is_otlp_lines(path):  # traces: a line at a time, not the file whole
         from ragmeter.io.traces import rows_from_otlp_file
 
-        return rows_from_otlp_file(path, str(path), mapping), _file_sha256(path)
+        return rows_from_otlp_file(path, str(path), mapping), file_sha256(path)
     raw = path.read_bytes()
     if not raw.strip():
         raise DataError("file is empty: no rows to evaluate", source=str(path))
@@ -123,7 +123,8 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
     return records, digest
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """A file's sha256, read a MiB at a time (the run manifest's dataset hash)."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

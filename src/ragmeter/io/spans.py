@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,19 +90,16 @@ def _value(value: dict[str, Any]) -> Any:
     return None
 
 
+#: nanoseconds since 1970 at the start of the year 10000: no later time can be written as a date
+LATEST_NS = 253_402_300_800 * 10**9
+
+
 def _nanoseconds(value: Any) -> int:
     """An OTLP start time (nanoseconds since 1970, a string in JSON) that a date can hold."""
     number = int(value or 0)
-    if not 0 <= number < 253_402_300_800 * 10**9:  # the year 10000
+    if not 0 <= number < LATEST_NS:
         raise ValueError(f"startTimeUnixNano {value!r} is not a time between 1970 and 9999")
     return number
-
-
-#: the OpenInference attributes a trace's row is made from: every other attribute (prompt
-#: templates, invocation parameters, token counts) is dropped as each line is read
-USED = re.compile(r"^(openinference\.span\.kind|input\.value|output\.value|session\.id|"
-                  r"retrieval\.documents\.\d+\.document\.(content|id|score|metadata(\.id)?)|"
-                  r"llm\.(input|output)_messages\.\d+\.message\.(role|content))$")
 
 
 def is_otlp_lines(path: Any) -> bool:
@@ -113,10 +110,10 @@ def is_otlp_lines(path: Any) -> bool:
     return first.lstrip().startswith(b"{") and first.rstrip().endswith(b"}") and OTLP_KEY.encode() in first[:200]
 
 
-def stream_otlp_spans(path: Any, source: str, keep: Any = None) -> Iterator[Span]:
+def stream_otlp_spans(path: Any, source: str, keep: Callable[[str], bool]) -> Iterator[Span]:
     """The spans of an OTLP JSON Lines file, a line (one export request) at a time, each with
-    only the attributes a row is made from (`keep`: a test for more, the ones --attribute
-    names): a day of traces is held as these few attributes, not as the file's JSON."""
+    only the attributes `keep` says yes to (the ones a row is made from): a day of traces is
+    held as these few attributes, not as the file's JSON."""
     from ragmeter.io.json_files import jsonl_object
 
     with open(path, "rb") as handle:
@@ -129,6 +126,5 @@ def stream_otlp_spans(path: Any, source: str, keep: Any = None) -> Iterator[Span
                 raise DataError("undecodable bytes: the file must be UTF-8", source=source, row=number,
                                 unit="line") from None
             for span in otlp_spans(jsonl_object(line, source, number), source, number):
-                span.attributes = {k: v for k, v in span.attributes.items()
-                                   if USED.match(k) or (keep is not None and keep(k))}
+                span.attributes = {k: v for k, v in span.attributes.items() if keep(k)}
                 yield span

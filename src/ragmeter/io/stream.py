@@ -21,7 +21,7 @@ from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
 from ragmeter.io.json_files import jsonl_object
-from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file
+from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file, file_sha256
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 #: rows per Parquet batch read
@@ -113,10 +113,7 @@ def _in_shard(row_id: str, shard: tuple[int, int]) -> bool:
 
 def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str]:
     """Pass 1: every column (in order of first appearance) and the whole file's sha256."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
+    digest = file_sha256(path)
     names: dict[str, None] = {}
     rows = 0
     for _, number, record in _selected(path, source, limit):
@@ -125,7 +122,7 @@ def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[lis
         names.update(dict.fromkeys(record))
     if not rows:
         raise DataError("file has no rows to evaluate", source=source)
-    return list(names), digest.hexdigest()
+    return list(names), digest
 
 
 def _validate(dataset: StreamedDataset) -> None:

@@ -39,12 +39,14 @@ from typing import Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.json_files import TooDeep, json_value
-from ragmeter.io.spans import KIND, Span, hex_id, otlp_spans
+from ragmeter.io.spans import KIND, LATEST_NS, Span, hex_id, otlp_spans
 
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
 _DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata\.id|metadata)$")
 _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
+#: the single attributes trace_row reads (beside the documents' and messages' above)
+_READ = frozenset({KIND, "input.value", "output.value", "session.id"})
 
 
 def is_phoenix(records: list[dict[str, Any]]) -> bool:
@@ -62,8 +64,12 @@ def rows_from_otlp_file(path: Any, source: str, mapping: Mapping[str, str] | Non
     from ragmeter.io.trace_mapping import _pattern
 
     patterns = [_pattern(name) for name in (mapping or {}).values()]
+
+    def used(key: str) -> bool:  # what trace_row reads, and what --attribute names
+        return key in _READ or bool(_DOC.match(key) or _MESSAGE.match(key)) or any(p.match(key) for p in patterns)
+
     traces: dict[str, list[Span]] = {}
-    for span in stream_otlp_spans(path, source, (lambda k: any(p.match(k) for p in patterns)) if patterns else None):
+    for span in stream_otlp_spans(path, source, used):
         traces.setdefault(span.trace_id, []).append(span)
     return rows_from_traces(traces, source, mapping)
 
@@ -241,10 +247,6 @@ def session_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "span_id": last["span_id"], **({"start_time": turns[0]["start_time"]}
                                                    if turns[0].get("start_time") else {})})
     return out
-
-
-#: nanoseconds since 1970 at the start of the year 10000: no later time can be written as a date
-LATEST_NS = 253_402_300_800 * 10**9
 
 
 def _iso(nanoseconds: int) -> str:

@@ -177,7 +177,7 @@ def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: in
             if halt is not None and halt.is_set():
                 finish = "stopped"
                 break
-            logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(n_vocab,))
+            logits = last_logits(llm)
             read = probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits)) \
                 if probe is not None else None
             if skip_reason is not None and skip_reason(text.decode("utf-8", errors="ignore")) and \
@@ -209,6 +209,14 @@ def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: in
     finally:
         if grammar is not None:
             grammar.free()
+
+
+def last_logits(llm: Any) -> Any:
+    """The output layer's row for the last token evaluated (a view, valid until the next eval)."""
+    import llama_cpp
+    import numpy as np
+
+    return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
 
 
 def line_for(lines: tuple[tuple[str, float, float], ...], field: str,

@@ -151,9 +151,9 @@ class OpenAICompatJudge(Judge):
 
     async def _complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
-        charged = estimated_tokens(len(json.dumps(body.get("messages") or body.get("prompt") or "")),
-                                   body["max_tokens"])
-        await self.limits.acquire(charged)
+        if self.limits.active:  # the prompt's size is measured only where a limit counts it
+            sent = json.dumps(body.get("messages") or body.get("prompt") or "")
+            await self.limits.acquire(estimated_tokens(len(sent), body["max_tokens"]))
         start = time.perf_counter()
         data = await self._post(self._path(request), body)
         if data is None:
@@ -162,7 +162,7 @@ class OpenAICompatJudge(Judge):
             self._logprobs = False
             return await self._complete(request)
         reply = self._reply(data, request, start)
-        if reply.completion_tokens:
+        if self.limits.active and reply.completion_tokens:
             self.limits.give_back(body["max_tokens"] - reply.completion_tokens)
         return reply
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ragmeter.endpoints import OPENAI_KEY_ENV, OPENAI_URL, safe_url, split_endpoint
+from ragmeter.endpoints import MAX_REPLY_BYTES, OPENAI_KEY_ENV, OPENAI_URL, safe_url, split_endpoint
 from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.judges.base import DecodingParams, Judge
 
@@ -62,7 +62,7 @@ class HTTPJudgeConfig(_JudgeSettings):
     #: `none`: the schema sent has no reason fields, so a paid judge writes fewer tokens; scores are the same
     reasons: Literal["all", "none"] = "all"
     #: a server answer larger than this fails its call (read no further): memory stays bounded
-    max_reply_bytes: int = Field(default=16 * 2**20, ge=1024)
+    max_reply_bytes: int = Field(default=MAX_REPLY_BYTES, ge=1024)
     #: a paid API's requests and tokens per minute, honoured across concurrency and replicas
     rpm: float | None = Field(default=None, gt=0)
     tpm: float | None = Field(default=None, gt=0)

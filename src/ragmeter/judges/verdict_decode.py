@@ -62,10 +62,15 @@ def read_label(llm: Any, field: str, labels: list[str],
     dist = _label_dist(llm, labels)
     if dist is None:
         return json.dumps({field: json.loads(labels[-1])}), []
-    line = line_for(lines, field, 0)
-    want = favoured(dist["probs"], line[1], line[2]) if line is not None and labels == LABELS else None
-    label = want or max(labels, key=lambda v: dist["probs"][v])
+    label = _choose(dist, line_for(lines, field, 0), labels)
     return json.dumps({field: json.loads(label)}), [{"field": field, **dist}]
+
+
+def _choose(dist: dict[str, Any], line: tuple[str, float, float] | None, labels: list[str]) -> str:
+    """The label written: the one a 0/1 label's calibrated probability favours where the judge
+    has a line, else the most probable (so the label shown and the score agree)."""
+    want = favoured(dist["probs"], line[1], line[2]) if line is not None and labels == LABELS else None
+    return want or max(labels, key=lambda v: dist["probs"][v])
 
 
 class Writer:
@@ -114,9 +119,7 @@ def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, floa
             return "", [], 0, "stopped"
         writer.add(('' if i == 0 else ', ') + '{"verdict": ')
         dist = _label_dist(llm)
-        line = line_for(lines, "verdict", i)
-        want = favoured(dist["probs"], line[1], line[2]) if dist is not None and line is not None else None
-        label = want or (max(LABELS, key=lambda v: dist["probs"][v]) if dist is not None else "1")
+        label = _choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
         chosen.append(int(label))
         if dist is not None:
             found.append({"field": "verdict", **dist})
@@ -141,13 +144,9 @@ def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, floa
 def _label_dist(llm: Any, labels: list[str] = LABELS) -> dict[str, Any] | None:
     """Each label's probability from the logits after `"FIELD":` (the first token of each way
     to write it)."""
-    import llama_cpp
-    import numpy as np
+    from ragmeter.judges.llamacpp_decode import _token_scores, last_logits
 
-    from ragmeter.judges.llamacpp_decode import _token_scores
-
-    logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
-    return distribution("", labels, _token_scores(llm, logits)("", labels))
+    return distribution("", labels, _token_scores(llm, last_logits(llm))("", labels))
 
 
 def _reason(llm: Any, halt: Any) -> tuple[str, int]:
@@ -156,13 +155,14 @@ def _reason(llm: Any, halt: Any) -> tuple[str, int]:
     import llama_cpp
     import numpy as np
 
+    from ragmeter.judges.llamacpp_decode import last_logits
+
     out: list[int] = []
     text = ""
     for _ in range(REASON_TOKENS):
         if halt is not None and halt.is_set():
             break
-        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
-        token = int(np.argmax(logits))
+        token = int(np.argmax(last_logits(llm)))
         if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
             break
         out.append(token)

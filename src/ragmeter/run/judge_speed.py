@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -116,14 +117,20 @@ def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
 
 def shipped_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
     """The shipped record of a bundled judge run in-process (identity `model`: NAME==VERSION)."""
+    if identity.get("backend") != "llamacpp":
+        return None
+    record = _shipped().get(str(identity.get("model", "")).split("==")[0])
+    return JudgeSpeed.model_validate(record) if record else None
+
+
+@cache
+def _shipped() -> dict[str, Any]:
+    """judge_speeds.json, read once per process (the dry run, the up-front estimate and the
+    test set's ETA each ask)."""
     import json
     from importlib import resources
 
-    if identity.get("backend") != "llamacpp":
-        return None
-    shipped = json.loads(resources.files("ragmeter.run").joinpath("judge_speeds.json").read_text(encoding="utf-8"))
-    record = shipped.get(str(identity.get("model", "")).split("==")[0])
-    return JudgeSpeed.model_validate(record) if record else None
+    return json.loads(resources.files("ragmeter.run").joinpath("judge_speeds.json").read_text(encoding="utf-8"))
 
 
 async def bench_judge(spec: Any, data: Any, rows: int = 5, metrics: list[Any] | None = None,
