@@ -227,3 +227,43 @@ def test_verdict_lists_are_read_from_the_logits_and_reasons_written_only_for_fai
                               cache=tmp_path / "a.sqlite", progress=False)
     assert again.manifest["metrics"]["context_precision"]["judge_calls"] == 0
     assert again.rows[-1]["context_precision"] == first.rows[0]["context_precision"]
+
+
+def test_text_lists_sample_only_their_text_and_end_where_the_model_ends_them(tmp_path):
+    """Issue 38: the questions' and statements' JSON is written by ragmeter: fewer tokens
+    sampled than a grammar decode of the same prompts, every list within its bounds, and the
+    noncommittal flag read from the logits."""
+    import asyncio
+
+    from ragmeter.judges.base import JudgeRequest
+    from ragmeter.judges.bundled import bundled
+    from ragmeter.judges.llamacpp import LlamaCppJudge
+    from ragmeter.judges.session import output_schema
+    from ragmeter.metrics.schemas import statements
+
+    def relevancy(verdicts: str) -> ragmeter.EvaluationResult:
+        return ragmeter.evaluate(ROWS, ["response_relevancy"], judge={"spec": QWEN, "verdicts": verdicts},
+                                 cache=tmp_path / f"{verdicts}.sqlite", progress=False)
+
+    read, decoded = relevancy("read"), relevancy("decode")
+    for row in read.rows:
+        evidence = row["response_relevancy_evidence"]
+        assert len(set(evidence["generated_questions"])) == 3 and evidence["noncommittal"] == 0
+        assert all(q.endswith("?") for q in evidence["generated_questions"])
+        assert evidence["generated_questions"][0] == "Where is the Eiffel Tower located?"
+
+    tokens = [r.manifest["metrics"]["response_relevancy"]["completion_tokens"] for r in (read, decoded)]
+    assert tokens[0] < tokens[1] - 2 * 10  # the skeleton (~14 tokens a reply) is not sampled
+
+    judge = LlamaCppJudge(bundled_model=bundled("qwen-coder-1.5b"))
+    system = "Break the answer into short standalone statements, one fact each. Reply in JSON."
+    answer = "The Eiffel Tower is in Paris. It was completed in 1889. It is made of wrought iron."
+    try:
+        reply = asyncio.run(judge.complete(JudgeRequest(
+            [{"role": "system", "content": system}, {"role": "user", "content": answer}],
+            schema=output_schema(statements(6)), max_tokens=300)))
+    finally:
+        asyncio.run(judge.aclose())
+    facts = statements(6).model_validate_json(reply.text).statements
+    assert 2 <= len(facts) <= 6  # three facts: the model ended the list itself
+    assert any("1889" in s for s in facts)

@@ -38,12 +38,15 @@ from ragmeter.judges.llamacpp_decode import (
 )
 from ragmeter.judges.reasons import reason_skipper
 from ragmeter.judges.render import completion_text
+from ragmeter.judges.text_decode import decode_texts, text_plan
 from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_label, verdict_count
 
 if TYPE_CHECKING:
     from ragmeter.judges.spec import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
+#: what `verdicts: read` changes in a reply (verdict_decode.py, text_decode.py): part of the identity
+WRITTEN = {"verdicts": "read-after-each-item", "text_lists": "json-written"}
 
 
 class LlamaCppJudge(Judge):
@@ -91,7 +94,7 @@ class LlamaCppJudge(Judge):
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
                 "prompt_eval": "shared-prefix-then-row",
-                **({"verdicts": "read-after-each-item"} if self.verdicts == "read" else {})}
+                **(WRITTEN if self.verdicts == "read" else {})}
 
     def calibration(self) -> dict[str, Any]:
         """The bundled judge's shipped Platt lines (unless `calibrate: false`)."""
@@ -207,15 +210,10 @@ class LlamaCppJudge(Judge):
             parts = self._parts(llm, request)
             check_window(llm, len(parts), max_tokens)
             evidence, lines = self._load_prompt(llm, request, parts)
-            read = self.verdicts == "read" and request.prompt is None
-            count = verdict_count(request.schema) if read else None
-            rating = label_field(request.schema) if read else None
-            if rating is not None:
-                text, labels = read_label(llm, rating[0], rating[1], lines)
-                return JudgeReply(text, len(parts), 0, "stop", time.perf_counter() - start, labels=labels,
-                                  evidence=evidence)
-            if count is not None:
-                text, labels, sampled, finish = decode_verdicts(llm, count, self.reasons, lines, deadline, self._stop)
+            written = self._written(llm, request, lines, deadline) \
+                if self.verdicts == "read" and request.prompt is None else None
+            if written is not None:
+                text, labels, sampled, finish = written
                 if finish == "stopped":
                     raise JudgeError("the llama.cpp judge was closed mid-reply")
                 return JudgeReply(text, len(parts), sampled, finish, time.perf_counter() - start, labels=labels,
@@ -229,6 +227,25 @@ class LlamaCppJudge(Judge):
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
                               time.perf_counter() - start, labels=out.labels, evidence=evidence)
         return self._complete_library(llm, request, schema_json, max_tokens, start)
+
+    def _written(self, llm: Any, request: JudgeRequest, lines: tuple[tuple[str, float, float], ...],
+                 deadline: float | None) -> tuple[str, list[Any], int, str] | None:
+        """The reply with its JSON written by ragmeter, where the schema allows (a rating, a
+        verdict list, lists of free text), else None: decode it under the grammar."""
+        rating = label_field(request.schema)
+        if rating is not None:
+            text, labels = read_label(llm, rating[0], rating[1], lines)
+            return text, labels, 0, "stop"
+        count = verdict_count(request.schema)
+        if count is not None:
+            return decode_verdicts(llm, count, self.reasons, lines, deadline, self._stop)
+        plan = text_plan(request.schema)
+        if plan is None:
+            return None
+        written = decode_texts(llm, plan, lines, deadline, self._stop)
+        if written[3] == "timeout":  # unlike a verdict list's missing reasons, a list cut short is no reply
+            raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
+        return written
 
     def _load_prompt(self, llm: Any, request: JudgeRequest, parts: PromptParts) -> tuple[
             list[dict[str, Any] | None] | None, tuple[tuple[str, float, float], ...]]:

@@ -82,6 +82,9 @@ class Writer:
     def __init__(self, llm: Any) -> None:
         self.llm, self.base, self.text, self.pending = llm, llm.n_tokens, "", ""
         self.ids: list[int] = []
+        #: (tokens, characters) at the start of the reply that the model wrote itself: kept as
+        #: it tokenized them, never retokenized (text_decode.py)
+        self.kept = (0, 0)
 
     def add(self, piece: str, read: bool = True) -> None:
         """`piece` appended; evaluated now only where logits are read after it (each llama.cpp
@@ -90,9 +93,18 @@ class Writer:
         if read:
             self.goto(self.text + self.pending)
 
+    def took(self, ids: list[int], text: str) -> None:
+        """Tokens the model sampled (`text`), already evaluated after the reply so far."""
+        assert not self.pending, "the model samples only where the reply so far was evaluated"
+        self.ids, self.text = self.ids + ids, self.text + text
+        self.kept = (len(self.ids), len(self.text))
+
     def goto(self, text: str) -> None:
         """The model's state after the prompt and `text` (extending or cutting back)."""
-        ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        kept_ids, kept_chars = self.kept
+        if not text.startswith(self.text[:kept_chars]):
+            kept_ids, kept_chars = self.kept = (0, 0)
+        ids = self.ids[:kept_ids] + self.llm.tokenize(text[kept_chars:].encode("utf-8"), add_bos=False, special=False)
         same = 0
         while same < min(len(ids), len(self.ids)) and ids[same] == self.ids[same]:
             same += 1
@@ -188,11 +200,11 @@ def _closing_quote(text: str) -> int | None:
     return None
 
 
-def _string_content(raw: str) -> str:
-    """The reason as text: JSON escapes read, control characters dropped, cut to 100 characters."""
+def _string_content(raw: str, max_chars: int = 100) -> str:
+    """The string as text: JSON escapes read, whitespace runs made one space, cut to `max_chars`."""
     try:
         text = json.loads(f'"{raw}"')
     except json.JSONDecodeError:
         text = raw.replace("\\", "")
     text = " ".join(str(text).split())
-    return text[:100]
+    return text[:max_chars]
