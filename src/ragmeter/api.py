@@ -16,7 +16,8 @@ from ragmeter.io.output import prepare_output, remove_other_results
 from ragmeter.io.results_file import OnDisk, ResultsFile, RowList
 from ragmeter.io.writers import write_json
 from ragmeter.judges.base import Judge
-from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE, JudgeValidityWarning
+from ragmeter.judges.bundled import JudgeValidityWarning
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.metrics import Metric, get_metrics
 from ragmeter.results.compare import Comparison
@@ -118,7 +119,7 @@ class EvaluateOptions(RunOptions, total=False):
     labels: str | Path | None  # labels.jsonl: human labels on some rows -> what people would say (docs/act.md)
 
 
-DEFAULTS: dict[str, Any] = {"judge": "llamacpp", "embeddings": "bundled", "columns": None, "cache": True,
+DEFAULTS: dict[str, Any] = {"judge": DEFAULT_JUDGE, "embeddings": "bundled", "columns": None, "cache": True,
                             "concurrency": 1, "limit": None, "language": "english", "prompts_dir": None,
                             "price_per_million": None, "out": None, "format": "jsonl", "timeout": 300.0,
                             "retries": 3, "progress": None, "overwrite": False, "labels": None}
@@ -225,9 +226,9 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         for closer in (judge, embedder):
             if closer is not None:
                 await closer.aclose()
-    if judge is not None and getattr(judge, "bundled", None) is GEMMA and \
-            any(run.stats[m].judge_calls + run.stats[m].cache_hits for m in names):
-        warnings.warn(GEMMA_NOTE, JudgeValidityWarning, stacklevel=2)
+    note = judge.validity_note() if judge is not None else None
+    if note and any(run.stats[m].judge_calls + run.stats[m].cache_hits for m in names):
+        warnings.warn(note, JudgeValidityWarning, stacklevel=2)
     manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
     if isinstance(sink, ResultsFile):
         result = _written(sink, manifest, cfg.output)

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from ragmeter.judges.registry import DEFAULT_JUDGE
+
 _TOTALS = pytest.StashKey[dict[str, int]]()
 
 
@@ -33,7 +35,7 @@ def pytest_configure(config: Any) -> None:
 
 def _default_judge(config: Any) -> str:
     return (config.getoption("--ragmeter-judge") or config.getini("ragmeter_judge")
-            or os.environ.get("RAGMETER_JUDGE") or "llamacpp")
+            or os.environ.get("RAGMETER_JUDGE") or DEFAULT_JUDGE)
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
@@ -98,7 +99,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                       "has)")] = None,
              judge: Annotated[str, typer.Option(
                  help="llamacpp (bundled Qwen) | llamacpp:gemma-270m | llamacpp:PATH.gguf | openai:MODEL | "
-                      "openai-compat:URL#MODEL | hf:PATH")] = "llamacpp",
+                      "openai-compat:URL#MODEL | hf:PATH")] = DEFAULT_JUDGE,
              judge_opt: Annotated[Optional[list[str]], typer.Option(
                  "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
              metric_opt: Annotated[Optional[list[str]], typer.Option(

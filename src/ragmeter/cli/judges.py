@@ -11,13 +11,14 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain, print_table, seconds
 
 
 def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `label`: binary 0/1, ordinal "
                                                            "(e.g. 1-5) or a pairwise preference")],
               metric: Annotated[str, typer.Option(help="the metric whose agreement to measure")],
-              judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = "llamacpp",
+              judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = DEFAULT_JUDGE,
               judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
               embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
               out: Annotated[Optional[Path], typer.Option(help="folder for meta_eval.json and the scored "
@@ -49,7 +50,7 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
                          "context_relevance where rows have questions)")] = None,
                 metric_opt: Annotated[Optional[list[str]], typer.Option("--metric-opt", help="METRIC.KEY=VALUE"
                                                                         )] = None,
-                judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = "llamacpp",
+                judge: Annotated[str, typer.Option(help="judge spec, as for evaluate")] = DEFAULT_JUDGE,
                 judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
                 embeddings: Annotated[str, typer.Option(help="as for evaluate")] = "bundled",
                 sizes: Annotated[str, typer.Option(help="prompt sizes: contexts in the prompt, comma-separated "

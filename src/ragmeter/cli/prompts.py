@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console, judge_setting
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
 
@@ -41,7 +42,7 @@ def export(out: Annotated[Path, typer.Argument(help="folder to write one JSON fi
 @prompts_app.command("adapt")
 def adapt(language: Annotated[str, typer.Option(help="target language, e.g. spanish, french")],
           out: Annotated[Path, typer.Option(help="folder for the translated prompt files")],
-          judge: Annotated[str, typer.Option(help="the model that translates (any judge spec)")] = "llamacpp",
+          judge: Annotated[str, typer.Option(help="the model that translates (any judge spec)")] = DEFAULT_JUDGE,
           judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
           metrics: MetricsOpt = None,
           instruction: Annotated[bool, typer.Option(

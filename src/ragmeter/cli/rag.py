@@ -9,6 +9,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain, seconds
 
 
@@ -49,7 +50,7 @@ def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.par
            rag: Annotated[Optional[str], typer.Option(
                help="your RAG: module:function or http://HOST:PORT/path")] = None,
            index: Annotated[Optional[Path], typer.Option(help="or the baseline RAG over this index")] = None,
-           generator: Annotated[str, typer.Option(help="baseline: the reader model, any judge spec")] = "llamacpp",
+           generator: Annotated[str, typer.Option(help="baseline: the reader model, any judge spec")] = DEFAULT_JUDGE,
            embeddings: Annotated[Optional[str], typer.Option(help="baseline: query embeddings (default: the "
                                                                   "index's)")] = None,
            k: Annotated[int, typer.Option("--k", help="baseline: chunks retrieved")] = 5,

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console, judge_setting
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain, seconds
 
 
@@ -68,7 +69,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
 
 def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSONL with a `text` column")],
              model: Annotated[str, typer.Option(help="llamacpp | llamacpp:PATH.gguf | openai-compat:URL#MODEL | "
-                                                     "openai:MODEL | hf:PATH")] = "llamacpp",
+                                                     "openai:MODEL | hf:PATH")] = DEFAULT_JUDGE,
              format: Annotated[str, typer.Option(help="special-tokens | chat")] = "special-tokens",
              rows: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
              out: Annotated[Path, typer.Option(help="output folder")] = Path("generations"),

@@ -15,6 +15,7 @@ from typing import Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.reasons import UNWRITTEN_PREFIX
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 _WHERE = re.compile(r"^\s*(\w+)\s*(<=|>=|<|>|==|!=)\s*(-?[0-9.]+)\s*$")
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
@@ -99,7 +100,7 @@ def _explain_metric(label: str, picked: list[int], rows: list[dict[str, Any]], m
     from ragmeter.api import evaluate
 
     record = manifest.metrics[label]
-    spec = judge if judge is not None else config.get("judge", "llamacpp")
+    spec = judge if judge is not None else config.get("judge", DEFAULT_JUDGE)
     asked = {"spec": spec, "reasons": "all"} if isinstance(spec, str) else \
         {**spec, "reasons": "all"} if isinstance(spec, dict) else spec
     data = [{k: v for k, v in rows[n].items() if not k.startswith(label)} for n in picked]

@@ -9,11 +9,21 @@ import json
 from typing import Any
 
 from ragmeter.errors import DataError
-from ragmeter.io.spans import CONSOLE_EXPORTER, is_console_export
 
 #: arrays and objects inside one another that a row may hold (orjson writes 254; the checks recurse)
 MAX_DEPTH = 100
 TOO_DEEP = f"nested too deeply: arrays or objects more than {MAX_DEPTH} levels inside one another"
+
+
+CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
+                    "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
+                    "trace file\"), or the Collector's file exporter")
+
+
+def is_console_export(text: str) -> bool:
+    """The SDK's console exporter's spans: objects with `context.trace_id` as 0x-prefixed hex."""
+    head = text[:4000]
+    return head.lstrip().startswith("{") and '"context": {' in head and '"trace_id": "0x' in head
 
 
 class TooDeep(ValueError):

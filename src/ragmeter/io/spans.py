@@ -36,17 +36,6 @@ def is_otlp(records: list[dict[str, Any]]) -> bool:
 
 
 #: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
-CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
-                    "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
-                    "trace file\"), or the Collector's file exporter")
-
-
-def is_console_export(text: str) -> bool:
-    """The SDK's console exporter's spans: objects with `context.trace_id` as 0x-prefixed hex."""
-    head = text[:4000]
-    return head.lstrip().startswith("{") and '"context": {' in head and '"trace_id": "0x' in head
-
-
 def otlp_spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
     spans = []
     try:

@@ -15,11 +15,11 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from ragmeter.errors import ConfigError
 from ragmeter.judge_check.cases import FAMILIES, METRIC_FAMILY, Case, build_cases
+from ragmeter.judge_check.results import CheckResult, Failure, JudgeCheckResult, MetricCheck
 from ragmeter.judge_check.sources import load_sources
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 __all__ = ["DEFAULT_SIZES", "JudgeCheckResult", "check_report", "estimate_check", "judge_check", "measure", "plan"]
 
@@ -29,64 +29,7 @@ PASS_AT = 0.5
 FAILURES_KEPT = 5
 
 
-class CheckResult(BaseModel):
-    check: str
-    expect: str
-    description: str
-    n: int
-    unscored: int
-    passed: int
-    pass_rate: float | None
-    ci95: tuple[float, float] | None
-    median: float | None
-    #: pass rate per prompt size k (contexts in the prompt)
-    by_k: dict[str, float]
-
-
-class Failure(BaseModel):
-    """A case scored on the wrong side of 0.5, with what a person needs to see why."""
-
-    id: str
-    check: str
-    k: int
-    expect: str
-    score: float | None
-    answer: str
-    edit: str
-    reason: str
-    evidence: dict[str, Any]
-
-
-class MetricCheck(BaseModel):
-    metric: str
-    family: str
-    cases: int
-    #: ROC-AUC between should-be-high and should-be-low cases (1.0: every high above every low)
-    roc_auc: float | None
-    roc_auc_ci95: tuple[float, float] | None
-    checks: list[CheckResult]
-    failures: list[Failure]
-    #: cases resting on the row's own contexts being relevant (the row named no reference)
-    assumed_relevant: int = 0
-    note: str = ""
-
-
-class JudgeCheckResult(BaseModel):
-    """Written as judge_check.json."""
-
-    data: str
-    judge: str
-    language: str
-    seed: int
-    sizes: list[int]
-    sources: int
-    metrics: dict[str, MetricCheck]
-    #: the prompt sizes some case was built at, and why the others were not (too few rows)
-    sizes_run: list[int] = []
-    sizes_note: str | None = None
-
-
-def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",
+def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = DEFAULT_JUDGE,
                 sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0, limit: int | None = None,
                 out: str | Path | None = None, columns: dict[str, str] | None = None, language: str = "english",
                 chunk_size: int = 2000, chunk_overlap: int = 200, **options: Any) -> JudgeCheckResult:
@@ -161,7 +104,7 @@ def every_reason(judge: Any) -> Any:
     return {"spec": judge, "reasons": "all"} if isinstance(judge, str) else {**judge, "reasons": "all"}
 
 
-def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = "llamacpp",
+def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = DEFAULT_JUDGE,
                    language: str = "english", plan_options: dict[str, Any] | None = None,
                    **options: Any) -> list[Any]:
     """What the check would cost, per metric (dry_run.Estimate each), calling no judge."""

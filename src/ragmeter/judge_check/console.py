@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.judge_check.check import JudgeCheckResult, MetricCheck
+from ragmeter.judge_check.results import JudgeCheckResult, MetricCheck
 
 #: failing cases shown per metric in the terminal (judge_check.json keeps more)
 SHOWN = 3

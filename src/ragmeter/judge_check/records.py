@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.judge_check.check import JudgeCheckResult, MetricCheck
+from ragmeter.judge_check.results import JudgeCheckResult, MetricCheck
 
 CHECKS_FILE, CHECKS_ENV = "judge-checks.json", "RAGMETER_JUDGE_CHECKS"
 

@@ -110,6 +110,10 @@ class Judge(ABC):
     def describe(self) -> str:
         return f"{self.backend}:{self.model}"
 
+    def validity_note(self) -> str | None:
+        """A warning a run using this judge should show (a bundled judge at chance), or None."""
+        return None
+
     def calibration(self) -> dict[str, Any]:
         """Platt lines for this judge's verdict probabilities, by prompt key (calibration.py):
         shipped for the bundled judges; none elsewhere."""

@@ -29,7 +29,7 @@ from ragmeter.judges.base import JudgeReply, JudgeRequest
 from ragmeter.judges.openai_compat import OpenAICompatJudge
 
 if TYPE_CHECKING:
-    from ragmeter.judges.spec import HTTPJudgeConfig
+    from ragmeter.judges.settings import HTTPJudgeConfig
 
 ENDED = {"completed", "failed", "expired", "cancelled"}
 log = logging.getLogger("ragmeter")

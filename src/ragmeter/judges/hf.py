@@ -19,7 +19,7 @@ from ragmeter.judges.label_probs import LabelDist, LabelProbe, label_fields
 from ragmeter.judges.render import render_completion
 
 if TYPE_CHECKING:
-    from ragmeter.judges.spec import HFConfig
+    from ragmeter.judges.settings import HFConfig
 
 HINT = "pip install 'ragmeter[hf]'"
 TOP_ALTERNATIVES = 20

@@ -42,7 +42,7 @@ from ragmeter.judges.text_decode import decode_texts, text_plan
 from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_label, verdict_count
 
 if TYPE_CHECKING:
-    from ragmeter.judges.spec import LlamaCppConfig
+    from ragmeter.judges.settings import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
 #: what `verdicts: read` changes in a reply (verdict_decode.py, text_decode.py): part of the identity
@@ -84,7 +84,9 @@ class LlamaCppJudge(Judge):
     @classmethod
     def from_config(cls, cfg: LlamaCppConfig) -> LlamaCppJudge:
         """`model` is a bundled judge's name or a GGUF path (see judges/spec.py)."""
-        model = cfg.needs("model")
+        from ragmeter.judges.bundled import DEFAULT_BUNDLED
+
+        model = cfg.model or DEFAULT_BUNDLED
         path = None if model in BUNDLED else Path(model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
                    bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate,
@@ -95,6 +97,11 @@ class LlamaCppJudge(Judge):
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
                 "prompt_eval": "shared-prefix-then-row",
                 **(WRITTEN if self.verdicts == "read" else {})}
+
+    def validity_note(self) -> str | None:
+        from ragmeter.judges.bundled import GEMMA, GEMMA_NOTE
+
+        return GEMMA_NOTE if self.bundled is GEMMA else None
 
     def calibration(self) -> dict[str, Any]:
         """The bundled judge's shipped Platt lines (unless `calibrate: false`)."""

@@ -40,7 +40,7 @@ from ragmeter.judges.render import completion_text
 from ragmeter.text import redact
 
 if TYPE_CHECKING:
-    from ragmeter.judges.spec import HTTPJudgeConfig
+    from ragmeter.judges.settings import HTTPJudgeConfig
 
 TRANSIENT_STATUS = {408, 409, 425, 429}
 OVERLOADED = {429, 503}  # the server is busy: halve its concurrency and retry

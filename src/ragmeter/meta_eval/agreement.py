@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.errors import DataError
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.meta_eval.labels import LabelKind, label_kind, load_labelled
 from ragmeter.meta_eval.measures import (
     balanced_accuracy,
@@ -72,7 +73,7 @@ class MetaEvalResult(BaseModel):
     floor: Agreement
 
 
-def meta_evaluate(labels: str | Path, metric: str, *, judge: str | dict = "llamacpp", limit: int | None = None,
+def meta_evaluate(labels: str | Path, metric: str, *, judge: str | dict = DEFAULT_JUDGE, limit: int | None = None,
                   out: str | Path | None = None, label_column: str = "label", **options: Any) -> MetaEvalResult:
     """Score the labelled rows with `metric` on `judge` and measure agreement (see module doc).
     `options` go to ragmeter.evaluate (embeddings, language, concurrency, cache, ...)."""

@@ -23,10 +23,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragmeter.errors import ConfigError, explain_validation
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 #: settings a variant may vary, and their defaults (the seeds' pipeline)
 SETTINGS: dict[str, Any] = {"chunk_size": 2000, "chunk_overlap": 200, "chunk_unit": "characters",
-                            "embeddings": "bundled", "k": 5, "generator": "llamacpp", "max_tokens": 512,
+                            "embeddings": "bundled", "k": 5, "generator": DEFAULT_JUDGE, "max_tokens": 512,
                             "prompt": None, "rerank": None, "rerank_candidates": None}
 INDEX_KEYS = ("chunk_size", "chunk_overlap", "chunk_unit", "embeddings")
 
@@ -57,7 +58,7 @@ class ExperimentConfig(BaseModel):
     out: str = "experiment"
     metrics: list[Any] = Field(default_factory=lambda: ["faithfulness", "response_relevancy",
                                                         "non_llm_context_recall"])
-    judge: str | dict[str, Any] = "llamacpp"
+    judge: str | dict[str, Any] = DEFAULT_JUDGE
     embeddings: str | dict[str, Any] = "bundled"  # the metrics' embeddings (response_relevancy)
     language: str = "english"
     settings: dict[str, Any] = Field(default_factory=dict)

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.rag.answer import AnswerRun
 
 
@@ -25,7 +26,7 @@ def answer(testset: Any, rag: Any = None, **options: Any) -> AnswerRun:
 
 
 async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = None,
-                  generator: str | dict | Any = "llamacpp", embeddings: str | dict | None = None, k: int = 5,
+                  generator: str | dict | Any = DEFAULT_JUDGE, embeddings: str | dict | None = None, k: int = 5,
                   prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
                   rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",

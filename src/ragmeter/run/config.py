@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, explain_validation
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 if TYPE_CHECKING:
     from ragmeter.results.gates import GateSettings
@@ -30,8 +31,8 @@ class RunConfig(BaseModel):
     dataset: str = Field(description="the rows to score; a relative path resolves against the config file")
     output: str = Field(default="results", description='a folder; "{timestamp}" in it gives each run its own')
     format: OutputFormat = Field(default="jsonl", description="the results file's format")
-    judge: str | dict[str, Any] = Field(default="llamacpp", description="a judge spec, or a mapping of judge settings "
-                                                               "(docs/judges.md)")
+    judge: str | dict[str, Any] = Field(default=DEFAULT_JUDGE,
+                                        description="a judge spec, or a mapping of judge settings (docs/judges.md)")
     embeddings: str | dict[str, Any] = Field(default="bundled",
                                              description="an embeddings spec (response_relevancy and others)")
     metrics: list[str | dict[str, Any]] | None = Field(
@@ -173,12 +174,19 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
             update[key] = rel(getattr(cfg, key))
     if isinstance(cfg.cache, str):
         update["cache"] = rel(cfg.cache)
-    if isinstance(cfg.judge, str) and cfg.judge.startswith(("llamacpp:", "hf:")):
+    backend, _, model = cfg.judge.partition(":") if isinstance(cfg.judge, str) else ("", "", "")
+    if model and _takes_path(backend):
         from ragmeter.judges.bundled import BUNDLED
 
-        backend, _, model = cfg.judge.partition(":")
         update["judge"] = cfg.judge if model in BUNDLED else f"{backend}:{rel(model)}"
     return cfg.model_copy(update=update)
+
+
+def _takes_path(backend: str) -> bool:
+    from ragmeter.judges.registry import backends
+
+    settings = backends().get(backend)
+    return settings is not None and settings.takes_path
 
 
 #: the markers around the generated table in docs/runs.md

@@ -179,7 +179,9 @@ async def estimate(ready: Prepared, cache: Cache) -> Estimate:
 def _parallel(ready: Prepared) -> int:
     """Requests served at once: one for an in-process model (one model answers one request at
     a time), --concurrency for a server (assuming it keeps up)."""
-    return 1 if ready.judge is None or ready.judge.backend in ("llamacpp", "hf") else ready.cfg.concurrency
+    from ragmeter.judges.registry import is_serial
+
+    return 1 if ready.judge is None or is_serial(ready.judge.backend) else ready.cfg.concurrency
 
 
 def _figures(calls: list[Call], cache_hits: int, embed_batches: int, speed: JudgeSpeed | None,

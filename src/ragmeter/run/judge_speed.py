@@ -117,7 +117,10 @@ def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
 
 def shipped_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
     """The shipped record of a bundled judge run in-process (identity `model`: NAME==VERSION)."""
-    if identity.get("backend") != "llamacpp":
+    from ragmeter.judges.registry import backends
+
+    settings = backends().get(str(identity.get("backend")))
+    if settings is None or not settings.bundled_models:
         return None
     record = _shipped().get(str(identity.get("model", "")).split("==")[0])
     return JudgeSpeed.model_validate(record) if record else None

@@ -16,6 +16,7 @@ from ragmeter.io.readers import Dataset, load_dataset
 from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
 from ragmeter.io.writers import check_writable
 from ragmeter.judges.base import Judge
+from ragmeter.judges.registry import build
 from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
@@ -133,10 +134,6 @@ def make_run_judge(cfg: RunConfig, judge_cfg: JudgeConfig) -> Judge:
     (HTTP judges only, not on Ray)."""
     if not cfg.batch:
         return make_judge(judge_cfg)
-    if judge_cfg.backend not in ("openai", "openai-compat"):
-        raise ConfigError(f"--batch needs an OpenAI-compatible judge with a batch API; {judge_cfg.backend} has none")
-    if cfg.engine.kind == "ray":
+    if cfg.engine.kind == "ray" and type(judge_cfg).batch_factory:
         raise ConfigError("--batch and --ray do not go together: a batch is already served by the provider's fleet")
-    from ragmeter.judges.batch import BatchJudge
-
-    return BatchJudge.from_config(judge_cfg, poll_seconds=cfg.batch_poll_seconds)
+    return build(judge_cfg, batch_poll_seconds=cfg.batch_poll_seconds)

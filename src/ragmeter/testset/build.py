@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from ragmeter.errors import ConfigError
+from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.testset.config import TestsetConfig, TestsetOptions, testset_config
 
 __all__ = ["TestsetResult", "generate_testset", "parse_types", "plan", "plan_testset", "run_testset"]
@@ -65,7 +66,7 @@ def generate_testset(docs: Any, size: int = 50, *, progress: bool | None = None,
     unknown = set(options) - TestsetOptions.__optional_keys__
     if unknown:
         raise TypeError(f"generate_testset() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
-    judge, embeddings = options.pop("judge", "llamacpp"), options.pop("embeddings", "bundled")
+    judge, embeddings = options.pop("judge", DEFAULT_JUDGE), options.pop("embeddings", "bundled")
     cache, out = options.pop("cache", True), options.pop("out", None)
     cfg = testset_config(docs=str(docs) if isinstance(docs, (str, Path)) else "<in-memory>", size=size,
                          out=str(out) if out is not None else None,

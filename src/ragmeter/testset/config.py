@@ -9,6 +9,7 @@ from typing import Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragmeter.errors import ConfigError, explain_validation
+from ragmeter.judges.registry import DEFAULT_JUDGE
 
 
 class TestsetConfig(BaseModel):
@@ -21,7 +22,7 @@ class TestsetConfig(BaseModel):
     docs: str  # a path, or "<in-memory>" when the API was given documents
     size: int = Field(default=50, ge=1)
     out: str | None = "testset"  # None: keep the test set in memory
-    judge: str | dict[str, Any] = "llamacpp"
+    judge: str | dict[str, Any] = DEFAULT_JUDGE
     embeddings: str | dict[str, Any] = "bundled"
     language: str = "english"
     audience: str | None = None
