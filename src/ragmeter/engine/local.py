@@ -21,6 +21,7 @@ from ragmeter.engine.failures import Failures, Held, is_failed
 from ragmeter.engine.progress import judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
+from ragmeter.io.readers import Rows
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
@@ -39,7 +40,7 @@ class RunResult:
     """Each metric's scores (a Tally: floats, not rows), counters per metric, and run timings.
     The rows themselves went to the run's sink as they finished."""
 
-    dataset: Any  # readers.Dataset or stream.StreamedDataset: its source, sha256 and length
+    dataset: Rows  # its source, sha256 and length
     metrics: list[Metric]
     tally: Tally
     stats: dict[str, MetricStats]
@@ -55,7 +56,7 @@ class RunResult:
         return self.tally.column(name)
 
 
-def check_columns(dataset: Any, metrics: list[Metric]) -> None:
+def check_columns(dataset: Rows, metrics: list[Metric]) -> None:
     """A required column absent from the whole dataset fails before any judge call."""
     needed: dict[str, list[str]] = {}
     for metric in metrics:
@@ -70,7 +71,7 @@ def check_columns(dataset: Any, metrics: list[Metric]) -> None:
                         "or choose --metrics applicable", source=dataset.source)
 
 
-async def run_metrics(dataset: Any, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
+async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
                       progress: bool | None = None, prompts: PromptSet | None = None,
                       faults: FaultLog | None = None, sink: Any = None, expected: float | None = None) -> RunResult:

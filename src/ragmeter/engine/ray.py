@@ -29,7 +29,7 @@ from ragmeter.engine.progress import row_progress
 from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
-from ragmeter.io.readers import Dataset
+from ragmeter.io.readers import Dataset, Rows
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import JudgeConfig
@@ -48,7 +48,7 @@ class RayJob:
     """What a Ray run needs of a prepared run: the rows, metrics and prompts, the driver's judge
     and embedder (checked before Ray starts), and the specs each worker builds its own from."""
 
-    dataset: Dataset
+    dataset: Rows
     metrics: list[Metric]
     prompts: PromptSet
     judge: Judge | None
@@ -191,7 +191,7 @@ async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings
             ray.kill(worker)
 
 
-def _chunks(dataset: Any, size: int) -> Iterator[Dataset]:
+def _chunks(dataset: Rows, size: int) -> Iterator[Dataset]:
     """The rows `size` at a time, read as they are needed (a streamed file is never whole)."""
     samples: list[Any] = []
     records: list[dict[str, Any]] = []

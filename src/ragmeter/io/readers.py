@@ -6,24 +6,38 @@ judge call. Rows are read whole first so a bad row 900 fails in seconds, not hou
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import logging
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
-from ragmeter.io.json_files import TooDeep, json_value, read_json, read_jsonl
+from ragmeter.io.formats import FORMATS, JSON, JSONL, format_of, plain
+from ragmeter.io.json_files import TooDeep, json_value
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
-FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+
+class Rows(Protocol):
+    """What a run reads of its data, whether the rows are held (Dataset) or read from the
+    file a chunk at a time (stream.StreamedDataset)."""
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def sha256(self) -> str | None: ...
+    @property
+    def fields_present(self) -> set[str]: ...
+    @property
+    def kind(self) -> str: ...
+    def __len__(self) -> int: ...
+    def ids(self) -> list[str]: ...
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]: ...
 
 
 @dataclass
@@ -89,28 +103,22 @@ def _records_digest(records: list[dict[str, Any]]) -> str | None:
 
 
 def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tuple[list[dict[str, Any]], str]:
-    """Read raw records from a file, with the file's sha256 for the run manifest. A file of
-    traces is read as one row per trace (`mapping`: fields from span attributes you name)."""
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise DataError(f"unsupported format '{path.suffix}'; use one of {sorted(FORMATS)}", source=str(path))
+    """Read raw records from a file (io/formats.py), with the file's sha256 for the run
+    manifest; a JSON Lines record keeps its `__line__`. A file of traces is read as one row
+    per trace (`mapping`: fields from span attributes you name)."""
+    fmt = format_of(path)
     if not path.is_file():
         raise DataError("file not found", source=str(path))
     from ragmeter.io.spans import is_otlp_lines
 
-    if fmt in ("json", "jsonl") and is_otlp_lines(path):  # traces: a line at a time, not the file whole
+    if fmt in (JSON, JSONL) and is_otlp_lines(path):  # traces: a line at a time, not the file whole
         from ragmeter.io.traces import rows_from_otlp_file
 
         return rows_from_otlp_file(path, str(path), mapping), file_sha256(path)
-    raw = path.read_bytes()
-    if not raw.strip():
+    if _blank(path):
         raise DataError("file is empty: no rows to evaluate", source=str(path))
-    digest = hashlib.sha256(raw).hexdigest()
-    if fmt == "parquet":
-        records = _read_parquet(path)
-    else:
-        reader = {"jsonl": read_jsonl, "json": read_json, "csv": _read_csv}[fmt]
-        records = reader(_decode(raw, str(path)), str(path))
+    records = [{**record, "__line__": number} if fmt.unit == "line" else record
+               for number, record in fmt.records(path, str(path))]
     if not records:
         raise DataError("file has no rows to evaluate", source=str(path))
     from ragmeter.io.spans import is_otlp
@@ -120,7 +128,13 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
         records = rows_from_otlp(records, str(path), mapping)
     elif is_phoenix(records):  # spans exported from Arize Phoenix: one row per trace
         records = rows_from_phoenix(records, str(path), mapping)
-    return records, digest
+    return records, file_sha256(path)
+
+
+def _blank(path: Path) -> bool:
+    """Nothing but whitespace (read a MiB at a time: a blank file is refused by name)."""
+    with path.open("rb") as handle:
+        return all(not block.strip() for block in iter(lambda: handle.read(1 << 20), b""))
 
 
 def file_sha256(path: Path) -> str:
@@ -130,43 +144,6 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _decode(raw: bytes, source: str) -> str:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(f"undecodable bytes {raw[exc.start:exc.start + 4]!r} at byte {exc.start}: "
-                        "the file must be UTF-8", source=source, row=line, unit="line") from None
-
-
-def _read_csv(text: str, source: str) -> list[dict[str, Any]]:
-    limit = csv.field_size_limit()
-    csv.field_size_limit(len(text) + 1)  # a context may be longer than csv's 131,072 default
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
-        records = []
-        number = 0
-        try:
-            for number, row in enumerate(reader, start=1):
-                if None in row:
-                    raise DataError("more values than header columns", source=source, row=number)
-                records.append({k: (v if v != "" else None) for k, v in row.items()})
-        except csv.Error as exc:
-            raise DataError(f"malformed CSV ({exc})", source=source, row=number + 1) from None
-        return records
-    finally:
-        csv.field_size_limit(limit)
-
-
-def _read_parquet(path: Path) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    try:
-        return pq.read_table(path).to_pylist()
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise DataError(f"cannot read Parquet: {exc}", source=str(path)) from None
 
 
 def _records_from_object(data: Any) -> list[dict[str, Any]]:
@@ -184,16 +161,7 @@ def _records_from_object(data: Any) -> list[dict[str, Any]]:
     for number, obj in enumerate(records, start=1):
         if not isinstance(obj, Mapping):
             raise DataError(f"expected a dict, got {type(obj).__name__}", source="<in-memory>", row=number)
-    return [{k: _plain(v) for k, v in obj.items()} for obj in records]
-
-
-def _plain(value: Any) -> Any:
-    """numpy arrays / NaN from pandas become plain lists / None."""
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        value = value.tolist()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
+    return [{k: plain(v) for k, v in obj.items()} for obj in records]
 
 
 def build_dataset(records: list[dict[str, Any]], source: str,

@@ -9,9 +9,7 @@ chunk at a time. Memory: the digests, never the rows.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,13 +18,9 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
-from ragmeter.io.json_files import jsonl_object
-from ragmeter.io.readers import FORMATS, _check_encodable, _plain, _to_sample, data_file, file_sha256
+from ragmeter.io.formats import FORMATS, format_of, iter_records
+from ragmeter.io.readers import Dataset, _check_encodable, _to_sample, data_file, file_sha256
 from ragmeter.samples import SAMPLE_FIELDS, Sample
-
-#: rows per Parquet batch read
-BATCH_ROWS = 4096
-STREAMED_FORMATS = ("jsonl", "csv", "parquet")
 
 
 @dataclass
@@ -69,11 +63,12 @@ class StreamedDataset:
 
 
 def can_stream(path: Path) -> bool:
-    return FORMATS.get(data_file(path).suffix.lower()) in STREAMED_FORMATS
+    fmt = FORMATS.get(data_file(path).suffix.lower())
+    return fmt is not None and fmt.streams
 
 
 def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None, limit: int | None = None,
-                   shard: str | None = None) -> Any:
+                   shard: str | None = None) -> Dataset | StreamedDataset:
     """The file checked in two passes, ready to be read a chunk at a time; a Pleias-style
     cited file is read whole (readers.load_dataset), as it is small by nature, and so is an
     OTLP traces file (its spans are grouped into traces before a row exists)."""
@@ -87,7 +82,7 @@ def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None
 
         return load_dataset(path, columns=columns)
     mapping = resolve_columns(names, columns)
-    unit = "line" if FORMATS[path.suffix.lower()] == "jsonl" else "row"
+    unit = format_of(path).unit
     dataset = StreamedDataset(path, source, digest, 0, set(), mapping, names, limit,
                               _shard(shard) if shard else None, unit=unit)
     _validate(dataset)
@@ -118,7 +113,7 @@ def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[lis
     rows = 0
     for _, number, record in _selected(path, source, limit):
         rows += 1
-        _check_encodable(record, source, number, "line" if path.suffix.lower() in (".jsonl", ".ndjson") else "row")
+        _check_encodable(record, source, number, format_of(path).unit)
         names.update(dict.fromkeys(record))
     if not rows:
         raise DataError("file has no rows to evaluate", source=source)
@@ -162,63 +157,3 @@ def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int,
         if limit is not None and index > limit:
             return
         yield index, number, record
-
-
-def iter_records(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(number, record) of a JSONL, CSV or Parquet file, a chunk at a time."""
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt == "jsonl":
-        return _jsonl(path, source)
-    if fmt == "csv":
-        return _csv(path, source)
-    if fmt == "parquet":
-        return _parquet(path, source)
-    raise DataError(f"cannot stream '{path.suffix}' files; use one of .jsonl, .csv, .parquet", source=source)
-
-
-def _jsonl(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    with path.open("rb") as handle:
-        # "\n" only, as readers.py: a JSON string may hold U+2028 raw
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise DataError(f"undecodable bytes {raw[exc.start:exc.start + 4]!r}: the file must be UTF-8",
-                                source=source, row=number, unit="line") from None
-            if line.strip():
-                yield number, jsonl_object(line, source, number)
-
-
-def _csv(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    limit = csv.field_size_limit()
-    csv.field_size_limit(sys.maxsize)  # a context may be longer than csv's 131,072 default
-    number = 0
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle, strict=True)
-            for number, row in enumerate(reader, start=1):
-                if None in row:
-                    raise DataError("more values than header columns", source=source, row=number)
-                yield number, {k: (v if v != "" else None) for k, v in row.items()}
-    except csv.Error as exc:
-        raise DataError(f"malformed CSV ({exc})", source=source, row=number + 1) from None
-    except UnicodeDecodeError:
-        raise DataError("undecodable bytes: the file must be UTF-8", source=source, row=number + 1) from None
-    finally:
-        csv.field_size_limit(limit)
-
-
-def _parquet(path: Path, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    import pyarrow.parquet as pq
-
-    try:
-        batches = pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS)
-        number = 0
-        for batch in batches:
-            for record in batch.to_pylist():
-                number += 1
-                yield number, {k: _plain(v) for k, v in record.items()}
-    except DataError:
-        raise
-    except Exception as exc:  # pyarrow raises several types for corrupt files
-        raise DataError(f"cannot read Parquet: {exc}", source=source) from None

@@ -186,7 +186,7 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
                 line = line.rstrip(b"\r\n")
                 yield line, parse_result_line(line, shard.manifest, source, number)
         return
-    from ragmeter.io.stream import iter_records
+    from ragmeter.io.formats import iter_records
     from ragmeter.io.writers import read_cell
 
     csv = shard.results.suffix == ".csv"
@@ -198,7 +198,7 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
 
 def _dataset_ids(manifest: Manifest) -> Iterator[str]:
     """The dataset's ids in order when the file is still there, unchanged; else none."""
-    from ragmeter.io.stream import can_stream, stream_dataset
+    from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
 
     path = Path(manifest.dataset.source)
     if not path.is_file() or not can_stream(path):
@@ -209,7 +209,9 @@ def _dataset_ids(manifest: Manifest) -> Iterator[str]:
         return iter(())
     if dataset.sha256 != manifest.dataset.sha256:
         return iter(())
-    return (sample.id for sample, _ in dataset.iter_file())
+    # a traces or cited file is read whole, unsharded (it had no iter_file: merging one crashed)
+    rows = dataset.iter_file() if isinstance(dataset, StreamedDataset) else dataset.iter_rows()
+    return (sample.id for sample, _ in rows)
 
 
 def merged_manifest(runs: list[Shard], tally: Tally) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from typing import Any
 from ragmeter.embeddings import make_embedder
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.io.output import expand, run_fingerprint
-from ragmeter.io.readers import Dataset, load_dataset
-from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
+from ragmeter.io.readers import Dataset, Rows, load_dataset
+from ragmeter.io.stream import can_stream, stream_dataset
 from ragmeter.io.writers import check_writable
 from ragmeter.judges.base import Judge
 from ragmeter.judges.registry import build
@@ -37,7 +37,7 @@ def chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
     return metrics
 
 
-def metrics_for(dataset: Dataset, metrics: list[Any] | None) -> list[str]:
+def metrics_for(dataset: Rows, metrics: list[Any] | None) -> list[str]:
     """`applicable`: every metric whose fields the data has; the default: the six core
     metrics, or the citation family for a cited file."""
     if metrics == ["applicable"]:
@@ -54,7 +54,8 @@ class Prepared:
     """A run checked and ready to score: everything that can fail before a judge call has."""
 
     cfg: RunConfig
-    dataset: Dataset
+    #: held whole, or read from its file a chunk at a time (a streamed JSONL, CSV or Parquet file)
+    dataset: Rows
     metrics: list[Metric]
     prompts: PromptSet
     judge: Judge | None
@@ -82,6 +83,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
     source = cfg.dataset if data is None else data
     streamed = stream and isinstance(source, (str, Path)) and can_stream(Path(source))
+    dataset: Rows
     if streamed:
         dataset = stream_dataset(source, columns=cfg.columns, limit=cfg.limit, shard=cfg.shard)
     else:
@@ -90,7 +92,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
         metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
     if prompts is None:
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
-    if not isinstance(dataset, StreamedDataset):  # a streamed file took its limit and shard as it was read
+    if isinstance(dataset, Dataset):  # a streamed file took its limit and shard as it was read
         dataset = _limit_and_shard(dataset, cfg)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs], {m.label: m.name for m in metric_objs})
@@ -122,7 +124,7 @@ def _limit_and_shard(dataset: Dataset, cfg: RunConfig) -> Dataset:
     return dataset
 
 
-def _labels(path: str, dataset: Dataset, metrics: list[str]) -> Any:
+def _labels(path: str, dataset: Rows, metrics: list[str]) -> Any:
     """A bad labels file fails before any judge call, naming its line."""
     from ragmeter.labels.files import read_labels
 
