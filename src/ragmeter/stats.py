@@ -205,3 +205,51 @@ def proportion_ci(successes: int, n: int, level: float = 0.95) -> tuple[float, f
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * (share * (1 - share) / n + z * z / (4 * n * n)) ** 0.5
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap_ci(stat: Any, columns: list[Any], resamples: int = 1000, seed: int = 0,
+                 level: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of any `stat(*columns)` over rows resampled together (seeded): for
+    agreement measures (ROC-AUC, correlations) and calibration error. A resample the statistic
+    cannot use (one class only for ROC-AUC: a ValueError) is drawn again."""
+    import random
+
+    rng = random.Random(seed)
+    n = len(columns[0])
+    values: list[float] = []
+    while len(values) < resamples:
+        picks = [rng.randrange(n) for _ in range(n)]
+        try:
+            values.append(stat(*[[c[i] for i in picks] for c in columns]))
+        except ValueError:
+            continue
+    values.sort()
+    tail = (1 - level) / 2
+    return values[int(tail * resamples)], values[min(resamples - 1, int((1 - tail) * resamples))]
+
+
+def best_threshold(scores: Any, labels: Any) -> float | None:
+    """The cut (score >= cut reads as 1) with the best balanced accuracy against 0/1 labels;
+    ties go to the cut nearest 0.5, so an uninformative half does not pick an extreme. None
+    when the labels are all one class."""
+    import numpy as np
+
+    yhat, y = np.asarray(scores, dtype=float), np.asarray(labels)
+    positives, negatives = y == 1, y == 0
+    if not positives.any() or not negatives.any():
+        return None
+    candidates = []
+    for t in np.unique(yhat):
+        said = yhat >= t
+        accuracy = (said[positives].mean() + (~said[negatives]).mean()) / 2
+        candidates.append((round(float(accuracy), 12), -abs(float(t) - 0.5), float(t)))
+    return max(candidates)[2]
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0-100), as latency reports use; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return ordered[int(rank) - 1]

@@ -170,7 +170,8 @@ def passes(expect: str, score: float) -> bool:
 def measure(label: str, family: str, cases: list[Case], scores: list[float | None], reasons: list[str],
             evidence: list[dict[str, Any]]) -> MetricCheck:
     """Pass rates per check, ROC-AUC high vs low, and the failures (the worst first)."""
-    from ragmeter.meta_eval.measures import bootstrap_ci, roc_auc
+    from ragmeter.meta_eval.measures import roc_auc
+    from ragmeter.stats import bootstrap_ci
 
     checks: list[CheckResult] = []
     for check in FAMILIES[family].checks:

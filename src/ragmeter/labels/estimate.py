@@ -18,6 +18,8 @@ from pydantic import BaseModel
 
 from ragmeter.errors import ConfigError
 from ragmeter.labels.files import Labels, read_labels
+from ragmeter.stats import best_threshold as stats_best_threshold
+from ragmeter.stats import bootstrap_ci
 
 #: fewer labels give no interval: PPI's is a large-sample interval
 MIN_LABELS = 20
@@ -155,23 +157,14 @@ def ece(y: Any, yhat: Any, bins: int = BINS) -> float:
 def _ece_with_interval(y: Any, yhat: Any) -> tuple[float, tuple[float, float]]:
     import numpy as np
 
-    rng = np.random.default_rng(0)
-    draws = [ece(y[p], yhat[p]) for p in (rng.integers(0, len(y), len(y)) for _ in range(RESAMPLES))]
-    return round(ece(y, yhat), 4), (round(float(np.percentile(draws, 2.5)), 4),
-                                    round(float(np.percentile(draws, 97.5)), 4))
+    def stat(labels: list[float], scores: list[float]) -> float:
+        return ece(np.asarray(labels), np.asarray(scores))
+
+    low, high = bootstrap_ci(stat, [y.tolist(), yhat.tolist()], resamples=RESAMPLES)
+    return round(ece(y, yhat), 4), (round(low, 4), round(high, 4))
 
 
 def best_threshold(y: Any, yhat: Any) -> float | None:
-    """The score at or above which a row reads as positive with the best balanced accuracy on
-    the labels (ties: the one nearest 0.5); None when the labels are all one class."""
-    import numpy as np
-
-    positives, negatives = y == 1, y == 0
-    if not positives.any() or not negatives.any():
-        return None
-    candidates = []
-    for t in np.unique(yhat):
-        said = yhat >= t
-        accuracy = (said[positives].mean() + (~said[negatives]).mean()) / 2
-        candidates.append((round(float(accuracy), 12), -abs(float(t) - 0.5), float(t)))
-    return round(max(candidates)[2], 4)
+    """stats.best_threshold of the judge's scores against the labels, to 4 decimals."""
+    found = stats_best_threshold(yhat, y)
+    return None if found is None else round(found, 4)

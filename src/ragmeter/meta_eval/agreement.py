@@ -26,7 +26,6 @@ from ragmeter.meta_eval.measures import (
     balanced_accuracy,
     balanced_sample,
     best_threshold,
-    bootstrap_ci,
     cohen_kappa,
     kendall_tau_b,
     pearson,
@@ -35,6 +34,7 @@ from ragmeter.meta_eval.measures import (
     spearman,
     word_overlap,
 )
+from ragmeter.stats import bootstrap_ci
 from ragmeter.text import content_words as words
 
 __all__ = ["MetaEvalResult", "balanced_accuracy", "balanced_sample", "bootstrap_ci", "cohen_kappa",

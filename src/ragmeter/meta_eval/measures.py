@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragmeter.stats import best_threshold as stats_best_threshold
 from ragmeter.text import content_words
 
 
@@ -80,26 +81,6 @@ def balanced_sample(rows: list[dict[str, Any]], n: int | None, seed: int = 0) ->
     return sorted(picked, key=lambda r: r["id"])
 
 
-def bootstrap_ci(stat: Any, columns: list[list[float]], resamples: int = 1000, seed: int = 0,
-                 level: float = 0.95) -> tuple[float, float]:
-    """Percentile interval of `stat(*columns)` over rows resampled together (seeded). A
-    resample the statistic cannot use (one class only for ROC-AUC) is drawn again."""
-    import random
-
-    rng = random.Random(seed)
-    n = len(columns[0])
-    values: list[float] = []
-    while len(values) < resamples:
-        picks = [rng.randrange(n) for _ in range(n)]
-        try:
-            values.append(stat(*[[c[i] for i in picks] for c in columns]))
-        except ValueError:
-            continue
-    values.sort()
-    tail = (1 - level) / 2
-    return values[int(tail * resamples)], values[min(resamples - 1, int((1 - tail) * resamples))]
-
-
 def kendall_tau_b(x: list[float], y: list[float]) -> float:
     """Kendall's tau-b (ties in either variable adjusted), as scipy.stats.kendalltau."""
     import numpy as np
@@ -136,7 +117,9 @@ def cohen_kappa(a: list[Any], b: list[Any], weights: str | None = None) -> float
 
 
 def best_threshold(scores: list[float], labels: list[int]) -> float:
-    """The cut (score >= cut is 1) with the highest balanced accuracy; ties go to the
-    cut nearest 0.5, so an uninformative half does not pick an extreme."""
-    candidates = sorted(set(scores)) + [float("inf")]
-    return max(candidates, key=lambda t: (balanced_accuracy(scores, labels, t), -abs(t - 0.5)))
+    """stats.best_threshold; labels of one class have no best cut (a ValueError, as
+    balanced_accuracy gives)."""
+    found = stats_best_threshold(scores, labels)
+    if found is None:
+        raise ValueError("a threshold needs both positive and negative labels")
+    return found

@@ -21,6 +21,7 @@ from typing import Any
 from ragmeter.cache import make_key
 from ragmeter.errors import DataError, RagmeterError, TransientRAGError
 from ragmeter.rag.contract import Context, RAGAnswer, normalize
+from ragmeter.stats import percentile
 
 ANSWER_KEY_VERSION = "answer1"
 
@@ -151,15 +152,6 @@ def _failed(message: str, started: float) -> dict[str, Any]:
             "answer_error": message[:500], "answer_tokens": None}
 
 
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0-100); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))
-    return round(ordered[int(rank) - 1], 4)
-
-
 def answers_manifest(rows: list[dict[str, Any]], rag: Any, source: str, tally: dict[str, Any],
                      seconds: float) -> dict[str, Any]:
     from ragmeter import __version__
@@ -168,7 +160,8 @@ def answers_manifest(rows: list[dict[str, Any]], rag: Any, source: str, tally: d
     return {"kind": "answers", "ragmeter_version": __version__,
             "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "testset": source, "rag": {"name": rag.describe(), **rag.identity()}, "rows": len(rows),
-            **tally, "latency_seconds": {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
+            **tally, "latency_seconds": {"p50": _round(percentile(latencies, 50)),
+                                         "p95": _round(percentile(latencies, 95)),
                                          "note": "per row, as first answered (a cached row keeps its latency)"},
             "wall_seconds": round(seconds, 2)}
 
@@ -184,3 +177,7 @@ def write_answers(out: Path, rows: list[dict[str, Any]], manifest: dict[str, Any
         atomic_write_bytes(path, jsonl_bytes(rows))
     write_json(out / "manifest.json", {**manifest, "answers_file": path.name})
     return path
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
