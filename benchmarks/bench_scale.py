@@ -95,12 +95,12 @@ def bookkeeping(n: int, metrics: list[str] | None, queue: mp.Queue) -> None:
     """`metrics` (None: the six core ones) over n rows streamed from a JSONL file to a results
     file, instant judge and embedder, a fresh sqlite cache."""
 
-    from ragmeter.api import run_config
     from ragmeter.embeddings.base import Embedder
     from ragmeter.judges.base import JudgeReply
     from ragmeter.judges.scripted import ScriptedJudge
     from ragmeter.run.config import RunConfig
     from ragmeter.run.dry_run import synthesize
+    from ragmeter.run.execute import run_config
 
     class Instant(Embedder):
         name = "instant"
@@ -191,8 +191,8 @@ def start_servers(count: int, latency: float, slots: int) -> tuple[list[subproce
 
 
 def servers_run(urls: list[str], n: int, concurrency: int, engine: dict | None = None) -> dict:
-    from ragmeter.api import run_config
     from ragmeter.run.config import RunConfig
+    from ragmeter.run.execute import run_config
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], progress=False,
@@ -209,8 +209,8 @@ def servers_run(urls: list[str], n: int, concurrency: int, engine: dict | None =
 def ray_streamed(urls: list[str], n: int, workers: int, queue: mp.Queue) -> None:
     """n rows streamed from a JSONL file through Ray (local mode) to a results file, in a
     fresh process, so its max RSS is the driver's own."""
-    from ragmeter.api import run_config
     from ragmeter.run.config import RunConfig
+    from ragmeter.run.execute import run_config
 
     with tempfile.TemporaryDirectory() as tmp:
         data = write_rows(Path(tmp) / "rows.jsonl", n)

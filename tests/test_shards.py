@@ -9,10 +9,10 @@ import json
 import pytest
 
 import ragmeter
-from ragmeter.api import run_config
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.results.merge import merge_runs
 from ragmeter.run.config import build_config
+from ragmeter.run.execute import run_config
 from ragmeter.shard import parse_shard, shard_of
 from tests.cli_runner import run_cli
 

@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 __all__ = ["Comparison", "EvaluationResult", "Run", "__version__", "aevaluate", "compare", "estimate", "evaluate",
            "load_run"]
 #: public name -> the module that defines it
-_HOMES = {"evaluate": "api", "aevaluate": "api", "estimate": "api", "EvaluationResult": "api",
+_HOMES = {"evaluate": "api", "aevaluate": "api", "estimate": "api", "EvaluationResult": "run.result",
           "compare": "results.compare",
           "Comparison": "results.compare", "load_run": "results.runs", "Run": "results.runs"}
 _LAZY = tuple(_HOMES)

@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from ragmeter.api import run_config
 from ragmeter.engine.failures import IN_A_ROW
 from ragmeter.errors import JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.run.config import RunConfig
+from ragmeter.run.execute import run_config
 
 ROWS = [{"id": f"r{i:02d}", "user_input": f"What is item {i}?", "response": f"Item {i}.", "reference": f"Item {i}.",
          "retrieved_contexts": [f"Item {i} is red."]} for i in range(20)]

@@ -13,12 +13,12 @@ import threading
 import pytest
 import ray  # noqa: E402 - the ray extra, which make test installs: missing, the suite fails
 
-from ragmeter.api import run_config
 from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError
 from ragmeter.results.merge import merge_runs
 from ragmeter.results.runs import load_run
 from ragmeter.run.config import RunConfig
+from ragmeter.run.execute import run_config
 from tests.http_fakes import JSONHandler, serving
 
 pytestmark = pytest.mark.ray

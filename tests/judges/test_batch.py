@@ -12,9 +12,9 @@ from email.policy import HTTP
 
 import pytest
 
-from ragmeter.api import run_config
 from ragmeter.errors import ConfigError
 from ragmeter.run.config import RunConfig
+from ragmeter.run.execute import run_config
 from tests.http_fakes import JSONHandler, serving
 
 ROWS = [{"id": f"q{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red. It is big.",

@@ -132,10 +132,10 @@ def test_a_lone_server_that_drops_connections_is_retried_not_taken_out(monkeypat
     fault like a 500: every row is scored, each fault retried on the same server."""
     import functools
 
-    import ragmeter.api
+    import ragmeter.run.execute
     from ragmeter.judges.retry import RetryPolicy
 
-    monkeypatch.setattr(ragmeter.api, "RetryPolicy", functools.partial(RetryPolicy, backoff=0.0))
+    monkeypatch.setattr(ragmeter.run.execute, "RetryPolicy", functools.partial(RetryPolicy, backoff=0.0))
     seen = {"n": 0}
 
     def handler(request: httpx.Request) -> httpx.Response:

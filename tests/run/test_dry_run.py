@@ -9,13 +9,13 @@ import socket
 
 import pytest
 
-from ragmeter.api import run_config
 from ragmeter.cache import Cache
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.run.config import RunConfig
 from ragmeter.run.dry_run import APPROXIMATE, EXACT, dry_run, synthesize
+from ragmeter.run.execute import run_config
 from ragmeter.run.judge_speed import CallTiming, JudgeSpeed, bench_judge, fit, load_speed, save_speed
 from ragmeter.run.prepare import prepare
 

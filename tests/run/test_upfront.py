@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 
-from ragmeter.api import run_config
 from ragmeter.engine.progress import Pace, _Lines
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.run.config import RunConfig
+from ragmeter.run.execute import run_config
 from ragmeter.run.judge_speed import JudgeSpeed, load_speed, save_speed
 
 ROWS = [{"id": f"r{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red.",
@@ -61,7 +61,7 @@ def test_a_short_run_or_an_unmeasured_judge_says_nothing(tmp_path, capsys):
 
 
 def test_the_bundled_judges_ship_a_measured_speed():
-    from ragmeter.run.upfront import Upfront
+    from ragmeter.run.dry_run import Upfront
 
     qwen = load_speed({"backend": "llamacpp", "model": "qwen-coder-1.5b==0.2.0"})
     gemma = load_speed({"backend": "llamacpp", "model": "gemma-270m==1.0"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -13,6 +13,9 @@ from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pa
 from ragmeter.errors import RagmeterError
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain
+
+if TYPE_CHECKING:
+    from ragmeter.run.config import RunConfig
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
 FailUnder = Annotated[Optional[str], typer.Option(
@@ -157,7 +160,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
     _execute(cfg.model_copy(update=_engine(cfg, ray, workers)), verbose, dry_run)
 
 
-def _engine(cfg: Any, ray: Optional[str], workers: Optional[int]) -> dict[str, Any]:
+def _engine(cfg: RunConfig, ray: Optional[str], workers: Optional[int]) -> dict[str, Any]:
     """--ray/--workers over the config's `engine:`."""
     if ray is None and workers is None:
         return {}
@@ -180,7 +183,7 @@ def _price(value: Optional[str]) -> Optional[dict[str, float]]:
     return {"prompt": prompt, "completion": completion}
 
 
-def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
+def _execute(cfg: RunConfig, verbose: bool = False, dry_run: bool = False) -> None:
     import warnings
 
     from rich.console import Console
@@ -192,9 +195,9 @@ def _execute(cfg: Any, verbose: bool = False, dry_run: bool = False) -> None:
         print_estimate(asyncio.run(estimate_run(cfg)), console())
         return
 
-    from ragmeter.api import run_config
     from ragmeter.judges.bundled import JudgeValidityWarning
     from ragmeter.results.console import print_summary
+    from ragmeter.run.execute import run_config
     from ragmeter.text import printable
 
     with warnings.catch_warnings(record=True) as caught:

@@ -6,7 +6,7 @@ a unit of work that moves while a row is slow (judge calls so far), the pace as 
 row or rows per second with 2 significant figures, and an ETA from the average pace since
 the start. A windowed rate jumps, and "0.00 rows/s" read as nothing happening. Before the
 first row is done the ETA is the run's up-front estimate less the time spent, where there
-is one (run/upfront.py). The text fits the width it is given (80 columns with the bar or
+is one (run/dry_run.py, upfront_estimate). The text fits the width it is given (80 columns with the bar or
 the "ragmeter: " prefix): the least needed parts are left out first, never the rows or ETA.
 """
 

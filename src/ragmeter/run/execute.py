@@ -1,0 +1,173 @@
+"""Everything a run does once it is prepared (run/prepare.py), for the CLI and the library
+alike: score the rows here or on Ray, write the results file as rows finish, build the
+manifest, calibrate against labels, gate, and write the CI files."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ragmeter.cache import Cache, open_cache
+from ragmeter.engine.local import RunResult, run_metrics
+from ragmeter.faults import FaultLog
+from ragmeter.io.output import prepare_output, remove_other_results
+from ragmeter.io.results_file import OnDisk, ResultsFile, RowList
+from ragmeter.io.writers import write_json
+from ragmeter.judges.base import Judge
+from ragmeter.judges.bundled import JudgeValidityWarning
+from ragmeter.judges.retry import RetryPolicy
+from ragmeter.metrics import Metric
+from ragmeter.results.gates import GateSettings, evaluate_gates
+from ragmeter.results.runs import Run
+from ragmeter.run.config import RunConfig
+from ragmeter.run.dry_run import estimate_key
+from ragmeter.run.prepare import Prepared, prepare
+from ragmeter.run.record import build_manifest
+from ragmeter.run.result import EvaluationResult
+
+BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they are gathered into one batch
+BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
+
+
+async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
+                     embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
+    """Everything a run does, for the CLI and the API alike (arguments as `prepare`). Written
+    runs stream: rows are read a chunk at a time and written as they finish."""
+    ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics, stream=write)
+    cfg, judge, embedder = ready.cfg, ready.judge, ready.embedder
+    names = [m.label for m in ready.metrics]
+    if write:  # before any judge call: a folder that cannot take the results fails now
+        prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
+    sink: ResultsFile | RowList = ResultsFile(Path(cfg.output), cfg.format, names) if write else RowList(names)
+    cache = open_cache(cfg.cache)
+    stored_estimate = cache.get(estimate_key(ready.fingerprint), "estimates")  # from a dry run of this run
+    try:
+        run = await _score(ready, cache, sink)
+        cache.delete(estimate_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
+    except BaseException:
+        if isinstance(sink, ResultsFile):
+            sink.abort()  # no half-written results file; the cache holds what was judged
+        raise
+    finally:
+        cache.close()
+        for closer in (judge, embedder):
+            if closer is not None:
+                await closer.aclose()
+    note = judge.validity_note() if judge is not None else None
+    if note and any(run.stats[m].judge_calls + run.stats[m].cache_hits for m in names):
+        warnings.warn(note, JudgeValidityWarning, stacklevel=2)
+    manifest = build_manifest(cfg, run, judge, embedder, cache, estimate=stored_estimate)
+    if isinstance(sink, ResultsFile):
+        result = _written(sink, manifest, cfg.output)
+    else:
+        result = EvaluationResult(sink.rows, manifest, sink.ids)
+    if ready.labels is not None:
+        _calibrate(result, ready.labels, cfg.output)
+    if ready.gates.active:
+        _apply_gates(result, ready.gates, ready.baseline, cfg.output)
+    if write:
+        from ragmeter.results.manifest import Manifest
+
+        Manifest.model_validate(manifest)  # as finally written: the calibration and gates added too
+        result.manifest_path = Path(cfg.output) / "manifest.json"
+        write_json(result.manifest_path, manifest)
+        write_ci_files(cfg, result)
+    return result
+
+
+def _written(sink: ResultsFile, manifest: dict[str, Any], folder: str) -> EvaluationResult:
+    """The results file put in place; the result reads its rows from it when asked."""
+    from ragmeter.results.manifest import Manifest
+    from ragmeter.results.runs import open_results
+
+    path = sink.commit()
+    remove_other_results(path.parent, path)
+    manifest["results_file"] = path.name
+    opened: list[Run] = []
+
+    def run() -> Run:
+        if not opened:
+            opened.append(open_results(Manifest.model_validate(manifest), path, folder))
+        return opened[0]
+
+    return EvaluationResult(OnDisk(sink.rows, lambda: run().rows), manifest, OnDisk(sink.rows, lambda: run().ids),
+                            results_path=path, _run=run)
+
+
+async def _score(ready: Prepared, cache: Cache, sink: Any) -> RunResult:
+    """The rows scored in this process, or on Ray when the config's engine says so."""
+    cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
+    if cfg.engine.kind == "ray":
+        from ragmeter.engine.ray import RayJob, run_on_ray
+
+        job = RayJob(ready.dataset, ready.metrics, ready.prompts, ready.judge, ready.embedder, ready.judge_config,
+                     cfg.embeddings, cfg.cache, cfg.concurrency, RetryPolicy(timeout=cfg.timeout, retries=cfg.retries),
+                     cfg.progress)
+        return await run_on_ray(job, cache, faults, cfg.engine, sink)
+    concurrency, timeout = cfg.concurrency, cfg.timeout
+    use_store = getattr(ready.judge, "use_store", None)
+    if use_store is not None:  # the batch API: every request in flight, a day to answer
+        use_store(cache)
+        concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
+    expected = await _say_estimate(ready, cache) if cfg.progress is not False else None
+    return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
+                             concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
+                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink, expected=expected)
+
+
+async def _say_estimate(ready: Prepared, cache: Cache) -> float | None:
+    """The run's estimated seconds, printed on stderr before the first call when over a minute."""
+    from rich.console import Console
+
+    from ragmeter.run.dry_run import SAY_ABOVE, upfront_estimate
+    from ragmeter.text import printable
+
+    found = await upfront_estimate(ready, cache)
+    if found is not None and found.seconds > SAY_ABOVE:
+        Console(stderr=True).print(f"ragmeter: {printable(found.line())}", highlight=False)
+    return found.seconds if found is not None else None
+
+
+def _calibrate(result: EvaluationResult, labels: Any, source: str) -> None:
+    """What people would say, per labelled metric, into the manifest (gate `calibrated` reads it)."""
+    from ragmeter.labels.estimate import calibrate_run
+
+    for name, found in calibrate_run(result.as_run(source), labels).items():
+        result.manifest["metrics"][name]["calibrated"] = found.model_dump(mode="json")
+    result.manifest["labels"] = labels.source
+
+
+def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:
+    """Gate outcomes (and the comparison with the baseline) into the result and its manifest."""
+    from ragmeter.results.compare import compare
+
+    if baseline is not None:
+        this = result.as_run(source)
+        result.comparison = compare(baseline, this, [m for m in this.metrics if m in baseline.metrics] or None)
+    result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
+    result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
+                                "results": [g.model_dump(mode="json") for g in result.gates.results]}
+
+
+def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
+    """The Markdown summary, JUnit XML and compare.json the config asks for."""
+    from ragmeter.results.ci_files import junit_xml, markdown_summary, write_text
+    from ragmeter.results.compare import write_comparison
+
+    if cfg.summary_md:
+        write_text(cfg.summary_md, markdown_summary(result.manifest, result.gates, result.comparison))
+    if cfg.junit:
+        from ragmeter.results.gates import GateReport
+
+        higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
+        rows = list(result.rows) if cfg.junit_rows else None
+        ids = list(result.ids) if cfg.junit_rows else None
+        gates = result.gates if result.gates is not None else GateReport(results=[])  # a failed report is falsy
+        write_text(cfg.junit, junit_xml(gates, rows, ids, cfg.thresholds, higher))
+    if result.comparison is not None:
+        write_comparison(result.comparison, cfg.output)
+    if cfg.report:
+        from ragmeter.report import write_report
+
+        write_report(result.as_run(cfg.output), out=Path(cfg.output) / "report.html")
