@@ -28,6 +28,10 @@ def row_citations(sample: Sample) -> tuple[list[Citation], dict[str, str]]:
     return found, {i: texts[n] if n < len(texts) else "" for n, i in enumerate(ids)}
 
 
+#: each quote's value, and its evidence
+Judged = tuple[list[float], list[dict[str, Any]]]
+
+
 class CitationMetric(Metric):
     required: tuple[str, ...] = ("cited_response",)
     uses_judge = False
@@ -41,7 +45,7 @@ class CitationMetric(Metric):
     def summary(self, value: float, n: int) -> str:
         return f"mean {value:.3f} over {n} quote(s)"
 
-    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> tuple[list[float], list[dict[str, Any]]]:
+    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> Judged:
         raise NotImplementedError
 
 
@@ -51,7 +55,7 @@ class CitationReprint(CitationMetric):
     description = ("Are quotes reprinted from the source they name? Word-level Smith-Waterman (+2/-1/-1), "
                    "punctuation-insensitive, 1 = verbatim; unknown source = 0 (Pleias non-hallucinated citation).")
 
-    def judge_quotes(self, found, sources):
+    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> Judged:
         scores, evidence = [], []
         for c in found:
             source = sources.get(c.source_id)
@@ -66,7 +70,7 @@ class ValidQuote(CitationMetric):
     name = "valid_quote"
     description = f"Share of quotes that are real text: at least {MIN_QUOTE_WORDS} words (Pleias)."
 
-    def judge_quotes(self, found, sources):
+    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> Judged:
         counts = [len(words(c.quote)) for c in found]
         return ([float(n >= MIN_QUOTE_WORDS) for n in counts],
                 [{"source_id": c.source_id, "quote": c.quote[:300], "words": n} for c, n in zip(found, counts)])
@@ -77,7 +81,7 @@ class ValidIdentifier(CitationMetric):
     required = ("cited_response", "retrieved_context_ids")
     description = "Share of citations whose source id is among the row's sources (Pleias)."
 
-    def judge_quotes(self, found, sources):
+    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> Judged:
         flags = [float(c.source_id in sources) for c in found]
         return flags, [{"source_id": c.source_id, "known": bool(f)} for c, f in zip(found, flags)]
 
@@ -87,7 +91,7 @@ class UnduplicatedQuote(CitationMetric):
     description = ("Share of quotes that do not repeat an earlier quote of the same answer (compared by "
                    "words, ignoring case and punctuation; Pleias).")
 
-    def judge_quotes(self, found, sources):
+    def judge_quotes(self, found: list[Citation], sources: dict[str, str]) -> Judged:
         seen: set[tuple[str, ...]] = set()
         flags, evidence = [], []
         for c in found:

@@ -70,7 +70,7 @@ class HitRate(RankingMetric):
     name, base = "hit_rate@k", "hit_rate"
     description = "1 if any relevant context is in the top k retrieved, else 0."
 
-    def compute(self, top, relevant):
+    def compute(self, top: list[str], relevant: dict[str, float]) -> float:
         return float(any(i in relevant for i in top))
 
 
@@ -78,7 +78,7 @@ class MRR(RankingMetric):
     name, base = "mrr@k", "mrr"
     description = "1 / rank of the first relevant context in the top k (0 if none)."
 
-    def compute(self, top, relevant):
+    def compute(self, top: list[str], relevant: dict[str, float]) -> float:
         return next((1.0 / rank for rank, i in enumerate(top, start=1) if i in relevant), 0.0)
 
 
@@ -86,7 +86,7 @@ class PrecisionAtK(RankingMetric):
     name, base = "precision@k", "precision"
     description = "Relevant contexts among the top k, divided by k (by the number retrieved when k is unset)."
 
-    def compute(self, top, relevant):
+    def compute(self, top: list[str], relevant: dict[str, float]) -> float:
         k = self.options.k or len(top)
         return sum(i in relevant for i in top) / k if k else 0.0
 
@@ -95,7 +95,7 @@ class RecallAtK(RankingMetric):
     name, base = "recall@k", "recall"
     description = "Share of the relevant contexts found in the top k."
 
-    def compute(self, top, relevant):
+    def compute(self, top: list[str], relevant: dict[str, float]) -> float:
         return sum(i in relevant for i in top) / len(relevant)
 
 
@@ -104,6 +104,6 @@ class NDCG(RankingMetric):
     description = "Normalised DCG at k with graded relevance; the ideal ranks all relevant contexts."
     required = ("retrieved_context_ids",)
 
-    def compute(self, top, relevant):
+    def compute(self, top: list[str], relevant: dict[str, float]) -> float:
         ideal = sorted(relevant.values(), reverse=True)[: self.options.k or len(relevant)]
         return dcg([relevant.get(i, 0.0) for i in top]) / dcg(ideal)
