@@ -15,6 +15,7 @@ MAX_DEPTH = 100
 TOO_DEEP = f"nested too deeply: arrays or objects more than {MAX_DEPTH} levels inside one another"
 
 
+#: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
 CONSOLE_EXPORTER = ("this is the OpenTelemetry SDK's ConsoleSpanExporter output (pretty-printed spans, one after "
                     "another), not OTLP: write traces with the OTLP JSON exporter in docs/data.md (\"Writing a "
                     "trace file\"), or the Collector's file exporter")

@@ -35,7 +35,6 @@ def is_otlp(records: list[dict[str, Any]]) -> bool:
     return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
 
 
-#: what a file of the SDK's ConsoleSpanExporter output is told (it looks like JSON, is not OTLP)
 def otlp_spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
     spans = []
     try:
