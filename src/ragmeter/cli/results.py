@@ -3,29 +3,102 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from ragmeter.cli.common import console
-from ragmeter.text import plain
+from ragmeter.cli.evaluate import FailUnder
+from ragmeter.text import plain, printable
 
 
-def compare_runs(run_a: Annotated[Path, typer.Argument(help="the run folder to compare against (baseline)")],
-                 run_b: Annotated[Path, typer.Argument(help="the run folder to compare (candidate)")],
+def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more run folders; the first is the "
+                                                               "baseline unless --baseline names another")],
+                 baseline: Annotated[Optional[Path], typer.Option(help="the run the others are compared "
+                                                                       "against")] = None,
+                 by: Annotated[Optional[str], typer.Option(help="a dataset column (or metadata key) to break "
+                                                                "the scores down by, e.g. question_type")] = None,
                  metrics: Annotated[Optional[str], typer.Option(help="comma-separated; default: every metric "
-                                                                     "both runs have")] = None,
+                                                                     "all runs have")] = None,
                  out: Annotated[Optional[Path], typer.Option(help="folder for compare.json")] = None,
-                 top: Annotated[int, typer.Option(help="rows that changed most, per metric")] = 5) -> None:
-    """Paired comparison of two runs: per metric the difference B - A with a 95% paired-bootstrap
-    interval, a sign-flip p-value (Holm-adjusted across metrics) and the rows that moved most."""
-    from ragmeter.results.compare import compare, print_comparison, write_comparison
+                 top: Annotated[int, typer.Option(help="two runs: rows that changed most, per metric")] = 5,
+                 fail_under: FailUnder = None,
+                 gate: Annotated[str, typer.Option(help="mean | lower: the mean, or the pessimistic end of its "
+                                                        "95% interval, must clear each --fail-under bar")] = "mean",
+                 max_drop: Annotated[Optional[float], typer.Option(
+                     "--max-drop", help="fail a run significantly worse than the baseline by more than this "
+                                        "(default: any significant drop fails once a gate is asked for)")] = None,
+                 junit: Annotated[Optional[Path], typer.Option(
+                     "--junit", help="write JUnit XML: one test suite per run, one case per gate")] = None) -> None:
+    """Paired comparison of runs. Two: per metric the difference B - A with a 95% paired-bootstrap
+    interval, a sign-flip p-value (Holm-adjusted across metrics) and the rows that moved most.
+    More (or --baseline, --by, a gate): runs x metrics with intervals, each run against the
+    baseline (Holm over every run and metric), by slice with --by; gates apply to every run."""
+    from ragmeter.errors import ConfigError
 
     names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
-    result = compare(run_a, run_b, names, top=top)
-    print_comparison(result, console())
+    gated = fail_under is not None or max_drop is not None or junit is not None
+    if len(runs) + (baseline is not None) < 2:
+        raise ConfigError("compare needs two runs or more (or one and --baseline)")
+    if len(runs) == 2 and baseline is None and by is None and not gated:
+        from ragmeter.results.compare import compare, print_comparison, write_comparison
+
+        result = compare(runs[0], runs[1], names, top=top)
+        print_comparison(result, console())
+        if out:
+            print(plain(f"wrote {write_comparison(result, out)}"))
+        return
+    _compare_many(runs, baseline, by, names, out, fail_under, gate, max_drop, junit if gated else None)
+
+
+def _compare_many(runs: list[Path], baseline: Optional[Path], by: Optional[str], names: Optional[list[str]],
+                  out: Optional[Path], fail_under: Optional[str], gate: str, max_drop: Optional[float],
+                  junit: Optional[Path]) -> None:
+    from ragmeter.io.writers import make_folder, write_json
+    from ragmeter.results.console import print_many
+    from ragmeter.results.matrix import compare_many
+    from ragmeter.results.runs import load_run
+
+    loaded = [load_run(p) for p in runs]
+    wanted = baseline.resolve() if baseline else None
+    base = next((r for r in loaded if wanted is not None and Path(r.source).resolve() == wanted), None)
+    if wanted is not None and base is None:
+        base = load_run(wanted)
+        loaded.insert(0, base)
+    result = compare_many(list(loaded), base, names, by)
+    print_many(result, console())
     if out:
-        print(plain(f"wrote {write_comparison(result, out)}"))
+        path = make_folder(out) / "compare.json"
+        write_json(path, result.model_dump(mode="json"))
+        print(plain(f"wrote {path}"))
+    if fail_under is None and max_drop is None and junit is None:
+        return
+    _gate_many(result, loaded, fail_under, gate, max_drop, junit)
+
+
+def _gate_many(result: Any, loaded: list[Any], fail_under: Optional[str],
+               gate: str, max_drop: Optional[float], junit: Optional[Path]) -> None:
+    from ragmeter.errors import ConfigError
+    from ragmeter.results.ci_files import junit_runs, write_text
+    from ragmeter.results.gates import GateSettings, parse_fail_under
+    from ragmeter.results.matrix import gate_runs
+
+    if gate not in ("mean", "lower"):
+        raise ConfigError(f"--gate {gate}: compare takes mean or lower (calibrated needs a run's labels)")
+    settings = GateSettings(thresholds=parse_fail_under(fail_under) if fail_under else {},
+                            gate="lower" if gate == "lower" else "mean", baseline=result.baseline,
+                            max_drop=max_drop or 0.0)
+    settings.check_metrics(result.metrics)
+    reports = gate_runs(result, loaded, settings)
+    for label, report in reports.items():
+        for g in report.failures():
+            console().print(f"[red]FAIL[/red] {printable(label)}: {printable(g.message)}", highlight=False)
+    if junit is not None:
+        print(plain(f"wrote {write_text(junit, junit_runs(reports))}"))
+    codes = [r.exit_code for r in reports.values()]
+    if any(codes):
+        raise typer.Exit(1 if 1 in codes else 2)
+    console().print(f"[green]pass[/green] every gate of {len(reports)} runs", highlight=False)
 
 
 def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],

@@ -75,6 +75,21 @@ def junit_xml(gates: Any, rows: list[dict[str, Any]] | None = None, ids: list[st
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
 
 
+def junit_runs(reports: dict[str, Any]) -> bytes:
+    """One test suite per run, one test case per gate (`compare` with gates over many runs)."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element("testsuites", name="ragmeter")
+    for label, report in reports.items():
+        suite = ET.SubElement(suites, "testsuite", name=_xml_text(f"ragmeter.{label}"))
+        for gate in report.results:
+            _case(suite, f"ragmeter.{label}.{gate.kind}", f"{gate.kind}: {gate.metric}", gate.passed, gate.message)
+        suite.set("tests", str(len(suite)))
+        suite.set("failures", str(sum(1 for c in suite if c.find("failure") is not None)))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+
+
 def _case(suite: Any, classname: str, name: str, passed: bool, message: str) -> None:
     import xml.etree.ElementTree as ET
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ragmeter.stats import interval_text
+from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
 from ragmeter.text import duration, plain, print_table, printable, seconds
 
 if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI before any run
     from ragmeter.results.manifest import Manifest
 
-__all__ = ["plain", "print_estimate", "print_summary", "printable"]
+__all__ = ["plain", "print_estimate", "print_many", "print_summary", "printable"]
+
+#: metrics per table when many runs are compared: 4 cells of 13 characters and a run name fit 80 columns
+PAGE = 4
 
 
 def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bool = False) -> None:
@@ -120,3 +123,57 @@ def print_estimate(estimate: Any, console: Any) -> None:
                   "will show it beside the actuals", highlight=False)
 
 
+def print_many(result: Any, console: Any) -> None:
+    """A ManyComparison (results/matrix.py): runs x metrics with intervals (best marked *),
+    then each run against the baseline (significant differences marked), then by slice,
+    the slices where a run is worse first. Metrics are paged so every table fits 80 columns."""
+    base = result.baseline
+    console.print(printable(f"{len(result.runs)} runs over the {result.shared_rows:,} rows all have "
+                            f"(rows per run: {', '.join(f'{k} {v:,}' for k, v in result.rows.items())})"),
+                  highlight=False)
+    _grid(console, "mean [95% CI]  (* best)", result.runs, result.metrics,
+          lambda label, m, c: _mean_text(c) + (" *" if result.best.get(m) == label else ""))
+    _grid(console, f"difference from {base}  (▲ better, ▼ worse: sign-flip test, Holm over {result.tests} pairs)",
+          [r for r in result.runs if r.label != base], result.metrics, lambda label, m, c: _difference_text(c))
+    if result.not_compared:
+        console.print(printable("not compared: " + "; ".join(f"{m} ({w})" for m, w in result.not_compared.items())),
+                      style="yellow", highlight=False)
+    if result.by is None:
+        return
+    worse = [f"{s.value}: {w}" for s in result.slices for w in s.worse]
+    console.print(printable(f"by {result.by}: {len(result.slices)} slices; worse than {base}: "
+                            + ("; ".join(worse) if worse else "none (Holm over every slice's tests)")),
+                  style="red" if worse else None, highlight=False)
+    for s in result.slices:
+        _grid(console, f"{result.by} = {s.value} ({s.rows:,} rows)", s.runs, result.metrics,
+              lambda label, m, c: _mean_text(c) + ("" if c.verdict is None or label == base else
+                                                   {"better": " ▲", "worse": " ▼"}.get(c.verdict, "")))
+
+
+def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: Any) -> None:
+    from rich.table import Column, Table
+
+    for start in range(0, len(metrics), PAGE):
+        page = metrics[start:start + PAGE]
+        table = Table(Column("run", overflow="fold"), *(Column(printable(m), overflow="fold") for m in page),
+                      title=printable(title) if start == 0 else None)
+        for row in rows:
+            table.add_row(printable(row.label), *(text(row.label, m, row.cells[m]) for m in page))
+        print_table(console, table)
+
+
+def _mean_text(cell: Any) -> str:
+    if cell.mean is None:
+        return "-"
+    if cell.ci95 is None:
+        return f"{cell.mean:.3f} (n={cell.n})"
+    return f"{cell.mean:.3f} {cell.ci95[0]:.2f}-{cell.ci95[1]:.2f}"
+
+
+def _difference_text(cell: Any) -> str:
+    if cell.difference is None:
+        return "-"
+    mark = {"better": " ▲", "worse": " ▼"}.get(cell.verdict or "", "")
+    if cell.difference_ci95 is None:
+        return f"{cell.difference:+.3f} (n<{MIN_ROWS_FOR_INTERVAL}){mark}"
+    return f"{cell.difference:+.3f} {cell.difference_ci95[0]:+.2f}..{cell.difference_ci95[1]:+.2f}{mark}"

@@ -1,0 +1,273 @@
+"""Many runs side by side: runs x metrics, each mean with its 95% interval over the rows every
+run has; each run against a baseline with the paired difference, its interval and a sign-flip
+p-value, Holm-adjusted over every (run, metric) pair; and the same by slice of a column.
+
+Rows are paired by id, as `compare` pairs two runs; a row counts for a metric where both runs
+scored it. Slices with fewer than MIN_ROWS_FOR_INTERVAL rows get means but no interval and no
+test (said so); the slices' tests are adjusted together, apart from the whole-data ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from ragmeter.errors import DataError
+from ragmeter.results.compare import ALPHA, Verdict, _unique_ids
+from ragmeter.results.gates import GateReport, GateSettings
+from ragmeter.results.runs import Run, load_run
+from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, bootstrap_mean_ci, holm, paired_ci, sign_flip_p
+
+#: the value of a row that has no value in the `--by` column
+NO_VALUE = "(none)"
+
+
+class Cell(BaseModel):
+    """One run's mean of one metric, and (for a run other than the baseline) its paired
+    difference from the baseline."""
+
+    n: int
+    mean: float | None
+    ci95: tuple[float, float] | None
+    #: rows both this run and the baseline scored, and the baseline's mean over them
+    pairs: int = 0
+    baseline_mean: float | None = None
+    difference: float | None = None
+    difference_ci95: tuple[float, float] | None = None
+    p_value: float | None = None
+    p_holm: float | None = None
+    verdict: Verdict | None = None
+
+
+class RunRow(BaseModel):
+    run: str
+    label: str
+    cells: dict[str, Cell]
+
+
+class Slice(BaseModel):
+    value: str
+    rows: int
+    runs: list[RunRow]
+    #: "LABEL: metric" where a run is significantly worse than the baseline in this slice
+    worse: list[str] = []
+
+
+class ManyComparison(BaseModel):
+    """`compare(RUN, RUN, RUN, ...)`, written as compare.json."""
+
+    baseline: str
+    metrics: list[str]
+    higher_is_better: dict[str, bool]
+    #: rows every run has (the ones compared), and each run's own row count
+    shared_rows: int
+    rows: dict[str, int]
+    runs: list[RunRow]
+    #: per metric, the label of the run with the best mean
+    best: dict[str, str]
+    alpha: float = ALPHA
+    #: how many (run, metric) pairs Holm's adjustment was over
+    tests: int = 0
+    by: str | None = None
+    slices: list[Slice] = []
+    #: metrics some runs have and others not: left out, with who lacks them
+    not_compared: dict[str, str] = {}
+
+    def worse(self) -> list[str]:
+        """"LABEL: metric" for each run significantly worse than the baseline on the whole data."""
+        return [f"{r.label}: {m}" for r in self.runs for m, c in r.cells.items() if c.verdict == "worse"]
+
+
+def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None = None,
+                 metrics: list[str] | None = None, by: str | None = None, alpha: float = ALPHA) -> ManyComparison:
+    """Compare runs (folders or loaded runs) on their shared rows and metrics against `baseline`
+    (one of them, or another run; default: the first)."""
+    loaded = [r if isinstance(r, Run) else load_run(r) for r in runs]
+    base = loaded[0] if baseline is None else _find_baseline(loaded, baseline)
+    if base not in loaded:
+        loaded.insert(0, base)
+    for run in loaded:
+        if not run.ids:
+            raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
+        _unique_ids(run)
+    shared = _shared_ids(loaded, base)
+    names, missing = _metrics(loaded, metrics)
+    labels = _labels(loaded)
+    higher = {m: base.manifest.metrics[m].higher_is_better for m in names}
+    rows, tests = _table(loaded, base, labels, shared, names, alpha, higher)
+    result = ManyComparison(baseline=labels[id(base)], metrics=names, higher_is_better=higher,
+                            shared_rows=len(shared), rows={labels[id(r)]: len(r.ids) for r in loaded},
+                            runs=rows, best=_best(rows, names, higher), alpha=alpha, tests=tests,
+                            not_compared=missing)
+    if by is not None:
+        result.by, result.slices = by, _slices(loaded, base, labels, shared, names, by, alpha, higher)
+    return result
+
+
+def _find_baseline(loaded: list[Run], baseline: str | Path | Run) -> Run:
+    if isinstance(baseline, Run):
+        return baseline
+    wanted = Path(baseline).resolve()
+    for run in loaded:
+        if Path(run.source).resolve() == wanted:
+            return run
+    return load_run(baseline)
+
+
+def _shared_ids(loaded: list[Run], base: Run) -> list[str]:
+    common = set(base.ids)
+    for run in loaded:
+        common &= set(run.ids)
+    if not common:
+        counts = ", ".join(f"{run.source}: {len(run.ids)}" for run in loaded)
+        raise DataError(f"the runs share no row ids: they are not runs over the same data (rows: {counts})")
+    return [i for i in base.ids if i in common]
+
+
+def _metrics(loaded: list[Run], wanted: list[str] | None) -> tuple[list[str], dict[str, str]]:
+    every = [m for m in loaded[0].metrics if all(m in r.metrics for r in loaded)]
+    some = dict.fromkeys(m for r in loaded for m in r.metrics if m not in every)
+    missing = {m: "not in " + ", ".join(r.source for r in loaded if m not in r.metrics) for m in some}
+    if wanted is None:
+        if not every:
+            raise DataError("the runs share no metric: " + "; ".join(f"{r.source}: {', '.join(r.metrics)}"
+                                                                     for r in loaded))
+        return every, missing
+    absent = [m for m in wanted if m not in every]
+    if absent:
+        raise DataError(f"metric(s) {', '.join(absent)} not in every run (shared: {', '.join(every) or 'none'})")
+    return wanted, missing
+
+
+def _labels(loaded: list[Run]) -> dict[int, str]:
+    """Each run's short name: its folder's name, numbered where two share one."""
+    names = [Path(r.source).name or r.source for r in loaded]
+    return {id(r): name if names.count(name) == 1 else f"{name}#{n}" for n, (r, name) in
+            enumerate(zip(loaded, names), start=1)}
+
+
+def _table(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str], names: list[str],
+           alpha: float, higher: dict[str, bool]) -> tuple[list[RunRow], int]:
+    """Every run's cells over `ids`, the tests against the baseline adjusted together."""
+    rows = [RunRow(run=r.source, label=labels[id(r)], cells={m: _cell(r, base, ids, m) for m in names})
+            for r in loaded]
+    pvalues = {(row.label, m): c.p_value for row in rows for m, c in row.cells.items() if c.p_value is not None}
+    adjusted = holm({f"{k[0]}\x00{k[1]}": v for k, v in pvalues.items()}) if pvalues else {}
+    for row in rows:
+        for m, c in row.cells.items():
+            c.p_holm = adjusted.get(f"{row.label}\x00{m}")
+            if c.difference is not None:
+                c.verdict = _verdict(c, alpha, higher[m])
+    return rows, len(pvalues)
+
+
+def _cell(run: Run, base: Run, ids: list[str], metric: str) -> Cell:
+    values = [v for i in ids if (v := run.score(i, metric)) is not None]
+    enough = len(values) >= MIN_ROWS_FOR_INTERVAL
+    cell = Cell(n=len(values), mean=sum(values) / len(values) if values else None,
+                ci95=bootstrap_mean_ci(values) if enough else None)
+    if run is base:
+        return cell
+    pairs = [(x, y) for i in ids
+             if (x := base.score(i, metric)) is not None and (y := run.score(i, metric)) is not None]
+    if not pairs:
+        return cell
+    diffs = [y - x for x, y in pairs]
+    cell.pairs, cell.baseline_mean = len(pairs), sum(x for x, _ in pairs) / len(pairs)
+    cell.difference = sum(diffs) / len(diffs)
+    if len(diffs) >= MIN_ROWS_FOR_INTERVAL:
+        cell.difference_ci95 = paired_ci(diffs)[0]
+        cell.p_value = sign_flip_p(diffs)
+    return cell
+
+
+def _verdict(cell: Cell, alpha: float, higher_is_better: bool) -> Verdict | None:
+    """None where the pairs are too few for a test (a slice of under 10 rows)."""
+    if cell.p_holm is None or cell.difference is None:
+        return "no paired rows" if cell.difference is None else None
+    if cell.p_holm >= alpha or cell.difference == 0:
+        return "no significant difference"
+    return "better" if (cell.difference > 0) == higher_is_better else "worse"
+
+
+def _best(rows: list[RunRow], names: list[str], higher: dict[str, bool]) -> dict[str, str]:
+    best = {}
+    for m in names:
+        scored = [(mean, r.label) for r in rows if (mean := r.cells[m].mean) is not None]
+        if scored:
+            pick = max(scored, key=lambda t: t[0]) if higher[m] else min(scored, key=lambda t: t[0])
+            best[m] = pick[1]
+    return best
+
+
+def _slices(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str], names: list[str], by: str,
+            alpha: float, higher: dict[str, bool]) -> list[Slice]:
+    groups: dict[str, list[str]] = {}
+    found = False
+    for i in ids:
+        value = slice_value(base.row(i), by)
+        found = found or value is not None
+        groups.setdefault(NO_VALUE if value is None else value, []).append(i)
+    if not found:
+        columns = sorted(k for k in base.row(ids[0]) if not k.startswith(tuple(f"{m}_" for m in names)))
+        raise DataError(f"--by {by}: no row of {base.source} has it (columns: {', '.join(columns)}; "
+                        "a metadata key works too)")
+    slices = []
+    for value, members in groups.items():
+        rows, _ = _table(loaded, base, labels, members, names, alpha, higher)
+        slices.append(Slice(value=value, rows=len(members), runs=rows))
+    _adjust_slices(slices, alpha, higher)
+    slices.sort(key=lambda s: (not s.worse, -s.rows, s.value))
+    return slices
+
+
+def _adjust_slices(slices: list[Slice], alpha: float, higher: dict[str, bool]) -> None:
+    """Holm over every slice's tests together (many slices make many chances to be unlucky)."""
+    cells = {f"{s.value}\x00{r.label}\x00{m}": c for s in slices for r in s.runs for m, c in r.cells.items()
+             if c.p_value is not None}
+    adjusted = holm({k: c.p_value for k, c in cells.items() if c.p_value is not None}) if cells else {}
+    for s in slices:
+        for r in s.runs:
+            for m, c in r.cells.items():
+                c.p_holm = adjusted.get(f"{s.value}\x00{r.label}\x00{m}")
+                if c.difference is not None:
+                    c.verdict = _verdict(c, alpha, higher[m])
+                    if c.verdict == "worse":
+                        s.worse.append(f"{r.label}: {m}")
+
+
+def slice_value(row: dict[str, Any], by: str) -> str | None:
+    """A row's value in column `by`, or in its metadata, as text."""
+    value = row.get(by)
+    if value is None and isinstance(row.get("metadata"), dict):
+        value = row["metadata"].get(by)
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def gate_runs(result: ManyComparison, runs: list[Run], settings: GateSettings) -> dict[str, GateReport]:
+    """Each run's gates: its bars (`--fail-under`, `--gate`) on its own means, and for a run
+    other than the baseline, no significant drop beyond `--max-drop` (the matrix's tests, Holm
+    over every (run, metric) pair)."""
+    from types import SimpleNamespace
+
+    from ragmeter.results.compare import MetricComparison
+    from ragmeter.results.gates import evaluate_gates
+
+    by_source = {r.source: r for r in runs}
+    reports = {}
+    for row in result.runs:
+        metrics = {m: rec.model_dump() for m, rec in by_source[row.run].manifest.metrics.items()}
+        against = None
+        if row.label != result.baseline:
+            against = SimpleNamespace(alpha=result.alpha, metrics={m: MetricComparison(
+                metric=m, higher_is_better=result.higher_is_better[m], n=c.pairs, excluded=0,
+                mean_a=c.baseline_mean, mean_b=None if c.difference is None or c.baseline_mean is None
+                else c.baseline_mean + c.difference, difference=c.difference, ci95=c.difference_ci95,
+                p_value=c.p_value, p_holm=c.p_holm, verdict=c.verdict or "no paired rows")
+                for m, c in row.cells.items()})
+        reports[row.label] = evaluate_gates(settings, metrics, against)
+    return reports
