@@ -201,67 +201,32 @@ async def _evaluate(cfg: ExperimentConfig, answers: Path | None, out: Path, prog
 
 def summarize(grid: list[dict[str, Any]], base: str, results: dict[str, Path]) -> dict[str, Any]:
     """The variant x metric table (mean, 95% interval, n), the best variant per metric, and
-    each variant's paired comparison with the baseline."""
-    from ragmeter.results.compare import compare
-    from ragmeter.results.runs import load_run
+    each variant's paired comparison with the baseline: `ragmeter compare`'s (results/matrix.py),
+    Holm over every (variant, metric) pair; its whole record is kept as `comparison`."""
+    from ragmeter.results.matrix import compare_many
 
-    runs = {name: load_run(path) for name, path in results.items()}
-    table: dict[str, dict[str, Any]] = {}
-    for name, run in runs.items():
-        table[name] = {m: {"mean": r.mean, "ci95": list(r.ci95) if r.ci95 else None, "n": r.n}
-                       for m, r in run.manifest.metrics.items()}
-    metrics = list(next(iter(table.values())))
-    best = {}
-    for metric in metrics:
-        higher = next(iter(runs.values())).manifest.metrics[metric].higher_is_better
-        scored = [(v[metric]["mean"], n) for n, v in table.items() if v[metric]["mean"] is not None]
-        if scored:  # ties go to the earliest variant in grid order (the baseline when it is first)
-            top = (max if higher else min)(mean for mean, _ in scored)
-            best[metric] = next(n for mean, n in scored if mean == top)
-    comparisons = {}
-    for name in runs:
-        if name != base:
-            result = compare(runs[base], runs[name])
-            comparisons[name] = {m: {"difference": c.difference, "ci95": list(c.ci95) if c.ci95 else None,
-                                     "p_holm": c.p_holm, "verdict": c.verdict, "n": c.n}
-                                 for m, c in result.metrics.items()}
+    names = list(results)
+    result = compare_many([results[n] for n in names], results[base], run_names=names)
+    table = {r.label: {m: {"mean": c.mean, "ci95": list(c.ci95) if c.ci95 else None, "n": c.n}
+                       for m, c in r.cells.items()} for r in result.runs}
+    comparisons = {r.label: {m: {"difference": c.difference,
+                                 "ci95": list(c.difference_ci95) if c.difference_ci95 else None,
+                                 "p_holm": c.p_holm, "verdict": c.verdict, "n": c.pairs}
+                             for m, c in r.cells.items()} for r in result.runs if r.label != base}
     return {"baseline": base, "variants": [{"name": v["name"], "varies": v["varies"],
                                             "results": str(results[v["name"]])} for v in grid],
-            "table": table, "best": best, "compared_with_baseline": comparisons}
+            "table": table, "best": result.best, "compared_with_baseline": comparisons,
+            "comparison": result.model_dump(mode="json")}
 
 
 def print_experiment(summary: dict[str, Any], console: Any) -> None:
-    from rich.table import Table
+    """The grid as `ragmeter compare` prints many runs."""
+    from ragmeter.results.console import print_many
+    from ragmeter.results.matrix import ManyComparison
 
-    from ragmeter.text import print_table, printable
-
-    table = Table(title=f"variants x metrics (mean [95% CI]); paired difference vs {summary['baseline']}")
-    metrics = list(next(iter(summary["table"].values())))
-    table.add_column("variant", overflow="fold")
-    for metric in metrics:
-        table.add_column(metric, overflow="fold")
-    for name, row in summary["table"].items():
-        cells = []
-        for metric in metrics:
-            cell = _cell(row[metric])
-            if summary["best"].get(metric) == name:
-                cell = f"[bold]{cell} *[/bold]"
-            change = summary["compared_with_baseline"].get(name, {}).get(metric)
-            if change and change["difference"] is not None:
-                mark = {"better": " [green]better[/green]", "worse": " [red]worse[/red]"}.get(change["verdict"], "")
-                cell += f"\n{change['difference']:+.3f}{mark}"
-            cells.append(cell)
-        table.add_row(printable(name) + (" (baseline)" if name == summary["baseline"] else ""), *cells)
-    print_table(console, table)
-    console.print("* best variant for the metric; differences are paired (same rows), Holm-adjusted across "
-                  "metrics; 'better'/'worse' only when significant at 0.05")
-
-
-def _cell(entry: dict[str, Any]) -> str:
-    if entry["mean"] is None:
-        return "-"
-    ci = entry["ci95"]
-    return f"{entry['mean']:.3f} [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else f"{entry['mean']:.3f}"
+    console.print(f"variants x metrics; paired differences against the baseline, {summary['baseline']}",
+                  highlight=False)
+    print_many(ManyComparison.model_validate(summary["comparison"]), console)
 
 
 def _say(console: Any, text: str) -> None:

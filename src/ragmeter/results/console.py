@@ -132,7 +132,7 @@ def print_many(result: Any, console: Any) -> None:
                             f"(rows per run: {', '.join(f'{k} {v:,}' for k, v in result.rows.items())})"),
                   highlight=False)
     _grid(console, "mean [95% CI]  (* best)", result.runs, result.metrics,
-          lambda label, m, c: _mean_text(c) + (" *" if result.best.get(m) == label else ""))
+          lambda label, m, c: _mean_text(c) + (" *" if result.best.get(m) == label else ""), base)
     _grid(console, f"difference from {base}  (▲ better, ▼ worse: sign-flip test, Holm over {result.tests} pairs)",
           [r for r in result.runs if r.label != base], result.metrics, lambda label, m, c: _difference_text(c))
     if result.not_compared:
@@ -150,7 +150,7 @@ def print_many(result: Any, console: Any) -> None:
                                                    {"better": " ▲", "worse": " ▼"}.get(c.verdict, "")))
 
 
-def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: Any) -> None:
+def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: Any, base: str = "") -> None:
     from rich.table import Column, Table
 
     for start in range(0, len(metrics), PAGE):
@@ -158,7 +158,8 @@ def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: A
         table = Table(Column("run", overflow="fold"), *(Column(printable(m), overflow="fold") for m in page),
                       title=printable(title) if start == 0 else None)
         for row in rows:
-            table.add_row(printable(row.label), *(text(row.label, m, row.cells[m]) for m in page))
+            name = row.label + (" (baseline)" if row.label == base else "")
+            table.add_row(printable(name), *(text(row.label, m, row.cells[m]) for m in page))
         print_table(console, table)
 
 

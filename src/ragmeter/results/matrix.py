@@ -3,8 +3,9 @@ run has; each run against a baseline with the paired difference, its interval an
 p-value, Holm-adjusted over every (run, metric) pair; and the same by slice of a column.
 
 Rows are paired by id, as `compare` pairs two runs; a row counts for a metric where both runs
-scored it. Slices with fewer than MIN_ROWS_FOR_INTERVAL rows get means but no interval and no
-test (said so); the slices' tests are adjusted together, apart from the whole-data ones.
+scored it. Under MIN_ROWS_FOR_INTERVAL rows (a small slice) a mean has no interval (said so)
+and a difference keeps its exact sign-flip p-value; the slices' tests are adjusted together,
+apart from the whole-data ones.
 """
 
 from __future__ import annotations
@@ -81,9 +82,11 @@ class ManyComparison(BaseModel):
 
 
 def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None = None,
-                 metrics: list[str] | None = None, by: str | None = None, alpha: float = ALPHA) -> ManyComparison:
+                 metrics: list[str] | None = None, by: str | None = None, alpha: float = ALPHA,
+                 run_names: list[str] | None = None) -> ManyComparison:
     """Compare runs (folders or loaded runs) on their shared rows and metrics against `baseline`
-    (one of them, or another run; default: the first)."""
+    (one of them, or another run; default: the first). `names`: the runs' short names (default:
+    their folders' names), in the order of `runs`."""
     loaded = [r if isinstance(r, Run) else load_run(r) for r in runs]
     base = loaded[0] if baseline is None else _find_baseline(loaded, baseline)
     if base not in loaded:
@@ -93,8 +96,8 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
             raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
         _unique_ids(run)
     shared = _shared_ids(loaded, base)
+    labels = _labels(loaded) if run_names is None else {id(r): n for r, n in zip(loaded, run_names)}
     names, missing = _metrics(loaded, metrics)
-    labels = _labels(loaded)
     higher = {m: base.manifest.metrics[m].higher_is_better for m in names}
     rows, tests = _table(loaded, base, labels, shared, names, alpha, higher)
     result = ManyComparison(baseline=labels[id(base)], metrics=names, higher_is_better=higher,
@@ -177,14 +180,12 @@ def _cell(run: Run, base: Run, ids: list[str], metric: str) -> Cell:
     diffs = [y - x for x, y in pairs]
     cell.pairs, cell.baseline_mean = len(pairs), sum(x for x, _ in pairs) / len(pairs)
     cell.difference = sum(diffs) / len(diffs)
-    if len(diffs) >= MIN_ROWS_FOR_INTERVAL:
-        cell.difference_ci95 = paired_ci(diffs)[0]
-        cell.p_value = sign_flip_p(diffs)
+    cell.difference_ci95 = paired_ci(diffs)[0]  # none under MIN_ROWS_FOR_INTERVAL pairs
+    cell.p_value = sign_flip_p(diffs)  # exact for few pairs, as `compare` gives it
     return cell
 
 
 def _verdict(cell: Cell, alpha: float, higher_is_better: bool) -> Verdict | None:
-    """None where the pairs are too few for a test (a slice of under 10 rows)."""
     if cell.p_holm is None or cell.difference is None:
         return "no paired rows" if cell.difference is None else None
     if cell.p_holm >= alpha or cell.difference == 0:
