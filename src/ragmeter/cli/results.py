@@ -101,10 +101,13 @@ def _gate_many(result: Any, loaded: list[Any], fail_under: Optional[str],
     console().print(f"[green]pass[/green] every gate of {len(reports)} runs", highlight=False)
 
 
-def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
-                run_b: Annotated[Optional[Path], typer.Argument(help="a second run folder, compared with the "
-                                                                     "first row by row")] = None,
+def html_report(runs: Annotated[list[Path], typer.Argument(help="a run folder; two are compared row by row; "
+                                                               "three or more side by side")],
                 out: Annotated[Path, typer.Option(help="the HTML file to write")] = Path("report.html"),
+                baseline: Annotated[Optional[Path], typer.Option(help="many runs: the one the others are compared "
+                                                                      "against (default: the first)")] = None,
+                by: Annotated[Optional[str], typer.Option(help="many runs: a dataset column (or metadata key) "
+                                                               "to break the scores down by")] = None,
                 judge_check: Annotated[Optional[Path], typer.Option(
                     "--judge-check", help="a judge_check.json to show (default: the one beside the run)")] = None,
                 label: Annotated[Optional[str], typer.Option(
@@ -119,9 +122,21 @@ def html_report(run_a: Annotated[Path, typer.Argument(help="a run folder")],
                 scale: Annotated[Optional[str], typer.Option(help="--label: LOW,HIGH for ratings (e.g. 1,5) "
                                                                   "instead of 0/1")] = None) -> None:
     """One self-contained HTML page: summary with intervals and distributions, paired
-    differences for two runs, and every row with its evidence (search, sort, filter); with
-    --label, a page where people label a sample of rows instead."""
+    differences for two runs, and every row with its evidence (search, sort, filter); for three
+    runs or more (or --by), the runs x metrics matrix, slices, and the rows where the runs
+    disagree; with --label, a page where people label a sample of rows instead."""
     from ragmeter.report import write_report
+
+    run_a, run_b = runs[0], runs[1] if len(runs) > 1 else None
+    if len(runs) > 2 or by is not None or baseline is not None:
+        from ragmeter.report.many import write_many_report
+
+        if label is not None:
+            from ragmeter.errors import ConfigError
+
+            raise ConfigError("--label labels one run: give one run folder")
+        print(plain(f"wrote {write_many_report(list(runs), out, baseline=baseline, by=by)}"))
+        return
 
     if label is not None:
         from ragmeter.errors import ConfigError
