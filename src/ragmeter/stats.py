@@ -130,6 +130,14 @@ EXACT_FLIPS = 12
 LARGE_SAMPLE = 20_000
 
 
+def mean_ci(values: list[float], level: float = 0.95) -> tuple[float, float] | None:
+    """Interval of a mean: the percentile bootstrap, or above LARGE_SAMPLE values the normal
+    interval it converges to (as paired_ci); none below MIN_ROWS_FOR_INTERVAL."""
+    if len(values) < MIN_ROWS_FOR_INTERVAL:
+        return None
+    return paired_ci(values, level)[0]
+
+
 def paired_ci(diffs: list[float], level: float = 0.95, resamples: int = RESAMPLES,
               seed: int = SEED) -> tuple[tuple[float, float] | None, str]:
     """Interval of the mean paired difference and how it was computed: a percentile bootstrap

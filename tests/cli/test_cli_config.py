@@ -352,7 +352,7 @@ def test_help_reads_the_same_in_every_command():
         usage = next(line for line in text.splitlines() if "Usage:" in line)
         assert "{" not in usage and "<bool>" not in text, (name, usage)
         assert not re.search(r"\[[a-z_]+\]", usage), usage  # optional arguments in capitals too
-    assert "Usage: ragmeter report [OPTIONS] RUN_A [RUN_B]" in cli("report", "--help").stdout
+    assert "Usage: ragmeter report [OPTIONS] RUNS..." in cli("report", "--help").stdout
     assert "Usage: ragmeter merge [OPTIONS] FOLDERS..." in cli("merge", "--help").stdout
 
 

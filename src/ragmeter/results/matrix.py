@@ -19,7 +19,7 @@ from ragmeter.errors import DataError
 from ragmeter.results.compare import ALPHA, Verdict, _unique_ids
 from ragmeter.results.gates import GateReport, GateSettings
 from ragmeter.results.runs import Run, load_run
-from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, bootstrap_mean_ci, holm, paired_ci, sign_flip_p
+from ragmeter.stats import holm, mean_ci, paired_ci, sign_flip_p
 
 #: the value of a row that has no value in the `--by` column
 NO_VALUE = "(none)"
@@ -168,9 +168,7 @@ def _table(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str],
 
 def _cell(run: Run, base: Run, ids: list[str], metric: str) -> Cell:
     values = [v for i in ids if (v := run.score(i, metric)) is not None]
-    enough = len(values) >= MIN_ROWS_FOR_INTERVAL
-    cell = Cell(n=len(values), mean=sum(values) / len(values) if values else None,
-                ci95=bootstrap_mean_ci(values) if enough else None)
+    cell = Cell(n=len(values), mean=sum(values) / len(values) if values else None, ci95=mean_ci(values))
     if run is base:
         return cell
     pairs = [(x, y) for i in ids
