@@ -42,6 +42,8 @@ from ragmeter.judges.text_decode import decode_texts, text_plan
 from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_label, verdict_count
 
 if TYPE_CHECKING:
+    from llama_cpp import Llama
+
     from ragmeter.judges.settings import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
@@ -70,7 +72,7 @@ class LlamaCppJudge(Judge):
         #: verdict lists: "read" from the logits after each item (verdict_decode.py), or "decode"d as JSON
         self.verdicts = verdicts
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
-        self._llm: Any = None
+        self._llm: Llama | None = None
         self._chat: Any = None
         self._prefixes = PrefixStates()
         self._lock = asyncio.Lock()
@@ -131,7 +133,7 @@ class LlamaCppJudge(Judge):
         if self.bundled is not None and self.bundled.version() == "not-installed":
             raise ConfigError(f"the bundled judge {self.bundled.name} is not installed: {self.bundled.install}")
 
-    def _load(self) -> Any:
+    def _load(self) -> Llama:
         if self._llm is None:
             from llama_cpp import Llama
 
@@ -143,13 +145,13 @@ class LlamaCppJudge(Judge):
             self.load_seconds = time.perf_counter() - start
         return self._llm
 
-    def _uses_chat(self, llm: Any) -> bool:
+    def _uses_chat(self, llm: Llama) -> bool:
         has_template = bool(llm.metadata.get("tokenizer.chat_template"))
         if self.api == "chat" and not has_template:
             raise ConfigError(f"judge {self.describe()}: the model has no chat template; use api=completions")
         return has_template if self.api == "auto" else self.api == "chat"
 
-    def _chat_formatter(self, llm: Any) -> Any:
+    def _chat_formatter(self, llm: Llama) -> Any:
         """The GGUF's own chat template (Jinja), as llama-cpp-python renders it."""
         if self._chat is None:
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -161,13 +163,13 @@ class LlamaCppJudge(Judge):
                                              eos_token=text(llm.token_eos()), bos_token=text(llm.token_bos()))
         return self._chat
 
-    def _prompt(self, llm: Any, request: JudgeRequest) -> tuple[str, bool]:
+    def _prompt(self, llm: Llama, request: JudgeRequest) -> tuple[str, bool]:
         """The prompt text and whether it holds the template's special tokens."""
         if request.prompt is None and self._uses_chat(llm):
             return self._chat_formatter(llm)(messages=request.messages).prompt, True
         return completion_text(request), False
 
-    def _parts(self, llm: Any, request: JudgeRequest) -> PromptParts:
+    def _parts(self, llm: Llama, request: JudgeRequest) -> PromptParts:
         """The prompt's tokens, split where the row's own message begins."""
         text, special = self._prompt(llm, request)
         row = request.messages[-1]["content"] if request.prompt is None and request.messages else None
@@ -235,7 +237,7 @@ class LlamaCppJudge(Judge):
                               time.perf_counter() - start, labels=out.labels, evidence=evidence)
         return self._complete_library(llm, request, schema_json, max_tokens, start)
 
-    def _written(self, llm: Any, request: JudgeRequest, lines: tuple[tuple[str, float, float], ...],
+    def _written(self, llm: Llama, request: JudgeRequest, lines: tuple[tuple[str, float, float], ...],
                  deadline: float | None) -> tuple[str, list[Any], int, str] | None:
         """The reply with its JSON written by ragmeter, where the schema allows (a rating, a
         verdict list, lists of free text), else None: decode it under the grammar."""
@@ -254,7 +256,7 @@ class LlamaCppJudge(Judge):
             raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
         return written
 
-    def _load_prompt(self, llm: Any, request: JudgeRequest, parts: PromptParts) -> tuple[
+    def _load_prompt(self, llm: Llama, request: JudgeRequest, parts: PromptParts) -> tuple[
             list[dict[str, Any] | None] | None, tuple[tuple[str, float, float], ...]]:
         """Evaluate the prompt; where the request asks for its claims' token evidence, read it
         on the way (the prompt without the evidence first, then the prompt itself, the state

@@ -15,12 +15,20 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import JudgeError
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, decided
 from ragmeter.judges.render import cut_at_stop
+
+if TYPE_CHECKING:
+    import numpy as np
+    from llama_cpp import Llama
+    from numpy.typing import NDArray
+
+    #: the output layer's row for one token
+    Logits = NDArray[np.float32]
 
 
 @dataclass
@@ -44,7 +52,7 @@ class PromptParts:
         return len(self.shared) + len(self.rest)
 
 
-def prompt_parts(llm: Any, prompt: str, special: bool, row_text: str | None = None) -> PromptParts:
+def prompt_parts(llm: Llama, prompt: str, special: bool, row_text: str | None = None) -> PromptParts:
     """Tokens of a prompt (BOS added where the model wants one), split where `row_text` (the
     last message, the row's inputs) begins. `special` parses chat-template markers such as
     <|im_start|> as the model's own tokens."""
@@ -73,7 +81,7 @@ class PrefixStates:
         self._bytes = 0
         self.hits = 0
 
-    def load(self, llm: Any, prompt: PromptParts, read: frozenset[int] = frozenset()) -> dict[int, float]:
+    def load(self, llm: Llama, prompt: PromptParts, read: frozenset[int] = frozenset()) -> dict[int, float]:
         """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready;
         with `read` (indices into `prompt.rest`), also the log-probability of each such token
         given the tokens before it (judges/token_evidence.py)."""
@@ -86,7 +94,7 @@ class PrefixStates:
             return {}
         return eval_reading(llm, list(prompt.rest), read)
 
-    def _restore(self, llm: Any, shared: tuple[int, ...]) -> bool:
+    def _restore(self, llm: Llama, shared: tuple[int, ...]) -> bool:
         import llama_cpp
 
         state = self._states.get(shared)
@@ -101,7 +109,7 @@ class PrefixStates:
         self.hits += 1
         return True
 
-    def _save(self, llm: Any, shared: tuple[int, ...]) -> None:
+    def _save(self, llm: Llama, shared: tuple[int, ...]) -> None:
         import llama_cpp
 
         size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
@@ -117,7 +125,7 @@ class PrefixStates:
             self._bytes -= len(dropped)
 
 
-def eval_reading(llm: Any, tokens: list[int], read: frozenset[int]) -> dict[int, float]:
+def eval_reading(llm: Llama, tokens: list[int], read: frozenset[int]) -> dict[int, float]:
     """`llm.eval(tokens)`, also asking llama.cpp for the logits before each token in `read`
     (index 0 is not readable: its logits belong to the previous batch) and returning that
     token's log-probability. Only those rows of the output layer are computed."""
@@ -145,13 +153,13 @@ def eval_reading(llm: Any, tokens: list[int], read: frozenset[int]) -> dict[int,
     return out
 
 
-def check_window(llm: Any, prompt_tokens: int, max_tokens: int) -> None:
+def check_window(llm: Llama, prompt_tokens: int, max_tokens: int) -> None:
     if prompt_tokens + max_tokens > llm.n_ctx():
         raise JudgeError(f"prompt of {prompt_tokens} tokens + {max_tokens} for the reply exceeds the "
                          f"window of {llm.n_ctx()} tokens")
 
 
-def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: int,
+def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: int,
                   deadline: float | None = None, stop: tuple[str, ...] = (),
                   probe: LabelProbe | None = None, skip_reason: Callable[[str], bool] | None = None,
                   lines: tuple[tuple[str, float, float], ...] = (), halt: Any = None) -> Decoded:
@@ -211,7 +219,7 @@ def greedy_decode(llm: Any, prompt_tokens: int, gbnf: str | None, max_tokens: in
             grammar.free()
 
 
-def last_logits(llm: Any) -> Any:
+def last_logits(llm: Llama) -> Logits:
     """The output layer's row for the last token evaluated (a view, valid until the next eval)."""
     import llama_cpp
     import numpy as np
@@ -226,7 +234,7 @@ def line_for(lines: tuple[tuple[str, float, float], ...], field: str,
     return mine[min(index, len(mine) - 1)] if mine else None
 
 
-def _calibrated_label(llm: Any, logits: Any, grammar: _Grammar | None, read: LabelDist,
+def _calibrated_label(llm: Llama, logits: Logits, grammar: _Grammar | None, read: LabelDist,
                       line: tuple[str, float, float] | None, token: int) -> int:
     """`token`, or where it decides a calibrated label the other way, the best token that
     begins the favoured label. A token that decides nothing (whitespace) is left alone, so the
@@ -243,7 +251,7 @@ def _calibrated_label(llm: Any, logits: Any, grammar: _Grammar | None, read: Lab
     return max(allowed, key=lambda i: float(logits[i])) if allowed else token
 
 
-def _token_scores(llm: Any, logits: Any) -> Any:
+def _token_scores(llm: Llama, logits: Logits) -> Callable[[str, list[str]], dict[str, float]]:
     """For the probe: the logit of the first token of each way a label could continue."""
     def scores(typed: str, labels: list[str]) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -255,7 +263,7 @@ def _token_scores(llm: Any, logits: Any) -> Any:
     return scores
 
 
-def fresh_state(llm: Any) -> None:
+def fresh_state(llm: Llama) -> None:
     """Forget every previous request, KV cells included (not just the token counter), so a
     reply depends only on its prompt and not on which requests came before it: otherwise
     leftover cells change where new ones land and, rarely, a greedy choice (measured: 3 of
@@ -281,7 +289,7 @@ class _Grammar:
         self.full_np["id"] = np.arange(n_vocab, dtype=np.int32)
         self.full_array = llama_cpp.llama_token_data_array(data=self.full, size=n_vocab, selected=-1, sorted=False)
 
-    def choose(self, token: int, logits: Any) -> int:
+    def choose(self, token: int, logits: Logits) -> int:
         import numpy as np
 
         self.one[0].id, self.one[0].logit, self.one[0].p = token, float(logits[token]), 0.0

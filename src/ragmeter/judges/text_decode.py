@@ -18,10 +18,13 @@ import json
 import time
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.judges.label_probs import LabelDist
 from ragmeter.judges.verdict_decode import Writer, _choose, _closing_quote, _label_dist, _string_content
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 #: tokens per character allowed for a string's text before it is cut (plus a margin)
 TOKENS_PER_CHAR = 0.4
@@ -58,7 +61,7 @@ def text_plan(schema: dict[str, Any] | None) -> tuple[Part, ...] | None:
     return tuple(plan) if any(not p.labels for p in plan) else None
 
 
-def decode_texts(llm: Any, plan: tuple[Part, ...], lines: tuple[tuple[str, float, float], ...],
+def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, float, float], ...],
                  deadline: float | None = None, halt: Any = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason), the prompt
     already loaded into `llm`."""
@@ -87,7 +90,7 @@ def decode_texts(llm: Any, plan: tuple[Part, ...], lines: tuple[tuple[str, float
     return json.dumps(reply, ensure_ascii=False), found, sampled, "stop"
 
 
-def _text_list(llm: Any, writer: Writer, part: Part, deadline: float | None,
+def _text_list(llm: Llama, writer: Writer, part: Part, deadline: float | None,
                halt: Any) -> tuple[list[str], int, str]:
     """The list's strings and its closing `]`, written into `writer`. The token that closes a
     string is kept as the model wrote it (`",` say) where it agrees with what follows: with
@@ -130,7 +133,7 @@ def _goes_on(part: Part, count: int, tail: str) -> bool | None:
     return tail.strip().startswith(",") if tail.strip() else None
 
 
-def _prefers(llm: Any, writer: Writer, yes: bytes, no: bytes) -> bool:
+def _prefers(llm: Llama, writer: Writer, yes: bytes, no: bytes) -> bool:
     """Where the reply stands: is the best token whose text begins (after spaces) with one of
     `yes` more likely than the best beginning with one of `no`? (`"` against `]` where a list
     may be empty, `,` against `]` after an item.)"""
@@ -152,7 +155,7 @@ def _prefers(llm: Any, writer: Writer, yes: bytes, no: bytes) -> bool:
 _FIRST: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _first_bytes(llm: Any) -> Any:
+def _first_bytes(llm: Llama) -> Any:
     """Each token's first byte after leading spaces (0 where none), read once per model
     (0.13 s for Qwen's 151,936 tokens)."""
     found = _FIRST.get(llm)
@@ -182,7 +185,7 @@ class _Item:
     sampled: int
 
 
-def _string(llm: Any, writer: Writer, max_chars: int) -> _Item:
+def _string(llm: Llama, writer: Writer, max_chars: int) -> _Item:
     """Greedy text from inside an opening quote up to its closing quote (or a raw newline,
     which cannot be inside a JSON string, or `max_chars`). The tokens evaluated on the way
     are handed to `writer` as the model's own."""

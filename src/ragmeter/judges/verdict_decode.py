@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, distribution
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 #: the most tokens a reason may take (schemas.REASON_MAX is 100 characters)
 REASON_TOKENS = 40
@@ -53,7 +56,7 @@ def label_field(schema: dict[str, Any] | None) -> tuple[str, list[str]] | None:
     return field, [json.dumps(v) for v in values]
 
 
-def read_label(llm: Any, field: str, labels: list[str],
+def read_label(llm: Llama, field: str, labels: list[str],
                lines: tuple[tuple[str, float, float], ...]) -> tuple[str, list[LabelDist]]:
     """The reply `{"FIELD": label}` read from the logits after `{"FIELD": `, with its distribution."""
     from ragmeter.judges.llamacpp_decode import line_for
@@ -79,7 +82,7 @@ class Writer:
     model reads the tokens it would have written itself (`": ` then ` ` then `1`, `"},` as
     one token), not pieces glued at odd boundaries."""
 
-    def __init__(self, llm: Any) -> None:
+    def __init__(self, llm: Llama) -> None:
         self.llm, self.base, self.text, self.pending = llm, llm.n_tokens, "", ""
         self.ids: list[int] = []
         #: (tokens, characters) at the start of the reply that the model wrote itself: kept as
@@ -115,7 +118,7 @@ class Writer:
         self.text, self.ids, self.pending = text, ids, ""
 
 
-def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
+def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
                     deadline: float | None = None, halt: Any = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason) for n verdicts,
     the prompt already loaded into `llm`."""
@@ -153,7 +156,7 @@ def decode_verdicts(llm: Any, n: int, reasons: str, lines: tuple[tuple[str, floa
     return json.dumps(reply, ensure_ascii=False), found if len(found) == n else [], sampled, finish
 
 
-def _label_dist(llm: Any, labels: list[str] = LABELS) -> dict[str, Any] | None:
+def _label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None:
     """Each label's probability from the logits after `"FIELD":` (the first token of each way
     to write it)."""
     from ragmeter.judges.llamacpp_decode import _token_scores, last_logits
@@ -161,7 +164,7 @@ def _label_dist(llm: Any, labels: list[str] = LABELS) -> dict[str, Any] | None:
     return distribution("", labels, _token_scores(llm, last_logits(llm))("", labels))
 
 
-def _reason(llm: Any, halt: Any) -> tuple[str, int]:
+def _reason(llm: Llama, halt: Any) -> tuple[str, int]:
     """Greedy text from where the reply stands (just inside a reason's opening quote) until
     the closing quote: the reason as JSON string content, and tokens sampled."""
     import llama_cpp
