@@ -121,12 +121,12 @@ def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tup
                for number, record in fmt.records(path, str(path))]
     if not records:
         raise DataError("file has no rows to evaluate", source=str(path))
-    from ragmeter.io.spans import is_otlp
-    from ragmeter.io.traces import is_phoenix, rows_from_otlp, rows_from_phoenix
+    from ragmeter.io.traces import rows_from_otlp, rows_from_phoenix, span_format
 
-    if is_otlp(records):  # OpenTelemetry traces: one row per trace (io/traces.py)
+    spans = span_format(records[0])
+    if spans == "otlp":  # OpenTelemetry traces: one row per trace (io/traces.py)
         records = rows_from_otlp(records, str(path), mapping)
-    elif is_phoenix(records):  # spans exported from Arize Phoenix: one row per trace
+    elif spans == "phoenix":  # spans exported from Arize Phoenix: one row per trace
         records = rows_from_phoenix(records, str(path), mapping)
     return records, file_sha256(path)
 

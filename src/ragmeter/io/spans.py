@@ -31,10 +31,6 @@ class Span:
         return str(self.attributes.get(KIND, "")).upper()
 
 
-def is_otlp(records: list[dict[str, Any]]) -> bool:
-    return bool(records) and isinstance(records[0], dict) and OTLP_KEY in records[0]
-
-
 def otlp_spans(request: dict[str, Any], source: str, line: int) -> list[Span]:
     spans = []
     try:

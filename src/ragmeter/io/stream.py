@@ -20,6 +20,7 @@ from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
 from ragmeter.io.formats import FORMATS, format_of, iter_records
 from ragmeter.io.readers import Dataset, _check_encodable, _to_sample, data_file, file_sha256
+from ragmeter.io.traces import span_format
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 
@@ -76,8 +77,8 @@ def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None
     source = str(path)
     if not path.is_file():
         raise DataError("file not found", source=source)
-    names, digest = _columns_and_digest(path, source, limit)
-    if is_cited_file(names, dict(columns or {})) or _holds_spans(names):  # traces become rows whole
+    names, digest, first = _columns_and_digest(path, source, limit)
+    if is_cited_file(names, dict(columns or {})) or span_format(first):  # traces become rows whole
         from ragmeter.io.readers import load_dataset
 
         return load_dataset(path, columns=columns)
@@ -87,11 +88,6 @@ def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None
                               _shard(shard) if shard else None, unit=unit)
     _validate(dataset)
     return dataset
-
-
-def _holds_spans(names: list[str]) -> bool:
-    """OTLP requests or Phoenix spans: grouped into traces before a row exists."""
-    return "resourceSpans" in names or "span_kind" in names and ("context.trace_id" in names or "context" in names)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -106,18 +102,21 @@ def _in_shard(row_id: str, shard: tuple[int, int]) -> bool:
     return shard_of(row_id, shard[1]) == shard[0]
 
 
-def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str]:
-    """Pass 1: every column (in order of first appearance) and the whole file's sha256."""
+def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str, dict[str, Any]]:
+    """Pass 1: every column (in order of first appearance), the whole file's sha256, and its
+    first record."""
     digest = file_sha256(path)
     names: dict[str, None] = {}
     rows = 0
+    first: dict[str, Any] = {}
     for _, number, record in _selected(path, source, limit):
+        first = first or record
         rows += 1
         _check_encodable(record, source, number, format_of(path).unit)
         names.update(dict.fromkeys(record))
     if not rows:
         raise DataError("file has no rows to evaluate", source=source)
-    return list(names), digest
+    return list(names), digest, first
 
 
 def _validate(dataset: StreamedDataset) -> None:

@@ -39,7 +39,7 @@ from typing import Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.json_files import TooDeep, json_value
-from ragmeter.io.spans import KIND, LATEST_NS, Span, hex_id, otlp_spans
+from ragmeter.io.spans import KIND, LATEST_NS, OTLP_KEY, Span, hex_id, otlp_spans
 
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
@@ -49,12 +49,15 @@ _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|con
 _READ = frozenset({KIND, "input.value", "output.value", "session.id"})
 
 
-def is_phoenix(records: list[dict[str, Any]]) -> bool:
-    """Spans as Phoenix gives them: its REST API's (`context: {trace_id, span_id}`) or its
-    spans dataframe's (`context.trace_id` columns)."""
-    first = records[0] if records and isinstance(records[0], dict) else {}
+def span_format(first: Mapping[str, Any]) -> str | None:
+    """"otlp" or "phoenix" when a file's first record is a span export rather than a row (an
+    OTLP export request; Phoenix's spans from its REST API, `context: {trace_id, span_id}`, or
+    its spans dataframe, `context.trace_id` columns), else None. The one test both readers use:
+    such a file becomes one row per trace, read whole."""
+    if OTLP_KEY in first:
+        return "otlp"
     nested = isinstance(first.get("context"), dict) and "trace_id" in first["context"]
-    return "span_kind" in first and ("context.trace_id" in first or nested)
+    return "phoenix" if "span_kind" in first and ("context.trace_id" in first or nested) else None
 
 
 def rows_from_otlp_file(path: Any, source: str, mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
