@@ -132,7 +132,7 @@ def print_many(result: Any, console: Any) -> None:
                             f"(rows per run: {', '.join(f'{k} {v:,}' for k, v in result.rows.items())})"),
                   highlight=False)
     _grid(console, "mean [95% CI]  (* best)", result.runs, result.metrics,
-          lambda label, m, c: _mean_text(c) + (" *" if result.best.get(m) == label else ""), base)
+          lambda label, m, c: _mean_text(c, result.best.get(m) == label), base)
     _grid(console, f"difference from {base}  (▲ better, ▼ worse: sign-flip test, Holm over {result.tests} pairs)",
           [r for r in result.runs if r.label != base], result.metrics, lambda label, m, c: _difference_text(c))
     if result.not_compared:
@@ -163,12 +163,14 @@ def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: A
         print_table(console, table)
 
 
-def _mean_text(cell: Any) -> str:
+def _mean_text(cell: Any, best: bool = False) -> str:
+    """The mean (`*` right after it for the best run: a cell wraps between words, never there)."""
     if cell.mean is None:
         return "-"
+    mean = f"{cell.mean:.3f}{'*' if best else ''}"
     if cell.ci95 is None:
-        return f"{cell.mean:.3f} (n={cell.n})"
-    return f"{cell.mean:.3f} {cell.ci95[0]:.2f}-{cell.ci95[1]:.2f}"
+        return f"{mean} (n={cell.n})"
+    return f"{mean} {cell.ci95[0]:.2f}-{cell.ci95[1]:.2f}"
 
 
 def _difference_text(cell: Any) -> str:
