@@ -13,9 +13,12 @@ class Prompt(Protocol):
     """What the judge session needs of a prompt (prompts/template.py's PromptTemplate is
     one): a cache identity, the fields it may shorten, and its rendered messages."""
 
-    key: str
-    version: str
-    truncatable: tuple[str, ...]
+    @property
+    def key(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def truncatable(self) -> tuple[str, ...]: ...
 
     def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None,
                  reply_schema: dict[str, Any] | None = None) -> list[Message]: ...

@@ -23,6 +23,8 @@ from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, 
 from ragmeter.judges.render import cut_at_stop
 
 if TYPE_CHECKING:
+    import threading
+
     import numpy as np
     from llama_cpp import Llama
     from numpy.typing import NDArray
@@ -162,7 +164,7 @@ def check_window(llm: Llama, prompt_tokens: int, max_tokens: int) -> None:
 def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: int,
                   deadline: float | None = None, stop: tuple[str, ...] = (),
                   probe: LabelProbe | None = None, skip_reason: Callable[[str], bool] | None = None,
-                  lines: tuple[tuple[str, float, float], ...] = (), halt: Any = None) -> Decoded:
+                  lines: tuple[tuple[str, float, float], ...] = (), halt: threading.Event | None = None) -> Decoded:
     """Greedy decode under the grammar from the prompt already loaded; with a probe, also the
     label probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
     reason it says yes to is closed at once (see reason_skipper); with `lines` (Platt lines

@@ -24,6 +24,8 @@ from ragmeter.judges.label_probs import LabelDist
 from ragmeter.judges.verdict_decode import Writer, _choose, _closing_quote, _label_dist, _string_content
 
 if TYPE_CHECKING:
+    import threading
+
     from llama_cpp import Llama
 
 #: tokens per character allowed for a string's text before it is cut (plus a margin)
@@ -62,7 +64,8 @@ def text_plan(schema: dict[str, Any] | None) -> tuple[Part, ...] | None:
 
 
 def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, float, float], ...],
-                 deadline: float | None = None, halt: Any = None) -> tuple[str, list[LabelDist], int, str]:
+                 deadline: float | None = None,
+                 halt: threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason), the prompt
     already loaded into `llm`."""
     from ragmeter.judges.llamacpp_decode import line_for
@@ -91,7 +94,7 @@ def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, flo
 
 
 def _text_list(llm: Llama, writer: Writer, part: Part, deadline: float | None,
-               halt: Any) -> tuple[list[str], int, str]:
+               halt: threading.Event | None) -> tuple[list[str], int, str]:
     """The list's strings and its closing `]`, written into `writer`. The token that closes a
     string is kept as the model wrote it (`",` say) where it agrees with what follows: with
     the skeleton retokenized instead, Qwen went on repeating a question it had finished."""

@@ -22,6 +22,8 @@ from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, distribution
 
 if TYPE_CHECKING:
+    import threading
+
     from llama_cpp import Llama
 
 #: the most tokens a reason may take (schemas.REASON_MAX is 100 characters)
@@ -119,7 +121,8 @@ class Writer:
 
 
 def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
-                    deadline: float | None = None, halt: Any = None) -> tuple[str, list[LabelDist], int, str]:
+                    deadline: float | None = None,
+                    halt: threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason) for n verdicts,
     the prompt already loaded into `llm`."""
     from ragmeter.judges.llamacpp_decode import line_for
@@ -164,7 +167,7 @@ def _label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None
     return distribution("", labels, _token_scores(llm, last_logits(llm))("", labels))
 
 
-def _reason(llm: Llama, halt: Any) -> tuple[str, int]:
+def _reason(llm: Llama, halt: threading.Event | None) -> tuple[str, int]:
     """Greedy text from where the reply stands (just inside a reason's opening quote) until
     the closing quote: the reason as JSON string content, and tokens sampled."""
     import llama_cpp

@@ -6,13 +6,19 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragmeter.accounting import MetricStats
+from ragmeter.errors import ConfigError
 from ragmeter.prompts.template import PromptTemplate, builtin_or_english, builtin_prompt
 from ragmeter.samples import Sample
+
+if TYPE_CHECKING:
+    from ragmeter.embeddings.base import EmbeddingSession
+    from ragmeter.judges.session import JudgeSession
+    from ragmeter.prompts.prompt_set import PromptSet
 
 #: a metric's display label (`as:`), as an aspect's name: it names columns and is printed
 LABEL = re.compile(r"[A-Za-z0-9_\-@]+")
@@ -53,7 +59,8 @@ def supported_share(flags: Sequence[float], empty_reason: str) -> float:
 class MetricContext:
     """What one metric sees for one row: the judge, the embedder, and its own counters."""
 
-    def __init__(self, judge: Any, embeddings: Any, stats: MetricStats, prompts: Any = None) -> None:
+    def __init__(self, judge: JudgeSession | None, embeddings: EmbeddingSession | None, stats: MetricStats,
+                 prompts: PromptSet | None = None) -> None:
         self._judge, self._embeddings, self.stats = judge, embeddings, stats
         self._prompts = prompts  # a PromptSet; None means the built-in English prompts
         self.truncated = False
@@ -71,23 +78,30 @@ class MetricContext:
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """The whole Answer: the parsed reply and its label probabilities (and with `evidence`,
         the fields holding claims and evidence, their token PMI where the judge reads it)."""
-        answer = await self._judge.ask(prompt, inputs, output, self.stats, max_tokens, evidence)
+        answer = await self._session().ask(prompt, inputs, output, self.stats, max_tokens, evidence)
         self.truncated = self.truncated or answer.truncated
         return answer
 
     @property
     def reads_tokens(self) -> bool:
         """Whether the judge reads prompt-token probabilities (judges/token_evidence.py)."""
-        return bool(getattr(self._judge.judge, "reads_tokens", False))
+        return self._judge is not None and self._judge.judge.reads_tokens
 
     async def read_tokens(self, prompt: PromptTemplate, inputs: dict[str, Any], reads: tuple[str, str]) -> Any:
         """Token evidence of `reads[0]` given `reads[1]`, and the judge's line for the prompt."""
-        found, truncated, rule = await self._judge.read_tokens(prompt, inputs, reads, self.stats)
+        found, truncated, rule = await self._session().read_tokens(prompt, inputs, reads, self.stats)
         self.truncated = self.truncated or truncated
         return found, rule
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
+        if self._embeddings is None:
+            raise ConfigError("this metric needs embeddings and the run has none (embeddings: bundled, or a spec)")
         return await self._embeddings.embed(texts, self.stats)
+
+    def _session(self) -> JudgeSession:
+        if self._judge is None:
+            raise ConfigError("this metric needs a judge and the run has none (give --judge)")
+        return self._judge
 
 
 class NoOptions(BaseModel):

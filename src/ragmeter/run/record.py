@@ -6,19 +6,24 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import platform
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter import __version__
 from ragmeter.engine.local import RunResult
 from ragmeter.results.manifest import Manifest, index_of
 from ragmeter.run.config import RunConfig
 
+if TYPE_CHECKING:
+    from ragmeter.cache import Cache
+    from ragmeter.embeddings.base import Embedder
+    from ragmeter.judges.base import Judge
+
 TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the reply budget), every retrieved "
                      "context in it keeps its beginning and loses its end by the same ratio, marked ' [...]'; "
                      "questions, answers and statements are never cut; such rows are counted as 'truncated'")
 
 
-def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any,
+def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None, cache: Cache,
                    estimate: dict[str, Any] | None = None) -> dict[str, Any]:
     """The manifest as the JSON object written to manifest.json (checked against Manifest);
     `estimate`: a dry run's, reported beside the actuals."""
@@ -29,7 +34,8 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, ca
     return record
 
 
-def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Any, embedder: Any, cache: Any) -> dict[str, Any]:
+def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None,
+                   cache: Cache) -> dict[str, Any]:
     metrics: dict[str, Any] = {}
     for metric in run.metrics:
         stats = run.stats[metric.label].as_dict()
