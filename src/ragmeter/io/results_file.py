@@ -17,11 +17,14 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell
 from ragmeter.text import json_text
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: rows converted at a time from the temporary JSONL to CSV or Parquet
 CHUNK_ROWS = 2048
@@ -246,14 +249,14 @@ def _write_parquet(source: Path, out: Path) -> None:
             writer.write_table(_conform(_table(chunk), schema))
 
 
-def _table(rows: list[dict[str, Any]]) -> Any:
+def _table(rows: list[dict[str, Any]]) -> pa.Table:
     import pyarrow as pa
 
     columns = list(dict.fromkeys(k for r in rows for k in r))
     return pa.table({c: [_parquet_value(r.get(c), c) for r in rows] for c in columns})
 
 
-def _conform(table: Any, schema: Any) -> Any:
+def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """A chunk's table with every column of `schema`, in its order and types (absent: nulls)."""
     import pyarrow as pa
 

@@ -8,9 +8,12 @@ import binascii
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import DataError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 OTLP_KEY = "resourceSpans"
 KIND = "openinference.span.kind"
@@ -86,7 +89,7 @@ def _nanoseconds(value: Any) -> int:
     return number
 
 
-def is_otlp_lines(path: Any) -> bool:
+def is_otlp_lines(path: str | Path) -> bool:
     """A file whose first line is one OTLP request (the Collector's file exporter, or the
     exporter in docs/data.md): it can be read a line at a time."""
     with open(path, "rb") as handle:
@@ -94,7 +97,7 @@ def is_otlp_lines(path: Any) -> bool:
     return first.lstrip().startswith(b"{") and first.rstrip().endswith(b"}") and OTLP_KEY.encode() in first[:200]
 
 
-def stream_otlp_spans(path: Any, source: str, keep: Callable[[str], bool]) -> Iterator[Span]:
+def stream_otlp_spans(path: str | Path, source: str, keep: Callable[[str], bool]) -> Iterator[Span]:
     """The spans of an OTLP JSON Lines file, a line (one export request) at a time, each with
     only the attributes `keep` says yes to (the ones a row is made from): a day of traces is
     held as these few attributes, not as the file's JSON."""

@@ -35,11 +35,14 @@ import logging
 import re
 from collections.abc import Mapping
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.json_files import TooDeep, json_value
 from ragmeter.io.spans import KIND, LATEST_NS, OTLP_KEY, Span, hex_id, otlp_spans
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 QUESTION_KEYS = ("question", "query", "input", "user_input", "query_str", "text")
 ANSWER_KEYS = ("answer", "output", "result", "response", "output_text", "text")
@@ -60,7 +63,8 @@ def span_format(first: Mapping[str, Any]) -> str | None:
     return "phoenix" if "span_kind" in first and ("context.trace_id" in first or nested) else None
 
 
-def rows_from_otlp_file(path: Any, source: str, mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+def rows_from_otlp_file(path: str | Path, source: str,
+                        mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """`rows_from_otlp` for a JSON Lines file read a line at a time (io/spans.py), holding
     only the attributes the rows are made from: a 71 MB file took 481 MB read whole."""
     from ragmeter.io.spans import stream_otlp_spans

@@ -3,20 +3,23 @@ prints it and docs/metrics.md holds it between markers (a test fails when the tw
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.metrics import REGISTRY, get_metric
+
+if TYPE_CHECKING:
+    from ragmeter.metrics.base import Metric
 
 START, END = "<!-- metric-table:start (generated: ragmeter metrics --markdown) -->", "<!-- metric-table:end -->"
 
 
-def uses(metric: Any) -> str:
+def uses(metric: Metric) -> str:
     """What a metric calls with its default settings: judge, embeddings, both, or neither."""
     parts = [p for p, used in (("judge", metric.uses_judge), ("embeddings", metric.uses_embeddings)) if used]
     return "+".join(parts) or "none"
 
 
-def settings(metric: Any) -> str:
+def settings(metric: Metric) -> str:
     """Each setting with its default."""
     fields = metric.Options.model_fields
     return ", ".join(f"{k}={_default(f.default)}" for k, f in fields.items()) or "-"

@@ -28,6 +28,7 @@ from ragmeter.run.judge_speed import JudgeSpeed, load_speed
 from ragmeter.text import duration, seconds
 
 if TYPE_CHECKING:
+    from ragmeter.run.config import RunConfig
     from ragmeter.run.prepare import Prepared
 
 APPROXIMATE = "estimate: ~3 characters per token (this judge has no local tokenizer)"
@@ -124,7 +125,7 @@ class NoEmbedder(Embedder):
         return [[1.0, 0.0] for _ in texts]
 
 
-async def dry_run(cfg: Any, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
+async def dry_run(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,
                   metrics: list[Any] | None = None) -> Estimate:
     """The estimate for a run config, with no judge call and nothing written but the estimate
     itself (in the cache, where the real run finds it and reports it beside its actuals).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.cache import Cache, open_cache
 from ragmeter.engine.local import RunResult, run_metrics
@@ -26,12 +26,17 @@ from ragmeter.run.prepare import Prepared, prepare
 from ragmeter.run.record import build_manifest
 from ragmeter.run.result import EvaluationResult
 
+if TYPE_CHECKING:
+    from ragmeter.embeddings.base import Embedder
+    from ragmeter.labels.files import Labels
+
 BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they are gathered into one batch
 BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
 
 
 async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
-                     embedder: Any = None, write: bool = True, metrics: list[Metric] | None = None) -> EvaluationResult:
+                     embedder: Embedder | None = None, write: bool = True,
+                     metrics: list[Metric] | None = None) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike (arguments as `prepare`). Written
     runs stream: rows are read a chunk at a time and written as they finish."""
     ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics, stream=write)
@@ -95,7 +100,7 @@ def _written(sink: ResultsFile, manifest: dict[str, Any], folder: str) -> Evalua
                             results_path=path, _run=run)
 
 
-async def _score(ready: Prepared, cache: Cache, sink: Any) -> RunResult:
+async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> RunResult:
     """The rows scored in this process, or on Ray when the config's engine says so."""
     cfg, faults = ready.cfg, FaultLog(cache, ready.fingerprint)
     if cfg.engine.kind == "ray":
@@ -129,7 +134,7 @@ async def _say_estimate(ready: Prepared, cache: Cache) -> float | None:
     return found.seconds if found is not None else None
 
 
-def _calibrate(result: EvaluationResult, labels: Any, source: str) -> None:
+def _calibrate(result: EvaluationResult, labels: Labels, source: str) -> None:
     """What people would say, per labelled metric, into the manifest (gate `calibrated` reads it)."""
     from ragmeter.labels.estimate import calibrate_run
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.embeddings import make_embedder
 from ragmeter.errors import ConfigError, DataError
@@ -23,6 +23,9 @@ from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.results.gates import GateSettings
 from ragmeter.results.runs import Run, load_run
 from ragmeter.run.config import RunConfig
+
+if TYPE_CHECKING:
+    from ragmeter.embeddings.base import Embedder
 
 
 def chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
@@ -69,7 +72,7 @@ class Prepared:
     labels: Any = None
 
 
-def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Any = None,
+def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,
             metrics: list[Metric] | None = None, stream: bool = False) -> Prepared:
     """Read and check the config, the data and the metrics; build (not load) the judge and
     the embedder. `data`: an in-memory dataset or a path (default: the config's);

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ragmeter.cache import Cache
     from ragmeter.embeddings.base import Embedder
     from ragmeter.judges.base import Judge
+    from ragmeter.metrics.base import Metric
 
 TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the reply budget), every retrieved "
                      "context in it keeps its beginning and loses its end by the same ratio, marked ' [...]'; "
@@ -75,7 +76,7 @@ def beside_actuals(stored: dict[str, Any] | None, manifest: dict[str, Any]) -> d
     return {**stored, "actual": actual, "actual_wall_seconds": manifest["wall_seconds"]}
 
 
-def judge_record(judge: Any) -> dict[str, Any]:
+def judge_record(judge: Judge) -> dict[str, Any]:
     """The judge's name and identity, never its key; a fleet adds each replica's record."""
     servers = judge.servers() if hasattr(judge, "servers") else None
     batches = getattr(judge, "batches", None)
@@ -86,7 +87,7 @@ def judge_record(judge: Any) -> dict[str, Any]:
             **({"servers": servers} if servers else {}), **({"batches": batches} if batches is not None else {})}
 
 
-def metric_version(metric: Any, run: RunResult) -> str:
+def metric_version(metric: Metric, run: RunResult) -> str:
     """The metric's code version plus a digest of its prompt versions: editing a prompt
     changes the metric's version as well as every cache key."""
     versions = [r.template.version for _, r in sorted(run.prompts.for_metric(metric.prompt_metric).items())]
