@@ -68,7 +68,7 @@ def disagreeing(rows: list[dict[str, Any]], metric: int | None = None, spread: f
 
 
 def render_many(result: ManyComparison, rows: list[dict[str, Any]], title: str) -> bytes:
-    script, style = static_text("many.js"), static_text("report.css")
+    script, style = static_text("pager.js") + static_text("many.js"), static_text("report.css")
     csp = (f"default-src 'none'; script-src '{content_hash(script)}'; style-src '{content_hash(style)}'; "
            "img-src data:; base-uri 'none'; form-action 'none'")
     data = {"metrics": result.metrics, "runs": [r.label for r in result.runs], "baseline": result.baseline,
@@ -157,7 +157,7 @@ def _rows_section(result: ManyComparison) -> str:
             f'<label>(scores on both sides of {THRESHOLD}, or more than '
             f'<input type="number" id="spread" min="0" max="1" step="0.05" value="{SPREAD}"> apart)</label>'
             '<span id="count"></span></div><div class="scroll"><table id="row-table"><thead></thead><tbody></tbody>'
-            '</table></div><div id="detail" hidden></div></section>')
+            '</table></div><div id="pager"></div><div id="detail" hidden></div></section>')
 
 
 def _text(value: Any) -> str | None:

@@ -22,7 +22,7 @@ from ragmeter.text import seconds
 
 def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
     """The page as bytes; `rows`: each run's rows as a JSON array (data.rows_json)."""
-    script, style = static_text("report.js"), static_text("report.css")
+    script, style = static_text("pager.js") + static_text("report.js"), static_text("report.css")
     csp = (f"default-src 'none'; script-src '{content_hash(script)}'; style-src '{content_hash(style)}'; "
            "img-src data:; base-uri 'none'; form-action 'none'")
     head = "".join([

@@ -65,21 +65,7 @@
       tr.addEventListener("keydown", function (e) { if (e.key === "Enter") show(row); });
       body.appendChild(tr);
     });
-    var pager = document.getElementById("pager") || el("div");
-    pager.id = "pager";
-    pager.textContent = "";
-    var pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
-    if (pages > 1) {
-      var prev = el("button", "previous"), next = el("button", "next");
-      prev.disabled = state.page === 0;
-      next.disabled = state.page >= pages - 1;
-      prev.addEventListener("click", function () { state.page -= 1; draw(); });
-      next.addEventListener("click", function () { state.page += 1; draw(); });
-      pager.appendChild(prev);
-      pager.appendChild(el("span", " page " + (state.page + 1) + " of " + pages + " "));
-      pager.appendChild(next);
-    }
-    table.parentNode.after(pager);
+    ragmeterPager(document.getElementById("pager"), state, PAGE, draw, el);
   }
 
   function show(row) {

@@ -206,17 +206,7 @@
   }
 
   function drawPager() {
-    var pager = document.getElementById("pager");
-    pager.textContent = "";
-    var pages = Math.max(1, Math.ceil(state.rows.length / PAGE));
-    var prev = el("button", "previous"), next = el("button", "next");
-    prev.disabled = state.page === 0;
-    next.disabled = state.page >= pages - 1;
-    prev.addEventListener("click", function () { state.page -= 1; draw(); });
-    next.addEventListener("click", function () { state.page += 1; draw(); });
-    pager.appendChild(prev);
-    pager.appendChild(el("span", " page " + (state.page + 1) + " of " + pages + " "));
-    pager.appendChild(next);
+    ragmeterPager(document.getElementById("pager"), state, PAGE, draw, el);
   }
 
   function short(text, n) {
