@@ -109,10 +109,11 @@ def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[lis
     names: dict[str, None] = {}
     rows = 0
     first: dict[str, Any] = {}
+    unit = format_of(path).unit
     for _, number, record in _selected(path, source, limit):
         first = first or record
         rows += 1
-        _check_encodable(record, source, number, format_of(path).unit)
+        _check_encodable(record, source, number, unit)
         names.update(dict.fromkeys(record))
     if not rows:
         raise DataError("file has no rows to evaluate", source=source)

@@ -104,7 +104,7 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     adjusted = _holm({n: r.p_value for n, r in results.items() if r.p_value is not None})
     for name, result in results.items():
         result.p_holm = adjusted.get(name)
-        result.verdict = _verdict(result, alpha)
+        result.verdict = verdict(result.difference, result.p_holm, result.higher_is_better, alpha)
         result.note = _interval_note(result, alpha, len(adjusted))
     same_file = run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256
     differing = [] if same_file else _testset_differs(run_a, run_b, shared)
@@ -234,12 +234,14 @@ def _holm(p_values: dict[str, float]) -> dict[str, float]:
     return holm(p_values) if p_values else {}
 
 
-def _verdict(result: MetricComparison, alpha: float) -> Verdict:
-    if result.difference is None or result.p_holm is None:
+def verdict(difference: float | None, p_holm: float | None, higher_is_better: bool, alpha: float) -> Verdict:
+    """A paired difference read in the metric's own direction, significant after Holm's
+    adjustment at `alpha` (two runs here, many in results/matrix.py)."""
+    if difference is None or p_holm is None:
         return "no paired rows"
-    if result.p_holm >= alpha or result.difference == 0:
+    if p_holm >= alpha or difference == 0:
         return "no significant difference"
-    improved = result.difference > 0 if result.higher_is_better else result.difference < 0
+    improved = difference > 0 if higher_is_better else difference < 0
     return "better" if improved else "worse"
 
 

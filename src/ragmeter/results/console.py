@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # for the annotation only: report is imported by the CLI befo
 
 __all__ = ["plain", "print_estimate", "print_many", "print_summary", "printable"]
 
+#: a significant difference from the baseline, as the tables of many runs mark it
+_MARKS = {"better": " ▲", "worse": " ▼"}
 #: metrics per table when many runs are compared: 4 cells of 13 characters and a run name fit 80 columns
 PAGE = 4
 
@@ -146,8 +148,7 @@ def print_many(result: Any, console: Any) -> None:
                   style="red" if worse else None, highlight=False)
     for s in result.slices:
         _grid(console, f"{result.by} = {s.value} ({s.rows:,} rows)", s.runs, result.metrics,
-              lambda label, m, c: _mean_text(c) + ("" if c.verdict is None or label == base else
-                                                   {"better": " ▲", "worse": " ▼"}.get(c.verdict, "")))
+              lambda label, m, c: _mean_text(c) + ("" if label == base else _MARKS.get(c.verdict or "", "")))
 
 
 def _grid(console: Any, title: str, rows: list[Any], metrics: list[str], text: Any, base: str = "") -> None:
@@ -176,7 +177,7 @@ def _mean_text(cell: Any, best: bool = False) -> str:
 def _difference_text(cell: Any) -> str:
     if cell.difference is None:
         return "-"
-    mark = {"better": " ▲", "worse": " ▼"}.get(cell.verdict or "", "")
+    mark = _MARKS.get(cell.verdict or "", "")
     if cell.difference_ci95 is None:
         return f"{cell.difference:+.3f} (n<{MIN_ROWS_FOR_INTERVAL}){mark}"
     return f"{cell.difference:+.3f} {cell.difference_ci95[0]:+.2f}..{cell.difference_ci95[1]:+.2f}{mark}"

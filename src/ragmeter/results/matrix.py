@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.errors import DataError
-from ragmeter.results.compare import ALPHA, Verdict, _unique_ids
+from ragmeter.results.compare import ALPHA, Verdict, _unique_ids, verdict
 from ragmeter.results.gates import GateReport, GateSettings
 from ragmeter.results.runs import Run, load_run
 from ragmeter.stats import holm, mean_ci, paired_ci, sign_flip_p
@@ -99,7 +99,8 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
     labels = _labels(loaded) if run_names is None else {id(r): n for r, n in zip(loaded, run_names)}
     names, missing = _metrics(loaded, metrics)
     higher = {m: base.manifest.metrics[m].higher_is_better for m in names}
-    rows, tests = _table(loaded, base, labels, shared, names, alpha, higher)
+    rows = _table(loaded, base, labels, shared, names)
+    tests = _adjust({(row.label, m): c for row in rows for m, c in row.cells.items()}, alpha, higher)
     result = ManyComparison(baseline=labels[id(base)], metrics=names, higher_is_better=higher,
                             shared_rows=len(shared), rows={labels[id(r)]: len(r.ids) for r in loaded},
                             runs=rows, best=_best(rows, names, higher), alpha=alpha, tests=tests,
@@ -151,28 +152,25 @@ def _labels(loaded: list[Run]) -> dict[int, str]:
             enumerate(zip(loaded, names), start=1)}
 
 
-def _table(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str], names: list[str],
-           alpha: float, higher: dict[str, bool]) -> tuple[list[RunRow], int]:
-    """Every run's cells over `ids`, the tests against the baseline adjusted together."""
-    rows = [RunRow(run=r.source, label=labels[id(r)], cells={m: _cell(r, base, ids, m) for m in names})
-            for r in loaded]
-    pvalues = {(row.label, m): c.p_value for row in rows for m, c in row.cells.items() if c.p_value is not None}
-    adjusted = holm({f"{k[0]}\x00{k[1]}": v for k, v in pvalues.items()}) if pvalues else {}
-    for row in rows:
-        for m, c in row.cells.items():
-            c.p_holm = adjusted.get(f"{row.label}\x00{m}")
-            if c.difference is not None:
-                c.verdict = _verdict(c, alpha, higher[m])
-    return rows, len(pvalues)
+def _table(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str], names: list[str]) -> list[RunRow]:
+    """Every run's cells over `ids` (the tests against the baseline not yet adjusted); the
+    baseline's scores are read once per metric, not once per run compared with it."""
+    base_scores = {m: [base.score(i, m) for i in ids] for m in names}
+    rows = []
+    for run in loaded:
+        cells = {m: _cell(base_scores[m], None) if run is base else
+                 _cell([run.score(i, m) for i in ids], base_scores[m]) for m in names}
+        rows.append(RunRow(run=run.source, label=labels[id(run)], cells=cells))
+    return rows
 
 
-def _cell(run: Run, base: Run, ids: list[str], metric: str) -> Cell:
-    values = [v for i in ids if (v := run.score(i, metric)) is not None]
+def _cell(scores: list[float | None], base_scores: list[float | None] | None) -> Cell:
+    """A run's cell from its scores over the rows and, for a run other than the baseline, the
+    baseline's over the same rows."""
+    values = [v for v in scores if v is not None]
     cell = Cell(n=len(values), mean=sum(values) / len(values) if values else None, ci95=mean_ci(values))
-    if run is base:
-        return cell
-    pairs = [(x, y) for i in ids
-             if (x := base.score(i, metric)) is not None and (y := run.score(i, metric)) is not None]
+    pairs = [] if base_scores is None else [
+        (x, y) for x, y in zip(base_scores, scores) if x is not None and y is not None]
     if not pairs:
         return cell
     diffs = [y - x for x, y in pairs]
@@ -183,12 +181,16 @@ def _cell(run: Run, base: Run, ids: list[str], metric: str) -> Cell:
     return cell
 
 
-def _verdict(cell: Cell, alpha: float, higher_is_better: bool) -> Verdict | None:
-    if cell.p_holm is None or cell.difference is None:
-        return "no paired rows" if cell.difference is None else None
-    if cell.p_holm >= alpha or cell.difference == 0:
-        return "no significant difference"
-    return "better" if (cell.difference > 0) == higher_is_better else "worse"
+def _adjust(cells: dict[tuple[str, ...], Cell], alpha: float, higher: dict[str, bool]) -> int:
+    """Holm over every test among `cells` (keyed by (..., run label, metric)) together, and each
+    difference's verdict from it; returns how many tests there were."""
+    tested = {"\x00".join(key): c.p_value for key, c in cells.items() if c.p_value is not None}
+    adjusted = holm(tested) if tested else {}
+    for key, c in cells.items():
+        c.p_holm = adjusted.get("\x00".join(key))
+        if c.difference is not None:
+            c.verdict = verdict(c.difference, c.p_holm, higher[key[-1]], alpha)
+    return len(tested)
 
 
 def _best(rows: list[RunRow], names: list[str], higher: dict[str, bool]) -> dict[str, str]:
@@ -213,28 +215,13 @@ def _slices(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str]
         columns = sorted(k for k in base.row(ids[0]) if not k.startswith(tuple(f"{m}_" for m in names)))
         raise DataError(f"--by {by}: no row of {base.source} has it (columns: {', '.join(columns)}; "
                         "a metadata key works too)")
-    slices = []
-    for value, members in groups.items():
-        rows, _ = _table(loaded, base, labels, members, names, alpha, higher)
-        slices.append(Slice(value=value, rows=len(members), runs=rows))
-    _adjust_slices(slices, alpha, higher)
+    slices = [Slice(value=value, rows=len(members), runs=_table(loaded, base, labels, members, names))
+              for value, members in groups.items()]
+    _adjust({(s.value, r.label, m): c for s in slices for r in s.runs for m, c in r.cells.items()}, alpha, higher)
+    for s in slices:  # Holm over every slice's tests together: many slices, many chances to be unlucky
+        s.worse = [f"{r.label}: {m}" for r in s.runs for m, c in r.cells.items() if c.verdict == "worse"]
     slices.sort(key=lambda s: (not s.worse, -s.rows, s.value))
     return slices
-
-
-def _adjust_slices(slices: list[Slice], alpha: float, higher: dict[str, bool]) -> None:
-    """Holm over every slice's tests together (many slices make many chances to be unlucky)."""
-    cells = {f"{s.value}\x00{r.label}\x00{m}": c for s in slices for r in s.runs for m, c in r.cells.items()
-             if c.p_value is not None}
-    adjusted = holm({k: c.p_value for k, c in cells.items() if c.p_value is not None}) if cells else {}
-    for s in slices:
-        for r in s.runs:
-            for m, c in r.cells.items():
-                c.p_holm = adjusted.get(f"{s.value}\x00{r.label}\x00{m}")
-                if c.difference is not None:
-                    c.verdict = _verdict(c, alpha, higher[m])
-                    if c.verdict == "worse":
-                        s.worse.append(f"{r.label}: {m}")
 
 
 def slice_value(row: dict[str, Any], by: str) -> str | None:
