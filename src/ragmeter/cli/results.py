@@ -56,15 +56,9 @@ def _compare_many(runs: list[Path], baseline: Optional[Path], by: Optional[str],
                   junit: Optional[Path]) -> None:
     from ragmeter.io.writers import make_folder, write_json
     from ragmeter.results.console import print_many
-    from ragmeter.results.matrix import compare_many
-    from ragmeter.results.runs import load_run
+    from ragmeter.results.matrix import compare_many, with_baseline
 
-    loaded = [load_run(p) for p in runs]
-    wanted = baseline.resolve() if baseline else None
-    base = next((r for r in loaded if wanted is not None and Path(r.source).resolve() == wanted), None)
-    if wanted is not None and base is None:
-        base = load_run(wanted)
-        loaded.insert(0, base)
+    loaded, base = with_baseline(list(runs), baseline)
     result = compare_many(list(loaded), base, names, by)
     print_many(result, console())
     if out:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.report.page import content_hash, embed_json, static_text
-from ragmeter.results.matrix import Cell, ManyComparison, RunRow, compare_many
-from ragmeter.results.runs import Run, load_run
+from ragmeter.results.matrix import Cell, ManyComparison, RunRow, compare_many, with_baseline
+from ragmeter.results.runs import Run
 
 #: a row disagrees on a metric when its runs' scores straddle THRESHOLD or span more than SPREAD
 THRESHOLD = 0.5
@@ -28,11 +28,9 @@ def write_many_report(runs: list[str | Path | Run], out: str | Path = "report.ht
                       title: str | None = None) -> Path:
     from ragmeter.io.writers import atomic_write_bytes
 
-    loaded = [r if isinstance(r, Run) else load_run(r) for r in runs]
-    result = compare_many(list(loaded), baseline, by=by)
-    order = {Path(r.source).resolve(): r for r in loaded}
-    ordered = [order.get(Path(row.run).resolve()) or load_run(row.run) for row in result.runs]
-    page = render_many(result, rows_data(ordered, result), title or f"ragmeter: {len(ordered)} runs compared")
+    loaded, base = with_baseline(runs, baseline)
+    result = compare_many(list(loaded), base, by=by)  # its tables follow `loaded`'s order
+    page = render_many(result, rows_data(loaded, result), title or f"ragmeter: {len(loaded)} runs compared")
     target = Path(out)
     atomic_write_bytes(target, page)
     return target

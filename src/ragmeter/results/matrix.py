@@ -87,10 +87,7 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
     """Compare runs (folders or loaded runs) on their shared rows and metrics against `baseline`
     (one of them, or another run; default: the first). `names`: the runs' short names (default:
     their folders' names), in the order of `runs`."""
-    loaded = [r if isinstance(r, Run) else load_run(r) for r in runs]
-    base = loaded[0] if baseline is None else _find_baseline(loaded, baseline)
-    if base not in loaded:
-        loaded.insert(0, base)
+    loaded, base = with_baseline(runs, baseline)
     for run in loaded:
         if not run.ids:
             raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
@@ -108,6 +105,15 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
     if by is not None:
         result.by, result.slices = by, _slices(loaded, base, labels, shared, names, by, alpha, higher)
     return result
+
+
+def with_baseline(runs: list[str | Path | Run],
+                  baseline: str | Path | Run | None = None) -> tuple[list[Run], Run]:
+    """The runs loaded, the baseline first among them when it is not one of them (default:
+    the first run), and the baseline; the runs' order is the order of every table."""
+    loaded = [r if isinstance(r, Run) else load_run(r) for r in runs]
+    base = loaded[0] if baseline is None else _find_baseline(loaded, baseline)
+    return ([] if base in loaded else [base]) + loaded, base
 
 
 def _find_baseline(loaded: list[Run], baseline: str | Path | Run) -> Run:
