@@ -85,8 +85,9 @@ def test_duplicate_ids_and_no_shared_rows_are_one_line_errors(tmp_path, three_ru
     with pytest.raises(DataError, match="share no row ids") as caught:
         compare_many([three_runs[0], other, three_runs[1]])
     assert "\n" not in str(caught.value)
-    with pytest.raises(DataError, match="--by topic: no row"):
+    with pytest.raises(DataError, match="--by topic: no row") as missing:
         compare_many(three_runs, by="topic")
+    assert "question_type" in str(missing.value) and "faithfulness" not in str(missing.value)  # scores are no slices
 
 
 def test_the_cli_prints_the_matrix_in_80_columns_and_gates_every_run(three_runs, tmp_path):
@@ -103,3 +104,6 @@ def test_the_cli_prints_the_matrix_in_80_columns_and_gates_every_run(three_runs,
     assert all(s.get("failures") == "0" for s in suites)
     failing = run_cli("compare", *map(str, three_runs), "--fail-under", "context_recall=0.9", env={"COLUMNS": "80"})
     assert failing.returncode == 1 and failing.stdout.count("FAIL") == 3  # each run misses the bar
+    refused = run_cli("compare", *map(str, three_runs), "--gate", "calibrated", "--fail-under", "faithfulness=0.5")
+    assert refused.returncode == 2 and refused.stdout == ""  # refused before any table is printed
+    assert refused.stderr.strip().count("\n") == 0 and "--gate calibrated" in refused.stderr

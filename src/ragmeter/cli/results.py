@@ -40,6 +40,8 @@ def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more ru
     gated = fail_under is not None or max_drop is not None or junit is not None
     if len(runs) + (baseline is not None) < 2:
         raise ConfigError("compare needs two runs or more (or one and --baseline)")
+    if gate not in ("mean", "lower"):  # before anything is read or printed
+        raise ConfigError(f"--gate {gate}: compare takes mean or lower (calibrated needs a run's labels)")
     if len(runs) == 2 and baseline is None and by is None and not gated:
         from ragmeter.results.compare import compare, print_comparison, write_comparison
 
@@ -72,13 +74,10 @@ def _compare_many(runs: list[Path], baseline: Optional[Path], by: Optional[str],
 
 def _gate_many(result: Any, loaded: list[Any], fail_under: Optional[str],
                gate: str, max_drop: Optional[float], junit: Optional[Path]) -> None:
-    from ragmeter.errors import ConfigError
     from ragmeter.results.ci_files import junit_runs, write_text
     from ragmeter.results.gates import GateSettings, parse_fail_under
     from ragmeter.results.matrix import gate_runs
 
-    if gate not in ("mean", "lower"):
-        raise ConfigError(f"--gate {gate}: compare takes mean or lower (calibrated needs a run's labels)")
     settings = GateSettings(thresholds=parse_fail_under(fail_under) if fail_under else {},
                             gate="lower" if gate == "lower" else "mean", baseline=result.baseline,
                             max_drop=max_drop or 0.0)

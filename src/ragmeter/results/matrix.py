@@ -218,7 +218,8 @@ def _slices(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str]
         found = found or value is not None
         groups.setdefault(NO_VALUE if value is None else value, []).append(i)
     if not found:
-        columns = sorted(k for k in base.row(ids[0]) if not k.startswith(tuple(f"{m}_" for m in names)))
+        scores = (*names, *(f"{m}_" for m in names))  # a metric's score, reason and evidence are no slices
+        columns = sorted(k for k in base.row(ids[0]) if k not in names and not k.startswith(scores))
         raise DataError(f"--by {by}: no row of {base.source} has it (columns: {', '.join(columns)}; "
                         "a metadata key works too)")
     slices = [Slice(value=value, rows=len(members), runs=_table(loaded, base, labels, members, names))
