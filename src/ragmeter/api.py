@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from ragmeter.judges.base import Judge
 from ragmeter.metrics import Metric, get_metrics
-from ragmeter.run.config import OutputFormat, RunConfig
+from ragmeter.run.config import OutputFormat, RunConfig, default
 from ragmeter.run.result import EvaluationResult
 
 if TYPE_CHECKING:
@@ -51,9 +51,9 @@ class EvaluateOptions(RunOptions, total=False):
 #: the keyword arguments RunConfig also has take its defaults, so a run from Python and one
 #: from YAML agree
 DEFAULTS: dict[str, Any] = {
-    **{key: RunConfig.model_fields[key].get_default(call_default_factory=True)
-       for key in ("judge", "embeddings", "columns", "cache", "concurrency", "limit", "language", "prompts_dir",
-                   "format", "timeout", "retries", "progress", "overwrite", "labels")},
+    **{key: default(key) for key in ("judge", "embeddings", "columns", "cache", "concurrency", "limit", "language",
+                                     "prompts_dir", "format", "timeout", "retries", "progress", "overwrite",
+                                     "labels")},
     "price_per_million": None, "out": None}
 
 

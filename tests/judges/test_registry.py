@@ -96,3 +96,10 @@ def test_what_the_run_asks_of_a_backend_comes_from_its_settings():
     with pytest.raises(ConfigError, match="cannot be built from a spec"):
         build(parse_judge_spec({"backend": "scripted"}))
     assert issubclass(backends()["openai-compat"], JudgeSettings)
+
+
+def test_a_mapping_with_a_spec_takes_it_as_text_and_overrides_its_settings():
+    cfg = parse_judge_spec({"spec": "openai-compat:http://h/v1#m", "seed": 9})
+    assert (cfg.backend, cfg.model, cfg.seed) == ("openai-compat", "m", 9)
+    with pytest.raises(ConfigError, match="spec must be a string"):
+        parse_judge_spec({"spec": ["openai:gpt-4o-mini"]})

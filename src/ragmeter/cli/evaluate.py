@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
-from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.run.config import default
 from ragmeter.text import plain
 
 if TYPE_CHECKING:
@@ -102,29 +102,30 @@ def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, 
                       "has)")] = None,
              judge: Annotated[str, typer.Option(
                  help="llamacpp (bundled Qwen) | llamacpp:gemma-270m | llamacpp:PATH.gguf | openai:MODEL | "
-                      "openai-compat:URL#MODEL | hf:PATH")] = DEFAULT_JUDGE,
+                      "openai-compat:URL#MODEL | hf:PATH")] = default("judge"),
              judge_opt: Annotated[Optional[list[str]], typer.Option(
                  "--judge-opt", help="judge setting KEY=VALUE, e.g. api=completions")] = None,
              metric_opt: Annotated[Optional[list[str]], typer.Option(
                  "--metric-opt", help="metric setting METRIC.KEY=VALUE, e.g. ndcg@k.k=5")] = None,
              embeddings: Annotated[str, typer.Option(help="bundled | sentence-transformers:DIR | "
-                                                          "openai-compat:URL#MODEL")] = "bundled",
-             out: Annotated[str, typer.Option(help="output folder; {timestamp} gives each run its own")] = "results",
+                                                          "openai-compat:URL#MODEL")] = default("embeddings"),
+             out: Annotated[str, typer.Option(
+                 help="output folder; {timestamp} gives each run its own")] = default("output"),
              overwrite: Annotated[bool, typer.Option("--overwrite", help="replace another run's results in the "
                                                                         "output folder")] = False,
              verbose: Annotated[bool, typer.Option("--verbose", "-v", help="judge calls, tokens, cache hits and "
                                                                           "seconds per metric")] = False,
-             format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = "jsonl",
+             format: Annotated[str, typer.Option(help="jsonl | csv | parquet")] = default("format"),
              column: Annotated[Optional[list[str]], typer.Option(
                  help="map a field to your column: FIELD=COLUMN, e.g. user_input=q")] = None,
-             concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
-             timeout: Annotated[float, typer.Option(help="seconds per judge call")] = 300.0,
+             concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = default("concurrency"),
+             timeout: Annotated[float, typer.Option(help="seconds per judge call")] = default("timeout"),
              no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
              limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
              shard: Annotated[Optional[str], typer.Option(help="I/N: only the rows whose id hashes to shard I of "
                                                                "N (join with `ragmeter merge`)")] = None,
              language: Annotated[str, typer.Option(help="prompt language: english | spanish | any "
-                                                        "language --prompts-dir provides")] = "english",
+                                                        "language --prompts-dir provides")] = default("language"),
              prompts_dir: Annotated[Optional[Path], typer.Option(
                  "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "
                                        "replace the built-in ones")] = None,

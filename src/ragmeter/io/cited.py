@@ -9,10 +9,9 @@ parse stops the load with its row number and what is wrong; none is skipped.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ragmeter.citations.parse import CitationFormatError, parse_prompt, parse_row, strip_citations
 from ragmeter.errors import DataError
+from ragmeter.io.json_files import line_of
 from ragmeter.samples import Sample
 
 TEXT, RESPONSE, FINISH = "text", "generated_response", "generation_finish_reason"
@@ -26,15 +25,15 @@ def is_cited_file(columns: list[str], mapping: dict[str, str] | None) -> bool:
     return TEXT in columns and RESPONSE in columns and not mapping and not usual & set(columns)
 
 
-def cited_samples(records: list[dict[str, Any]], source: str, unit: str) -> list[Sample]:
+def cited_samples(records: list[dict[str, object]], source: str, unit: str) -> list[Sample]:
     samples = []
     for index, record in enumerate(records, start=1):
-        number = record.pop("__line__", index)
+        number = line_of(record, index, remove=True)
         samples.append(_sample(record, source, number, index, unit))
     return samples
 
 
-def _sample(record: dict[str, Any], source: str, number: int, index: int, unit: str) -> Sample:
+def _sample(record: dict[str, object], source: str, number: int, index: int, unit: str) -> Sample:
     text, response = record.get(TEXT), record.get(RESPONSE)
     for column, value in ((TEXT, text), (RESPONSE, response)):
         if not isinstance(value, str):

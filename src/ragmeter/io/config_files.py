@@ -5,12 +5,11 @@ naming the file, whichever command reads it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ragmeter.errors import ConfigError
 
 
-def read_mapping(path: Path, kind: str, keys: str) -> dict[str, Any]:
+def read_mapping(path: Path, kind: str, keys: str) -> dict[str, object]:
     """The file's top-level mapping; `kind` names the file in errors ("config", "experiment"),
     `keys` says what the mapping holds ("dataset, metrics, judge, ...")."""
     import yaml
@@ -31,7 +30,7 @@ def read_mapping(path: Path, kind: str, keys: str) -> dict[str, Any]:
     return data
 
 
-def relative_to(data: dict[str, Any], keys: tuple[str, ...], base: Path) -> dict[str, Any]:
+def relative_to(data: dict[str, object], keys: tuple[str, ...], base: Path) -> dict[str, object]:
     """`data` with the relative paths under `keys` resolved against `base` (the file's folder):
     paths in a config file are relative to that file, not to the working directory."""
     return {k: (config_path(v, base) if k in keys and isinstance(v, str) else v) for k, v in data.items()}

@@ -57,7 +57,7 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
+def read_jsonl(text: str, source: str) -> list[dict[str, object]]:
     """A JSON Lines file's objects, each with its `__line__`."""
     records = []
     # "\n" only: str.splitlines() also breaks at U+2028, U+0085, ... which JSON strings may hold raw
@@ -70,7 +70,13 @@ def read_jsonl(text: str, source: str) -> list[dict[str, Any]]:
     return records
 
 
-def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
+def line_of(record: dict[str, object], default: int, *, remove: bool = False) -> int:
+    """The record's `__line__` (the JSON Lines line it came from), else `default` (its row)."""
+    value = record.pop("__line__", None) if remove else record.get("__line__")
+    return value if isinstance(value, int) else default
+
+
+def jsonl_object(line: str, source: str, number: int) -> dict[str, object]:
     """One JSON Lines line as an object, or a DataError naming the line (stream.py reads so too)."""
     try:
         obj = json.loads(line)
@@ -87,7 +93,7 @@ def jsonl_object(line: str, source: str, number: int) -> dict[str, Any]:
     return obj
 
 
-def read_json(text: str, source: str) -> list[dict[str, Any]]:
+def read_json(text: str, source: str) -> list[dict[str, object]]:
     """A .json file's objects: a list, `{"data": [...]}`, one OTLP request, or JSON Lines."""
     if is_console_export(text):
         raise DataError(CONSOLE_EXPORTER, source=source)

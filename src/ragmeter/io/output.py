@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +33,8 @@ def expand(output: str, now: dt.datetime | None = None) -> str:
     return output.replace("{timestamp}", stamp)
 
 
-def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None, metrics: list[Any],
-                    judge: dict[str, Any] | None, embeddings: dict[str, Any] | None) -> dict[str, Any]:
+def run_fingerprint(config: dict[str, object], dataset_sha256: str | None, metrics: list[Any],
+                    judge: dict[str, object] | None, embeddings: dict[str, object] | None) -> dict[str, object]:
     """What makes two runs the same run: the data, the resolved metrics with their settings,
     the judge's and the embedder's identities, and the config keys that change results."""
     fingerprint = {"config": {k: config.get(k) for k in THE_RUN}, "dataset_sha256": dataset_sha256,
@@ -41,7 +42,7 @@ def run_fingerprint(config: dict[str, Any], dataset_sha256: str | None, metrics:
     return json.loads(json.dumps(fingerprint))  # as it reads back from a manifest
 
 
-def prepare_output(out_dir: Path, fingerprint: dict[str, Any], overwrite: bool,
+def prepare_output(out_dir: Path, fingerprint: Mapping[str, object], overwrite: bool,
                    fingerprint_of: Any = None) -> None:
     """Fail now, before any judge call, if results could not be written there or would
     replace another run's. `fingerprint_of(manifest_path)`: how to read a folder's
@@ -74,7 +75,7 @@ def remove_other_results(out_dir: Path, kept: Path) -> None:
 NOT_IDENTITY = ("name", "api_key_env", "reasons", "calibration", "servers", "batches")
 
 
-def _fingerprint_of(manifest: Path) -> dict[str, Any] | None:
+def _fingerprint_of(manifest: Path) -> dict[str, object] | None:
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
         judge = {k: v for k, v in data["judge"].items() if k not in NOT_IDENTITY} if data["judge"] else None

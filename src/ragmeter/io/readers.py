@@ -19,7 +19,7 @@ from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
 from ragmeter.io.formats import FORMATS, JSON, JSONL, format_of, plain
-from ragmeter.io.json_files import TooDeep, json_value
+from ragmeter.io.json_files import TooDeep, json_value, line_of
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 
@@ -37,7 +37,7 @@ class Rows(Protocol):
     def kind(self) -> str: ...
     def __len__(self) -> int: ...
     def ids(self) -> list[str]: ...
-    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]: ...
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, object]]]: ...
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Dataset:
     def ids(self) -> list[str]:
         return [s.id for s in self.samples]
 
-    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, object]]]:
         """(Sample, the row as read), as stream.StreamedDataset gives them from a file."""
         return zip(self.samples, self.records)
 
@@ -93,7 +93,7 @@ def data_file(path: Path) -> Path:
                     "to read", source=str(path))
 
 
-def _records_digest(records: list[dict[str, Any]]) -> str | None:
+def _records_digest(records: list[dict[str, object]]) -> str | None:
     """sha256 of in-memory rows (as canonical JSON), so their manifest names the data too."""
     try:
         text = json.dumps(records, sort_keys=True, ensure_ascii=False, default=str)
@@ -102,7 +102,7 @@ def _records_digest(records: list[dict[str, Any]]) -> str | None:
         return None
 
 
-def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tuple[list[dict[str, Any]], str]:
+def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tuple[list[dict[str, object]], str]:
     """Read raw records from a file (io/formats.py), with the file's sha256 for the run
     manifest; a JSON Lines record keeps its `__line__`. A file of traces is read as one row
     per trace (`mapping`: fields from span attributes you name)."""
@@ -146,7 +146,7 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _records_from_object(data: Any) -> list[dict[str, Any]]:
+def _records_from_object(data: Any) -> list[dict[str, object]]:
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas.DataFrame
         records = data.to_dict(orient="records")
     elif hasattr(data, "to_list") and hasattr(data, "features"):  # datasets.Dataset
@@ -164,13 +164,13 @@ def _records_from_object(data: Any) -> list[dict[str, Any]]:
     return [{k: plain(v) for k, v in obj.items()} for obj in records]
 
 
-def build_dataset(records: list[dict[str, Any]], source: str,
+def build_dataset(records: list[dict[str, object]], source: str,
                   columns: Mapping[str, str] | None, digest: str | None) -> Dataset:
     """Map columns and validate every row into a Sample."""
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
     unit = "line" if source.endswith((".jsonl", ".ndjson")) else "row"
     for index, record in enumerate(records, start=1):
-        _check_encodable(record, source, record.get("__line__", index), unit)
+        _check_encodable(record, source, line_of(record, index), unit)
     if is_cited_file(all_columns, dict(columns or {})):
         samples = cited_samples(records, source, unit)
         _check_unique_ids(samples, source)
@@ -178,7 +178,7 @@ def build_dataset(records: list[dict[str, Any]], source: str,
     mapping = resolve_columns(all_columns, columns)
     samples, clean = [], []
     for index, record in enumerate(records, start=1):
-        number = record.pop("__line__", index)
+        number = line_of(record, index, remove=True)
         samples.append(_to_sample(record, mapping, source, number, index, unit))
         clean.append(record)
     _check_unique_ids(samples, source)
@@ -186,7 +186,7 @@ def build_dataset(records: list[dict[str, Any]], source: str,
     return Dataset(samples, clean, source, present, digest)
 
 
-def _to_sample(record: dict[str, Any], mapping: dict[str, str], source: str,
+def _to_sample(record: dict[str, object], mapping: dict[str, str], source: str,
                number: int, index: int, unit: str) -> Sample:
     values: dict[str, Any] = {}
     for canonical, column in mapping.items():
@@ -256,7 +256,7 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
         raise fail(f"{where + ': ' if where else ''}{error['msg']}") from None
 
 
-def _check_encodable(record: dict[str, Any], source: str, number: int, unit: str) -> None:
+def _check_encodable(record: dict[str, object], source: str, number: int, unit: str) -> None:
     """Refuse text UTF-8 cannot encode (a lone surrogate such as "\\ud800" in JSON) at load,
     not in the cache key or the results writer after the judge calls were paid for; say once
     per file that NaN or Infinity (which JSON has not) will be written back as null."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ragmeter.errors import ConfigError
 from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell
@@ -26,11 +26,19 @@ from ragmeter.text import json_text
 if TYPE_CHECKING:
     import pyarrow as pa
 
+class Scored(Protocol):
+    """A metric's score as the results file stores it (metrics.base.Score)."""
+
+    value: float | None
+    reason: str
+    evidence: dict[str, Any]
+
+
 #: rows converted at a time from the temporary JSONL to CSV or Parquet
 CHUNK_ROWS = 2048
 
 
-def result_row(record: dict[str, Any], scores: dict[str, Any], metric_names: list[str]) -> dict[str, Any]:
+def result_row(record: dict[str, object], scores: Mapping[str, Scored], metric_names: list[str]) -> dict[str, object]:
     """The row as read plus, per metric, its score, reason and evidence."""
     row = dict(record)
     for name in metric_names:
@@ -49,7 +57,7 @@ class RowList:
         self.rows: list[dict[str, Any]] = []
         self.ids: list[str] = []
 
-    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+    def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         self.rows.append(result_row(record, scores, self.names))
         self.ids.append(row_id)
 
@@ -57,7 +65,7 @@ class RowList:
     def count(self) -> int:
         return len(self.rows)
 
-    def patch(self, index: int, record: dict[str, Any], scores: dict[str, Any]) -> None:
+    def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         """The row at `index` scored again (a failed judge call retried at the end of the run)."""
         self.rows[index] = result_row(record, scores, self.names)
 
@@ -110,11 +118,11 @@ class ResultsFile:
     def count(self) -> int:
         return self.rows
 
-    def patch(self, index: int, record: dict[str, Any], scores: dict[str, Any]) -> None:
+    def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         """The row at `index` scored again: its line is replaced when the file is committed."""
         self.patches[index] = json_text(result_row(record, scores, self.names)).encode("utf-8")
 
-    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+    def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         self.add_line(json_text(result_row(record, scores, self.names)).encode("utf-8"))
 
     def add_line(self, line: bytes) -> None:
@@ -210,7 +218,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _chunks(path: Path) -> Iterator[list[dict[str, Any]]]:
+def _chunks(path: Path) -> Iterator[list[dict[str, object]]]:
     with path.open("rb") as handle:
         chunk: list[dict[str, Any]] = []
         for line in handle:
@@ -249,7 +257,7 @@ def _write_parquet(source: Path, out: Path) -> None:
             writer.write_table(_conform(_table(chunk), schema))
 
 
-def _table(rows: list[dict[str, Any]]) -> pa.Table:
+def _table(rows: list[dict[str, object]]) -> pa.Table:
     import pyarrow as pa
 
     columns = list(dict.fromkeys(k for r in rows for k in r))

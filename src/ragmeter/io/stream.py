@@ -45,13 +45,13 @@ class StreamedDataset:
     def __len__(self) -> int:
         return self.rows
 
-    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+    def iter_rows(self) -> Iterator[tuple[Sample, dict[str, object]]]:
         """(Sample, the row as read) in file order, after the limit and the shard."""
         for sample, record in self.iter_file():
             if self.shard is None or _in_shard(sample.id, self.shard):
                 yield sample, record
 
-    def iter_file(self) -> Iterator[tuple[Sample, dict[str, Any]]]:
+    def iter_file(self) -> Iterator[tuple[Sample, dict[str, object]]]:
         """Every row up to the limit, whatever the shard."""
         for index, number, record in _selected(self.path, self.source, self.limit):
             yield _to_sample(record, self.mapping, self.source, number, index, self.unit), record
@@ -102,7 +102,7 @@ def _in_shard(row_id: str, shard: tuple[int, int]) -> bool:
     return shard_of(row_id, shard[1]) == shard[0]
 
 
-def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str, dict[str, Any]]:
+def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str, dict[str, object]]:
     """Pass 1: every column (in order of first appearance), the whole file's sha256, and its
     first record."""
     digest = file_sha256(path)
@@ -151,7 +151,7 @@ def _name_duplicate(dataset: StreamedDataset) -> None:
         seen[sample.id] = position
 
 
-def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int, int, dict[str, Any]]]:
+def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int, int, dict[str, object]]]:
     """(position from 1, line or row number, record) for the first `limit` rows."""
     for index, (number, record) in enumerate(iter_records(path, source), start=1):
         if limit is not None and index > limit:

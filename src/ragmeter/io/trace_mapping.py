@@ -35,12 +35,13 @@ def parse_attributes(items: list[str] | Mapping[str, str] | None, flag: str = "-
     return mapping
 
 
-def holds_any(attributes: list[dict[str, Any]], mapping: Mapping[str, str]) -> bool:
+def holds_any(attributes: list[dict[str, object]], mapping: Mapping[str, str]) -> bool:
     """Does any span hold an attribute the mapping names?"""
     return any(_pattern(name).match(key) for name in mapping.values() for span in attributes for key in span)
 
 
-def mapped(row: dict[str, Any], attributes: list[dict[str, Any]], mapping: Mapping[str, str]) -> dict[str, Any]:
+def mapped(row: dict[str, object], attributes: list[dict[str, object]],
+           mapping: Mapping[str, str]) -> dict[str, object]:
     """The row with each mapped field taken from the spans' attributes (root span first, then
     the rest in start order), where a span has it."""
     for field, name in mapping.items():
@@ -51,7 +52,7 @@ def mapped(row: dict[str, Any], attributes: list[dict[str, Any]], mapping: Mappi
     return row
 
 
-def _collect(attributes: list[dict[str, Any]], name: str) -> list[Any]:
+def _collect(attributes: list[dict[str, object]], name: str) -> list[Any]:
     pattern = _pattern(name)
     found: list[Any] = []
     for span in attributes:

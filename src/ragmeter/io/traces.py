@@ -38,7 +38,7 @@ from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import DataError
-from ragmeter.io.json_files import TooDeep, json_value
+from ragmeter.io.json_files import TooDeep, json_value, line_of
 from ragmeter.io.spans import KIND, LATEST_NS, OTLP_KEY, Span, hex_id, otlp_spans
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def span_format(first: Mapping[str, Any]) -> str | None:
 
 
 def rows_from_otlp_file(path: str | Path, source: str,
-                        mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                        mapping: Mapping[str, str] | None = None) -> list[dict[str, object]]:
     """`rows_from_otlp` for a JSON Lines file read a line at a time (io/spans.py), holding
     only the attributes the rows are made from: a 71 MB file took 481 MB read whole."""
     from ragmeter.io.spans import stream_otlp_spans
@@ -81,29 +81,29 @@ def rows_from_otlp_file(path: str | Path, source: str,
     return rows_from_traces(traces, source, mapping)
 
 
-def rows_from_otlp(requests: list[dict[str, Any]], source: str,
-                   mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+def rows_from_otlp(requests: list[dict[str, object]], source: str,
+                   mapping: Mapping[str, str] | None = None) -> list[dict[str, object]]:
     """One row per trace that has OpenInference spans, in the order traces first appear."""
     traces: dict[str, list[Span]] = {}
     for number, request in enumerate(requests, start=1):
-        line = request.get("__line__", number)
+        line = line_of(request, number)
         for span in otlp_spans(request, source, line):
             traces.setdefault(span.trace_id, []).append(span)
     return rows_from_traces(traces, source, mapping)
 
 
-def rows_from_phoenix(records: list[dict[str, Any]], source: str,
-                      mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+def rows_from_phoenix(records: list[dict[str, object]], source: str,
+                      mapping: Mapping[str, str] | None = None) -> list[dict[str, object]]:
     """One row per trace among Phoenix spans (a span per record, any order)."""
     traces: dict[str, list[Span]] = {}
     for number, record in enumerate(records, start=1):
-        span = phoenix_span(record, source, record.get("__line__", number))
+        span = phoenix_span(record, source, line_of(record, number))
         traces.setdefault(span.trace_id, []).append(span)
     return rows_from_traces(traces, source, mapping)
 
 
 def rows_from_traces(traces: dict[str, list[Span]], source: str,
-                     mapping: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                     mapping: Mapping[str, str] | None = None) -> list[dict[str, object]]:
     """Rows of the traces that have OpenInference spans (or an attribute `mapping` names) and
     a question; the rest counted."""
     from ragmeter.io.trace_mapping import holds_any
@@ -130,10 +130,11 @@ def rows_from_traces(traces: dict[str, list[Span]], source: str,
     return rows
 
 
-def phoenix_span(record: dict[str, Any], source: str, line: int) -> Span:
+def phoenix_span(record: dict[str, object], source: str, line: int) -> Span:
     """A Phoenix span record as a Span; its attributes flattened to OpenInference's keys."""
     try:
-        context = record["context"] if isinstance(record.get("context"), dict) else {}
+        found = record.get("context")
+        context = found if isinstance(found, dict) else {}
         trace_id = record.get("context.trace_id") or context["trace_id"]
         span_id = record.get("context.span_id") or context["span_id"]
         given = record.get("attributes")
@@ -150,7 +151,7 @@ def phoenix_span(record: dict[str, Any], source: str, line: int) -> Span:
                         unit="line" if "__line__" in record else "row") from None
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+def flatten(value: Any, prefix: str = "") -> dict[str, object]:
     """Nested attributes as OpenInference's flat keys: `{"retrieval": {"documents": [{"document.
     content": "x"}]}}` -> `retrieval.documents.0.document.content`. Lists of scalars stay lists;
     missing values (None, NaN) are left out."""
@@ -187,7 +188,7 @@ def _start(value: Any) -> int:
     return number
 
 
-def trace_row(trace_id: str, spans: list[Span], mapping: Mapping[str, str] | None = None) -> dict[str, Any]:
+def trace_row(trace_id: str, spans: list[Span], mapping: Mapping[str, str] | None = None) -> dict[str, object]:
     """A trace's spans as one row (the table in this module's docstring; `mapping`'s fields
     from the attributes it names, io/trace_mapping.py)."""
     spans = sorted(spans, key=lambda s: s.start)
@@ -235,7 +236,7 @@ def _score(value: Any) -> float:
     return number
 
 
-def session_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def session_rows(rows: list[dict[str, object]]) -> list[dict[str, object]]:
     """Trace rows as conversations: one row per `session_id` (a trace without one is a
     conversation of one turn), its turns in start order as `messages` (the question as a
     human turn, the answer as an ai turn), `trace_ids` in order, and the last turn's
@@ -280,7 +281,7 @@ def _text(value: Any, keys: tuple[str, ...]) -> str | None:
     return str(value) if str(value).strip() else None
 
 
-def _documents(attributes: dict[str, Any]) -> list[dict[str, Any]]:
+def _documents(attributes: dict[str, object]) -> list[dict[str, object]]:
     documents: dict[int, dict[str, Any]] = {}
     for key, value in attributes.items():
         match = _DOC.match(key)

@@ -18,12 +18,12 @@ from typing import Any
 FORMATS = ("jsonl", "csv", "parquet")
 
 
-def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
+def jsonl_bytes(rows: list[dict[str, object]]) -> bytes:
     """Rows as JSON Lines (UTF-8, one object per line)."""
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
 
 
-def write_results(rows: list[dict[str, Any]], out_dir: Path, fmt: str) -> Path:
+def write_results(rows: list[dict[str, object]], out_dir: Path, fmt: str) -> Path:
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}")
     path = out_dir / f"results.{fmt}"
@@ -59,7 +59,7 @@ def read_cell(value: Any) -> Any:
     return value
 
 
-def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
+def _csv_bytes(rows: list[dict[str, object]]) -> bytes:
     columns = list(dict.fromkeys(k for r in rows for k in r))
     buffer = io.StringIO()
     # RFC 4180's CRLF: Python's csv quotes a field holding any character of the line
@@ -72,7 +72,7 @@ def _csv_bytes(rows: list[dict[str, Any]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def parquet_bytes(rows: list[dict[str, Any]]) -> bytes:
+def parquet_bytes(rows: list[dict[str, object]]) -> bytes:
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ragmeter.judges.calibration import Platt
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -20,8 +24,8 @@ class Prompt(Protocol):
     @property
     def truncatable(self) -> tuple[str, ...]: ...
 
-    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None,
-                 reply_schema: dict[str, Any] | None = None) -> list[Message]: ...
+    def messages(self, inputs: Mapping[str, object], schema: dict[str, object] | None = None,
+                 reply_schema: dict[str, object] | None = None) -> list[Message]: ...
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,7 @@ class Judge(ABC):
         self.model = model
         self.params = params or DecodingParams()
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         """What determines the output: backend, model, decoding. Never secrets."""
         return {"backend": self.backend, "model": self.model,
                 "temperature": self.params.temperature, "seed": self.params.seed}
@@ -117,7 +121,7 @@ class Judge(ABC):
         """A warning a run using this judge should show (a bundled judge at chance), or None."""
         return None
 
-    def calibration(self) -> dict[str, Any]:
+    def calibration(self) -> dict[str, Platt]:
         """Platt lines for this judge's verdict probabilities, by prompt key (calibration.py):
         shipped for the bundled judges; none elsewhere."""
         return {}

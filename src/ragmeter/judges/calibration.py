@@ -44,12 +44,12 @@ class Platt:
     def apply(self, p_one: float) -> float:
         return apply_line(self.slope, self.intercept, p_one)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         out = {"version": self.version, "field": self.field, "slope": self.slope, "intercept": self.intercept,
                "fitted_on": self.fitted_on}
         return {**out, "combiner": self.combiner} if self.combiner else out
 
-    def line(self, found: dict[str, float] | None) -> tuple[float, float]:
+    def line(self, found: Mapping[str, float] | None) -> tuple[float, float]:
         """(slope, intercept) for a claim: the combiner's with its PMI folded in, or the plain line."""
         if self.combiner is None or found is None:
             return self.slope, self.intercept
@@ -61,7 +61,7 @@ class Platt:
 
 
 def calibrate(probs: dict[str, dict[str, float]], rule: Platt,
-              evidence: list[dict[str, Any] | None] | None = None) -> dict[str, dict[str, float]]:
+              evidence: Sequence[Mapping[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
     """`probs` (JSON path -> {label: p}) with every binary distribution of `rule.field`
     replaced by its calibrated one (the i-th label of the field through the combiner with
     the i-th claim's token evidence, where there is some); other fields as they were."""

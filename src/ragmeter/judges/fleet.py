@@ -18,7 +18,6 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from ragmeter.errors import TransientJudgeError
 
@@ -109,6 +108,6 @@ class Fleet:
     def mark_down(self, server: Server) -> None:
         server.went_down(time.monotonic())
 
-    def record(self) -> list[dict[str, Any]]:
+    def record(self) -> list[dict[str, object]]:
         """Per server: requests answered, overloads, times taken out, and the limit reached."""
         return [{"url": s.url, **s.record, "limit": round(s.limit, 2)} for s in self.servers]

@@ -44,6 +44,7 @@ from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_la
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
+    from ragmeter.judges.calibration import Platt
     from ragmeter.judges.settings import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
@@ -94,7 +95,7 @@ class LlamaCppJudge(Judge):
                    bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate,
                    reasons=cfg.reasons, verdicts=cfg.verdicts)
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
                 "prompt_eval": "shared-prefix-then-row",
@@ -105,7 +106,7 @@ class LlamaCppJudge(Judge):
 
         return GEMMA_NOTE if self.bundled is GEMMA else None
 
-    def calibration(self) -> dict[str, Any]:
+    def calibration(self) -> dict[str, Platt]:
         """The bundled judge's shipped Platt lines (unless `calibrate: false`)."""
         if self.bundled is None or not self.calibrate:
             return {}
@@ -257,7 +258,7 @@ class LlamaCppJudge(Judge):
         return written
 
     def _load_prompt(self, llm: Llama, request: JudgeRequest, parts: PromptParts) -> tuple[
-            list[dict[str, Any] | None] | None, tuple[tuple[str, float, float], ...]]:
+            list[dict[str, object] | None] | None, tuple[tuple[str, float, float], ...]]:
         """Evaluate the prompt; where the request asks for its claims' token evidence, read it
         on the way (the prompt without the evidence first, then the prompt itself, the state
         the decode goes on from) and turn the combiner into one label line per claim."""

@@ -18,11 +18,11 @@ def record_file(name: str, env: str) -> Path:
     return Path(os.environ.get(env) or default_cache_path().parent / name)
 
 
-def judge_key(identity: dict[str, Any], tag: str = "s1") -> str:
+def judge_key(identity: dict[str, object], tag: str = "s1") -> str:
     return make_key({"judge": identity}, tag)
 
 
-def read_records(path: Path) -> dict[str, Any]:
+def read_records(path: Path) -> dict[str, object]:
     if not path.is_file():
         return {}
     try:

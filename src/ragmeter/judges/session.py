@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -62,7 +63,7 @@ class JudgeSession:
         self._identity_json: str | None = None  # the judge's identity never changes mid-run
         self._calibration = judge.calibration()  # fixed at construction, like the identity
 
-    async def ask(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
+    async def ask(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Answer:
         """`evidence`: (claims field, evidence field) whose token PMI the metric wants recorded."""
         schema = output_schema(output)
@@ -98,8 +99,8 @@ class JudgeSession:
         return Answer(parsed, answer.truncated, False, self._calibrated(prompt, answer.probs, answer.evidence),
                       answer.evidence)
 
-    async def read_tokens(self, prompt: Prompt, inputs: dict[str, Any], reads: tuple[str, str],
-                          stats: MetricStats) -> tuple[dict[str, Any] | None, bool, Any]:
+    async def read_tokens(self, prompt: Prompt, inputs: Mapping[str, object], reads: tuple[str, str],
+                          stats: MetricStats) -> tuple[dict[str, object] | None, bool, Any]:
         """Token evidence alone, no reply (judges/token_evidence.py): the PMI of the `reads[0]`
         text given the `reads[1]` field, cached like a reply; with whether the prompt was cut
         to fit and the judge's line for this prompt version (or None). Only for judges that
@@ -145,7 +146,7 @@ class JudgeSession:
             return rule.combiner["claims"], rule.combiner["evidence"]
         return asked
 
-    def _evidence(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any] | None,
+    def _evidence(self, prompt: Prompt, inputs: Mapping[str, object], schema: dict[str, object] | None,
                   structured: bool, reads: tuple[str, str] | None) -> ClaimEvidence | None:
         """What the backend needs to read the claims' token evidence: the claims, and the
         messages with the evidence field empty."""
@@ -160,7 +161,7 @@ class JudgeSession:
                              rule.combiner_request() if rule is not None else None)
 
     def _calibrated(self, prompt: Prompt, probs: dict[str, dict[str, float]],
-                    evidence: list[dict[str, Any] | None] | None = None) -> dict[str, dict[str, float]]:
+                    evidence: Sequence[Mapping[str, float] | None] | None = None) -> dict[str, dict[str, float]]:
         """The label probabilities through the judge's Platt line for this exact prompt version
         (with the claims' token evidence where a combiner was fitted: judges/calibration.py);
         the cache keeps them raw."""
@@ -171,7 +172,7 @@ class JudgeSession:
 
         return calibrate(probs, rule, evidence if self.judge.reads_tokens else None)
 
-    def _key(self, prompt: str, inputs: dict[str, Any], output: type[BaseModel], max_tokens: int,
+    def _key(self, prompt: str, inputs: Mapping[str, object], output: type[BaseModel], max_tokens: int,
               reasons: str = "all", lines: tuple[tuple[Any, ...], ...] = ()) -> str:
         """make_key({"judge", "prompt", "inputs", "schema", "max_tokens"}), the same string,
         with the judge's identity and the schema serialised once instead of per call; a reply
@@ -185,9 +186,9 @@ class JudgeSession:
                 f'"prompt":{canonical_json(prompt)}{written},"schema":{schema_json(output)}}}')
         return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
 
-    async def _ask_new(self, prompt: Prompt, inputs: dict[str, Any], output: type[M],
-                       schema: dict[str, Any], max_tokens: int, stats: MetricStats,
-                       key: str, reads: tuple[str, str] | None = None) -> tuple[Answer, dict[str, Any]]:
+    async def _ask_new(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
+                       schema: dict[str, object], max_tokens: int, stats: MetricStats,
+                       key: str, reads: tuple[str, str] | None = None) -> tuple[Answer, dict[str, object]]:
         """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
@@ -206,7 +207,7 @@ class JudgeSession:
         self.cache.put(key, record)
         return Answer(parsed, truncated, False, probs, reply.evidence), record
 
-    async def _fit_and_ask(self, prompt: Prompt, inputs: dict[str, Any], schema: dict[str, Any],
+    async def _fit_and_ask(self, prompt: Prompt, inputs: Mapping[str, object], schema: dict[str, object],
                            output: type[M], max_tokens: int, stats: MetricStats,
                            reads: tuple[str, str] | None = None) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
@@ -216,7 +217,7 @@ class JudgeSession:
                                               self._evidence(prompt, inputs, schema, structured, reads))
         return parsed, reply, truncated
 
-    async def _ask_fresh(self, messages: list[Message], schema: dict[str, Any], output: type[M],
+    async def _ask_fresh(self, messages: list[Message], schema: dict[str, object], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str,
                          structured: bool = True,
                          lines: tuple[tuple[str, float, float], ...] = (),
@@ -259,7 +260,7 @@ class NoReply(BaseModel):
 
 
 @lru_cache(maxsize=1024)
-def output_schema(output: type[BaseModel]) -> dict[str, Any]:
+def output_schema(output: type[BaseModel]) -> dict[str, object]:
     """The pydantic model's JSON schema, closed (no extra keys) for strict backends. Cached
     per model (the bounded models are themselves cached per bound, schemas.py): generating
     it was 57% of ragmeter's own time per judge call. Callers must not change it."""

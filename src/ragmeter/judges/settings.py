@@ -4,7 +4,7 @@ do. Light: pydantic only; a backend's module is imported when a judge is built
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -44,7 +44,7 @@ class JudgeSettings(BaseModel):
         return DecodingParams(self.temperature, self.seed, self.max_tokens)
 
     @classmethod
-    def from_spec(cls, backend: str, rest: str) -> dict[str, Any]:
+    def from_spec(cls, backend: str, rest: str) -> dict[str, object]:
         """The settings a spec string `backend:rest` gives: by default `rest` is the model."""
         return {"backend": backend, "model": rest or None}
 
@@ -75,7 +75,7 @@ class LlamaCppConfig(JudgeSettings):
     verdicts: Literal["read", "decode"] = "read"
 
     @classmethod
-    def from_spec(cls, backend: str, rest: str) -> dict[str, Any]:
+    def from_spec(cls, backend: str, rest: str) -> dict[str, object]:
         """`llamacpp` alone is the default bundled judge."""
         from ragmeter.judges.bundled import DEFAULT_BUNDLED
 
@@ -104,7 +104,7 @@ class HTTPJudgeConfig(JudgeSettings):
     tpm: float | None = Field(default=None, gt=0)
 
     @classmethod
-    def from_spec(cls, backend: str, rest: str) -> dict[str, Any]:
+    def from_spec(cls, backend: str, rest: str) -> dict[str, object]:
         """`openai:MODEL`, or `openai-compat:URL#MODEL`."""
         if backend == "openai-compat":
             url, model = split_endpoint(rest, "judge")
@@ -138,7 +138,7 @@ class HFConfig(JudgeSettings):
     backend: Literal["hf"]
 
     @classmethod
-    def from_spec(cls, backend: str, rest: str) -> dict[str, Any]:
+    def from_spec(cls, backend: str, rest: str) -> dict[str, object]:
         if not rest:
             raise ConfigError(f"judge '{backend}:': expected hf:/path/to/model")
         return {"backend": backend, "model": rest}

@@ -3,7 +3,7 @@ found in judges/registry.py; their settings classes live in judges/settings.py."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -26,9 +26,15 @@ __all__ = ["DEFAULT_JUDGE", "HFConfig", "HTTPJudgeConfig", "JudgeConfig", "Judge
            "ScriptedConfig", "judge_config", "make_judge", "parse_judge_spec"]
 
 
-def judge_config(origin: str = "judge", **settings: Any) -> JudgeConfig:
+def judge_config(origin: str = "judge", **settings: object) -> JudgeConfig:
     """The backend's typed config, or one ConfigError line that names the bad key and never
     echoes a value (a value may be a key pasted in the wrong place)."""
+    return settings_from(settings, origin)
+
+
+def settings_from(settings: dict[str, object], origin: str = "judge") -> JudgeConfig:
+    """`judge_config` for a mapping read from a file or a spec (keys are not Python names)."""
+    settings = dict(settings)
     if "api_key" in settings:
         raise ConfigError(f"{origin}: api_key is not a setting (a key in a config is stored and shared with "
                           "it): put the key in an environment variable and name it with api_key_env")
@@ -41,12 +47,12 @@ def judge_config(origin: str = "judge", **settings: Any) -> JudgeConfig:
         raise ConfigError(f"{origin}: the {backend} judge does not use {', '.join(unused)}; "
                           f"its settings: {', '.join(sorted(known - {'backend'}))}")
     try:
-        return model(**settings)
+        return model.model_validate(settings)
     except ValidationError as exc:
         raise ConfigError(f"{origin}: {explain_validation(exc, sorted(known))}") from None
 
 
-def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeConfig:
+def parse_judge_spec(spec: str | dict[str, object] | JudgeConfig | None) -> JudgeConfig:
     """`llamacpp` (the default bundled judge), `llamacpp:qwen-coder-1.5b` or `llamacpp:gemma-270m`
     (a bundled judge by name), `llamacpp:/m.gguf`, `openai:gpt-4o-mini`, `openai-compat:URL#model`,
     `hf:/dir`."""
@@ -56,16 +62,19 @@ def parse_judge_spec(spec: str | dict[str, Any] | JudgeConfig | None) -> JudgeCo
         return LlamaCppConfig()
     if isinstance(spec, dict):
         if "spec" in spec:
-            base = parse_judge_spec(spec["spec"])
+            named = spec["spec"]
+            if not isinstance(named, str):
+                raise ConfigError(f"judge: spec must be a string like 'openai:gpt-4o-mini', not {type(named).__name__}")
+            base = parse_judge_spec(named)
             settings = {**base.model_dump(exclude_unset=True), **{k: v for k, v in spec.items() if k != "spec"}}
-            return judge_config(f"judge {spec['spec']}", **settings)
-        return judge_config(**spec)
+            return settings_from(settings, f"judge {named}")
+        return settings_from(spec)
     backend, _, rest = spec.partition(":")
     if backend not in backends():
         raise ConfigError(f"unknown judge backend '{backend}' in '{spec}'; valid: {list(backends())}")
-    return judge_config(**settings_class(backend).from_spec(backend, rest))
+    return settings_from(settings_class(backend).from_spec(backend, rest))
 
 
-def make_judge(spec: str | dict[str, Any] | JudgeConfig | None) -> Judge:
+def make_judge(spec: str | dict[str, object] | JudgeConfig | None) -> Judge:
     """Build the judge a spec names. Heavy backends are imported only when chosen."""
     return build(parse_judge_spec(spec))

@@ -50,7 +50,7 @@ def tokens_in(span: tuple[int, int], offsets: Sequence[tuple[int, int]]) -> list
     return [i for i, (a, b) in enumerate(offsets) if a < hi and b > lo and b > a]
 
 
-def summary(pmi: Sequence[float], texts: Sequence[str] = ()) -> dict[str, Any] | None:
+def summary(pmi: Sequence[float], texts: Sequence[str] = ()) -> dict[str, object] | None:
     """The per-claim features: minimum and mean token PMI (nats), the token count, and (given
     the tokens' texts) the token the evidence makes least likely, for a person to read."""
     if not pmi:
@@ -73,7 +73,7 @@ def claim_tokens(pieces: Sequence[bytes], row: str, claims: Sequence[str]) -> li
 
 def features(with_lp: dict[int, float], bare_lp: dict[int, float], with_idx: list[int], bare_idx: list[int],
              with_tokens: Sequence[int], bare_tokens: Sequence[int],
-             text: Callable[[int], str] | None = None) -> dict[str, Any] | None:
+             text: Callable[[int], str] | None = None) -> dict[str, object] | None:
     """PMI features of one claim from the log-probabilities read in both prompts; None where
     the claim was tokenized differently in the two (nothing to compare token by token)."""
     if not with_idx or [with_tokens[i] for i in with_idx] != [bare_tokens[i] for i in bare_idx]:
@@ -87,7 +87,7 @@ Line = tuple[str, float, float]
 
 
 def combined_lines(combiner: tuple[str, float, float, float, float] | None,
-                   found: Sequence[dict[str, Any] | None], plain: tuple[Line, ...]) -> tuple[Line, ...]:
+                   found: Sequence[dict[str, object] | None], plain: tuple[Line, ...]) -> tuple[Line, ...]:
     """One label line per claim: the combiner with the claim's PMI folded into the intercept
     (slope * logit(p) + intercept + w_min * min + w_mean * mean), or the plain Platt line of
     that field for a claim without features. No combiner: the plain lines as they are."""

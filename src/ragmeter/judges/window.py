@@ -3,6 +3,7 @@ the answer or the statements."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ragmeter.errors import UnparseableReply
@@ -11,8 +12,8 @@ from ragmeter.judges.base import Judge, Message, Prompt
 TRUNCATION_MARK = " [...]"
 
 
-def fit_to_window(prompt: Prompt, inputs: dict[str, Any], judge: Judge,
-                  schema: dict[str, Any], max_tokens: int, structured: bool = True) -> tuple[list[Message], bool]:
+def fit_to_window(prompt: Prompt, inputs: Mapping[str, object], judge: Judge,
+                  schema: dict[str, object], max_tokens: int, structured: bool = True) -> tuple[list[Message], bool]:
     """Shorten the prompt's truncatable fields (contexts) until prompt + reply fit the window.
 
     Policy: each truncatable text keeps its beginning and loses its end, all cut by the same
@@ -36,7 +37,7 @@ def fit_to_window(prompt: Prompt, inputs: dict[str, Any], judge: Judge,
                            f"is {window} with {max_tokens} kept for the reply, even after truncating contexts")
 
 
-def _shrink(prompt: Prompt, inputs: dict[str, Any], used: int, budget: int, judge: Judge) -> dict[str, Any]:
+def _shrink(prompt: Prompt, inputs: Mapping[str, object], used: int, budget: int, judge: Judge) -> dict[str, object]:
     texts = [t for f in prompt.truncatable for t in _as_list(inputs[f])]
     movable = sum(judge.count_tokens(t) for t in texts)
     keep = max(0.0, (movable - (used - budget) - 16) / max(movable, 1))

@@ -3,9 +3,12 @@ answers without calling) and bench-judge's (which times every call)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest, Message
+
+if TYPE_CHECKING:
+    from ragmeter.judges.calibration import Platt
 
 
 class WrappedJudge(Judge):
@@ -23,13 +26,13 @@ class WrappedJudge(Judge):
         """Whether token counts come from the judge's own tokenizer, not an estimate."""
         return type(self.inner).count_tokens is not Judge.count_tokens
 
-    def identity(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, object]:
         return self.inner.identity()
 
     def describe(self) -> str:
         return self.inner.describe()
 
-    def calibration(self) -> dict[str, Any]:
+    def calibration(self) -> dict[str, Platt]:
         return self.inner.calibration()
 
     @property

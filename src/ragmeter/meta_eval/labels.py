@@ -24,13 +24,14 @@ def load_labelled(path: str | Path, limit: int | None = None,
                   label_column: str = "label") -> list[dict[str, Any]]:
     """Labelled rows as ragmeter rows (id, user_input, retrieved_contexts, response, reference,
     label); `response` stays a pair for pairwise files."""
+    from ragmeter.io.json_files import line_of
     from ragmeter.io.readers import data_file, read_records
 
     source = data_file(Path(path))
     records, _ = read_records(source)
     rows = []
     for number, raw in enumerate(records, start=1):
-        line = raw.get("__line__", number)
+        line = line_of(raw, number)
         if raw.get(label_column) is None:
             raise DataError(f"no label (column '{label_column}')", source=str(source), row=line, field=label_column,
                             unit=_unit(str(source)))

@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count
 from ragmeter.metrics.factual_correctness import f_beta
 from ragmeter.metrics.schemas import ShortText, verdicts
 from ragmeter.samples import Sample, ToolCall, Turn
@@ -57,7 +58,7 @@ class AgentGoalAccuracy(Metric):
     prompt_names = ("workflow", "compare")
     use_reference = True
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Workflow if prompt_name == "workflow" else Comparison
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -144,8 +145,8 @@ class TopicAdherence(Metric):
     def default_label(self) -> str:
         return self.name if self.options.mode == "f1" else f"{self.name}_{self.options.mode}"
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
-        return Topics if prompt_name == "topics" else verdicts(len(inputs["topics"]))
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
+        return Topics if prompt_name == "topics" else verdicts(count(inputs["topics"]))
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         conversation = transcript(sample.messages or [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -43,7 +43,7 @@ class Unscorable(Exception):
     """Raised inside a metric when a row cannot get an honest score; becomes an unscored Score
     that keeps whatever evidence the metric had gathered."""
 
-    def __init__(self, reason: str, evidence: dict[str, Any] | None = None) -> None:
+    def __init__(self, reason: str, evidence: dict[str, object] | None = None) -> None:
         super().__init__(reason)
         self.evidence = evidence or {}
 
@@ -70,11 +70,11 @@ class MetricContext:
             return builtin_prompt(metric, name, "english")
         return self._prompts.get(metric, name)
 
-    async def ask(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[M],
+    async def ask(self, prompt: PromptTemplate, inputs: Mapping[str, object], output: type[M],
                   max_tokens: int | None = None) -> M:
         return (await self.answer(prompt, inputs, output, max_tokens)).parsed
 
-    async def answer(self, prompt: PromptTemplate, inputs: dict[str, Any], output: type[BaseModel],
+    async def answer(self, prompt: PromptTemplate, inputs: Mapping[str, object], output: type[BaseModel],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """The whole Answer: the parsed reply and its label probabilities (and with `evidence`,
         the fields holding claims and evidence, their token PMI where the judge reads it)."""
@@ -87,7 +87,7 @@ class MetricContext:
         """Whether the judge reads prompt-token probabilities (judges/token_evidence.py)."""
         return self._judge is not None and self._judge.judge.reads_tokens
 
-    async def read_tokens(self, prompt: PromptTemplate, inputs: dict[str, Any], reads: tuple[str, str]) -> Any:
+    async def read_tokens(self, prompt: PromptTemplate, inputs: Mapping[str, object], reads: tuple[str, str]) -> Any:
         """Token evidence of `reads[0]` given `reads[1]`, and the judge's line for the prompt."""
         found, truncated, rule = await self._session().read_tokens(prompt, inputs, reads, self.stats)
         self.truncated = self.truncated or truncated
@@ -168,17 +168,17 @@ class Metric(ABC):
         may replace them from a prompts folder)."""
         return [builtin_or_english(self.prompt_metric, n, language) for n in self.prompt_names]
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         """The bounded reply schema for `prompt_name` given these inputs. The same function
         checks the few-shot examples of an edited or translated prompt file."""
         raise NotImplementedError(f"{self.name} sends no judge prompts")
 
-    async def ask(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
+    async def ask(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
                   max_tokens: int | None = None) -> Any:
         """Send one of this metric's prompts with the schema its inputs call for."""
         return (await self.judged(ctx, prompt_name, inputs, max_tokens)).parsed
 
-    async def judged(self, ctx: MetricContext, prompt_name: str, inputs: dict[str, Any],
+    async def judged(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """As `ask`, returning the Answer with its label probabilities (metrics/judgment.py)."""
         return await ctx.answer(ctx.prompt(self.prompt_metric, prompt_name), inputs,
@@ -187,3 +187,15 @@ class Metric(ABC):
     @abstractmethod
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         """Score one sample; raise Unscorable(reason) when no honest score exists."""
+
+
+def count(value: object) -> int:
+    """How many items a prompt input holds (the judge gives one verdict per item)."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"expected a list of items, got {type(value).__name__}")
+    return len(value)
+
+
+def text(value: object) -> str:
+    """A prompt input that is text (an absent optional field reads as empty)."""
+    return value if isinstance(value, str) else ""

@@ -10,12 +10,13 @@ its quotation.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import ClassVar
 
 from pydantic import BaseModel
 
 from ragmeter.citations.parse import REF, strip_citations
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count
 from ragmeter.metrics.citations import NO_CITATIONS
 from ragmeter.metrics.schemas import labelled, verdicts
 from ragmeter.samples import Sample
@@ -30,10 +31,10 @@ class LabelMetric(Metric):
     labels: ClassVar[dict[str, float | None]]
     prompt_names = ("label",)
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return labelled(tuple(self.labels))
 
-    def inputs(self, sample: Sample) -> dict[str, Any]:
+    def inputs(self, sample: Sample) -> dict[str, object]:
         return {"query": sample.user_input, "answer": _answer(sample)}
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -63,7 +64,7 @@ class LanguageQuality(LabelMetric):
     required = ("response",)
     labels = {"High": 1.0, "Correct": 1.0, "Flawed": 0.0, "Poor": 0.0}
 
-    def inputs(self, sample: Sample) -> dict[str, Any]:
+    def inputs(self, sample: Sample) -> dict[str, object]:
         return {"answer": _answer(sample)}
 
 
@@ -98,8 +99,8 @@ class GroundedStatement(Metric):
     required = ("cited_response",)
     prompt_names = ("verdicts",)
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
-        return verdicts(len(inputs["citations"]))
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
+        return verdicts(count(inputs["citations"]))
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         if not REF.search(sample.cited_response or ""):

@@ -4,7 +4,7 @@ ignores case and spacing. No entity in the reference is unscored."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
@@ -23,7 +23,7 @@ class ContextEntityRecall(Metric):
     required = ("reference", "retrieved_contexts")
     prompt_names = ("entities",)
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return entities()
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -8,12 +8,11 @@ per chunk; the arithmetic is the same, the question and answer are sent once).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from ragmeter.metrics.base import Metric, MetricContext, Score
+from ragmeter.metrics.base import Metric, MetricContext, Score, count
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
@@ -42,8 +41,8 @@ class ContextPrecision(Metric):
     answer_field = "response"
     answer_key = "answer"
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
-        return verdicts(len(inputs["contexts"]))
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
+        return verdicts(count(inputs["contexts"]))
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         contexts = sample.retrieved_contexts or []

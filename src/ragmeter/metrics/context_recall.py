@@ -9,11 +9,11 @@ spend tokens echoing them. 3 of 4 sentences supported -> 0.75.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.samples import Sample
@@ -34,8 +34,8 @@ class ContextRecall(Metric):
     prompt_names = ("attribution",)
     Options = JudgedOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
-        return verdicts(len(inputs["sentences"]))
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
+        return verdicts(count(inputs["sentences"]))
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         sentences = split_sentences(sample.reference or "")

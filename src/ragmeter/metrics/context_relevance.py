@@ -13,7 +13,8 @@ ClapNQ 0.826 against 0.792.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -49,7 +50,7 @@ class ContextRelevance(Metric):
     prompt_names = (*TEMPLATES, "likelihood")
     Options = RelevanceOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Rating
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -13,11 +13,12 @@ AnswerCorrectness weights that F1 with the embedding similarity (0.75 / 0.25 by 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, supported_share
+from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.metrics.semantic_similarity import embedding_similarity
@@ -31,10 +32,10 @@ class ClaimMetric(Metric):
     prompt_names = ("claims", "verdicts")
     detail = "low atomicity, low coverage"
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         if prompt_name == "claims":
-            return statements(claim_limit(inputs["text"]))
-        return verdicts(len(inputs["claims"]))
+            return statements(claim_limit(text(inputs["text"])))
+        return verdicts(count(inputs["claims"]))
 
     async def claims(self, ctx: MetricContext, text: str) -> list[str]:
         out = await self.ask(ctx, "claims", {"detail": self.detail, "text": text})

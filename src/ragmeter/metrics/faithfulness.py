@@ -14,11 +14,12 @@ Einstein example, judge statements and 0/1 verdicts: 1 of 2 inferable -> 0.5.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, supported_share
+from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
 from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
@@ -74,10 +75,10 @@ class Faithfulness(Metric):
         if self.options.statements != "judge":  # then the question is optional: read for short answers only
             self.required = ("response", "retrieved_contexts")
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         if prompt_name == "statements":
-            return statements(1 if is_short(inputs["answer"]) else claim_limit(inputs["answer"]))
-        return verdicts(len(inputs["statements"]))
+            return statements(1 if is_short(text(inputs["answer"])) else claim_limit(text(inputs["answer"])))
+        return verdicts(count(inputs["statements"]))
 
     async def claims(self, sample: Sample, ctx: MetricContext) -> tuple[list[str], int]:
         """The statements to judge, and how many repeats the judge wrote that were dropped."""

@@ -14,7 +14,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,7 +38,7 @@ class RefineMetric(Metric):
     input_key = "information"
     Options = JudgedOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return YesNo
 
     def subject(self, sample: Sample) -> str:
@@ -100,7 +101,7 @@ class Correctness(Metric):
     prompt_names = ("score",)
     Options = CorrectnessOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return CorrectnessReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -138,7 +139,7 @@ class GuidelineAdherence(Metric):
     prompt_names = ("verdict",)
     Options = GuidelineOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return GuidelineReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -168,7 +169,7 @@ class Pairwise(Metric):
     required = ("user_input", "response", "response_b")
     prompt_names = ("compare",)
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return PairwiseReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -71,7 +71,7 @@ CITATION_METRICS = ("citation_reprint", "valid_quote", "valid_identifier", "undu
 MetricSpec = Union[str, Mapping[str, Any]]
 
 
-def parse_spec(spec: MetricSpec) -> tuple[str, dict[str, Any]]:
+def parse_spec(spec: MetricSpec) -> tuple[str, dict[str, object]]:
     """'ndcg@5' -> ('ndcg@k', {'k': 5}); {'aspect_critic': {...}} -> ('aspect_critic', {...})."""
     if isinstance(spec, Mapping):
         if len(spec) != 1:

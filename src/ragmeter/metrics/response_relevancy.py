@@ -11,7 +11,7 @@ kept in the evidence.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel
 
@@ -44,7 +44,7 @@ class ResponseRelevancy(Metric):
     prompt_names = ("questions",)
     uses_embeddings = True
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return questions(STRICTNESS)
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
@@ -54,7 +55,7 @@ class AspectCritic(Metric):
     def default_label(self) -> str:
         return f"aspect_critic_{self.options.name}"
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return CriticVerdict
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -115,7 +116,7 @@ class RubricScore(Metric):
     prompt_names = ("score",)
     Options = RubricOptions
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return RubricReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
@@ -148,7 +149,7 @@ class AnswerAccuracyRubric(Metric):
     required = ("user_input", "response", "reference")
     prompt_names = ("score",)
 
-    def output_model(self, prompt_name: str, inputs: dict[str, Any]) -> type[BaseModel]:
+    def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return AccuracyReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -10,7 +10,7 @@ that lost a verdict fails with the file name and the example, before any judge c
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +126,7 @@ def check_against_metric(prompt: PromptFile, path: Path, metric_for: MetricLooku
         _check_example(metric, prompt, number, example.input, example.output, path)
 
 
-def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: dict[str, Any],
+def _check_example(metric: Any, prompt: PromptFile, number: int, inputs: Mapping[str, object],
                    output: dict[str, Any], path: Path) -> None:
     where = f"{path}: example {number}"
     if set(inputs) != set(prompt.input_fields):

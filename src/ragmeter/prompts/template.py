@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cache, cached_property
 from importlib import resources
 from typing import Any
@@ -60,7 +61,7 @@ class PromptTemplate(BaseModel):
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
-    def messages(self, inputs: dict[str, Any], schema: dict[str, Any] | None = None,
+    def messages(self, inputs: Mapping[str, object], schema: dict[str, Any] | None = None,
                  reply_schema: dict[str, Any] | None = None) -> list[Message]:
         """Chat-shaped messages; completion backends flatten them (see judges/render.py).
         `schema` is written into the instruction (for judges that cannot enforce it); the
@@ -91,7 +92,7 @@ class PromptTemplate(BaseModel):
         return out
 
 
-def format_inputs(fields: tuple[str, ...], values: dict[str, Any]) -> str:
+def format_inputs(fields: tuple[str, ...], values: Mapping[str, object]) -> str:
     """`field: value` lines; lists become numbered items so verdicts can refer to them."""
     lines = []
     for name in fields:

@@ -75,7 +75,7 @@ def load_experiment(path: Path) -> ExperimentConfig:
     data = relative_to(read_mapping(path, "experiment", "testset, docs, grid, metrics, ..."),
                        ("testset", "docs", "out"), path.parent)
     try:
-        return ExperimentConfig(**data)
+        return ExperimentConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{path}: {explain_validation(exc, list(ExperimentConfig.model_fields))}") from None
 

@@ -141,18 +141,23 @@ class RunConfig(BaseModel):
             raise ValueError(str(exc)) from None
 
 
+def default(key: str) -> Any:
+    """A key's default: the API's keyword arguments and the CLI's flags take theirs from here."""
+    return RunConfig.model_fields[key].get_default(call_default_factory=True)
+
+
 def valid_keys() -> list[str]:
     return list(RunConfig.model_fields)
 
 
-def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
+def build_config(data: dict[str, object], origin: str = "config") -> RunConfig:
     try:
-        return RunConfig(**data)
+        return RunConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{origin}: {explain_validation(exc, valid_keys())}") from None
 
 
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> RunConfig:
+def load_config(path: str | Path, overrides: dict[str, object] | None = None) -> RunConfig:
     from ragmeter.io.config_files import read_mapping
 
     path = Path(path)

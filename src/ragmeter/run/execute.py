@@ -81,7 +81,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     return result
 
 
-def _written(sink: ResultsFile, manifest: dict[str, Any], folder: str) -> EvaluationResult:
+def _written(sink: ResultsFile, manifest: dict[str, object], folder: str) -> EvaluationResult:
     """The results file put in place; the result reads its rows from it when asked."""
     from ragmeter.results.manifest import Manifest
     from ragmeter.results.runs import open_results

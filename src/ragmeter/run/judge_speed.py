@@ -104,18 +104,18 @@ def speed_file() -> Path:
     return record_file("judge-speed.json", "RAGMETER_JUDGE_SPEED")
 
 
-def save_speed(identity: dict[str, Any], speed: JudgeSpeed) -> Path:
+def save_speed(identity: dict[str, object], speed: JudgeSpeed) -> Path:
     """Store (replacing an earlier record of the same judge), atomically."""
     return write_record(speed_file(), judge_key(identity), speed.model_dump(mode="json"))
 
 
-def load_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
+def load_speed(identity: dict[str, object]) -> JudgeSpeed | None:
     """This machine's bench-judge record for the judge, else a bundled judge's shipped one."""
     record = read_records(speed_file()).get(judge_key(identity))
     return JudgeSpeed.model_validate(record) if record else shipped_speed(identity)
 
 
-def shipped_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
+def shipped_speed(identity: dict[str, object]) -> JudgeSpeed | None:
     """The shipped record of a bundled judge run in-process (identity `model`: NAME==VERSION)."""
     from ragmeter.judges.registry import backends
 
@@ -127,7 +127,7 @@ def shipped_speed(identity: dict[str, Any]) -> JudgeSpeed | None:
 
 
 @cache
-def _shipped() -> dict[str, Any]:
+def _shipped() -> dict[str, object]:
     """judge_speeds.json, read once per process (the dry run, the up-front estimate and the
     test set's ETA each ask)."""
     import json

@@ -25,7 +25,7 @@ TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the r
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None, cache: Cache,
-                   estimate: dict[str, Any] | None = None) -> dict[str, Any]:
+                   estimate: dict[str, object] | None = None) -> dict[str, object]:
     """The manifest as the JSON object written to manifest.json (checked against Manifest);
     `estimate`: a dry run's, reported beside the actuals."""
     record = _manifest_dict(cfg, run, judge, embedder, cache)
@@ -36,7 +36,7 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
 
 
 def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None,
-                   cache: Cache) -> dict[str, Any]:
+                   cache: Cache) -> dict[str, object]:
     metrics: dict[str, Any] = {}
     for metric in run.metrics:
         stats = run.stats[metric.label].as_dict()
@@ -66,17 +66,18 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
     }
 
 
-def beside_actuals(stored: dict[str, Any] | None, manifest: dict[str, Any]) -> dict[str, Any] | None:
+def beside_actuals(stored: dict[str, object] | None, manifest: dict[str, object]) -> dict[str, object] | None:
     """The stored estimate with the run's actual calls, tokens and seconds per metric."""
-    if not stored:
+    metrics = manifest["metrics"]
+    if not stored or not isinstance(metrics, dict):
         return None
     actual = {name: {"calls": m["judge_calls"], "cache_hits": m["cache_hits"], "prompt_tokens": m["prompt_tokens"],
                      "completion_tokens": m["completion_tokens"], "judge_seconds": m["judge_seconds"]}
-              for name, m in manifest["metrics"].items()}
+              for name, m in metrics.items()}
     return {**stored, "actual": actual, "actual_wall_seconds": manifest["wall_seconds"]}
 
 
-def judge_record(judge: Judge) -> dict[str, Any]:
+def judge_record(judge: Judge) -> dict[str, object]:
     """The judge's name and identity, never its key; a fleet adds each replica's record."""
     servers = judge.servers() if hasattr(judge, "servers") else None
     batches = getattr(judge, "batches", None)
@@ -96,7 +97,7 @@ def metric_version(metric: Metric, run: RunResult) -> str:
     return f"{metric.version}+{hashlib.sha256(':'.join(versions).encode()).hexdigest()[:8]}"
 
 
-def rag_index(run: RunResult) -> dict[str, Any] | None:
+def rag_index(run: RunResult) -> dict[str, object] | None:
     """Pleias's RAG Index: the mean of the citation-family metrics this run has scores for,
     with the components named and a bootstrap interval. None when the run has none."""
     from ragmeter.metrics import CITATION_METRICS

@@ -32,7 +32,7 @@ class EvaluationResult:
     #: a written run: its folder's Run, opened when first asked for
     _run: Any = field(default=None, repr=False)
 
-    def summary(self) -> dict[str, dict[str, Any]]:
+    def summary(self) -> dict[str, dict[str, object]]:
         return self.manifest["metrics"]
 
     def passes(self, gate: GateMode = "mean", min_rows: int = MIN_ROWS_FOR_INTERVAL,

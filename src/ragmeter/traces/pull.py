@@ -108,7 +108,7 @@ def _from_file(path: Path, window: Window, sessions: bool,
         raise DataError(f"no traces{window.describe()} among {len(records)}", source=str(path))
     units = session_rows(rows) if sessions else rows
     chosen = time_stratified(units, window.sample, window.seed, window.limit, start=lambda r: r.get("start_time"),
-                             key=lambda r: r["id"])
+                             key=lambda r: str(r["id"]))
     return len(rows), chosen, len(chosen)
 
 
