@@ -49,7 +49,7 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
 COMMANDS = (("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
             ("compare", results.compare_runs), ("report", results.html_report), ("explain", results.explain_run),
             ("calibrate", results.calibrate), ("traces", traces.traces), ("publish", traces.publish),
-            ("meta-eval", judges.meta_eval),
+            ("meta-eval", judges.meta_eval), ("align", judges.align),
             ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
             ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics))
 for _name, _command in COMMANDS:

@@ -1,5 +1,5 @@
-"""Commands about the judge itself: `meta-eval`, `judge-check`, `bench-judge`, and `metrics`
-(what each metric asks of it)."""
+"""Commands about the judge itself: `meta-eval`, `align`, `judge-check`, `bench-judge`, and
+`metrics` (what each metric asks of it)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,33 @@ def meta_eval(labels: Annotated[Path, typer.Argument(help="rows with a human `la
     print_meta_eval(result, console())
     if out:
         print(plain(f"wrote {out / 'meta_eval.json'}"))
+
+
+def align(run: Annotated[Path, typer.Argument(help="the run folder whose rows were labelled")],
+          labels: Annotated[Path, typer.Argument(help="labels.jsonl: {id, metric, label} per line (the labelling "
+                                                      "page writes it)")],
+          metric: Annotated[str, typer.Option(help="the metric whose prompt to align")],
+          judge: Annotated[Optional[str], typer.Option(help="judge spec (default: the run's judge)")] = None,
+          judge_opt: Annotated[Optional[list[str]], typer.Option("--judge-opt", help="KEY=VALUE")] = None,
+          out: Annotated[Path, typer.Option(help="folder for the aligned prompt files and align.json; "
+                                                 "use it with --prompts-dir")] = Path("prompts/aligned"),
+          folds: Annotated[int, typer.Option(min=2, help="cross-validation folds")] = 5,
+          examples: Annotated[int, typer.Option(min=1, help="few-shot examples in the aligned prompt")] = 4,
+          budget: Annotated[Optional[int], typer.Option(min=1, help="the examples' tokens at most (default: a "
+                                                                    "quarter of the judge's window)")] = None,
+          force: Annotated[bool, typer.Option("--force", help="write the aligned prompt even when it does not "
+                                                              "agree better with the labels")] = False) -> None:
+    """Few-shot examples (and a threshold, for 0/1 labels) chosen from your labels, with the
+    agreement before and after measured by k-fold cross-validation on rows the choice never saw."""
+    from ragmeter.meta_eval.align import align as run_align
+    from ragmeter.meta_eval.align import print_align
+
+    if judge_opt and judge is None:
+        raise typer.BadParameter("--judge-opt needs --judge (the run's judge spec, or another)")
+    spec = judge_setting(judge, judge_opt) if judge is not None else None
+    result = run_align(run, labels, metric, judge=spec, out=out, folds=folds, examples=examples, budget=budget,
+                       force=force)
+    print_align(result, console())
 
 
 def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.csv/.parquet with contexts), or a "

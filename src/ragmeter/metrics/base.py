@@ -126,6 +126,9 @@ class Metric(ABC):
     #: fields of which the data must have at least one (ranking: reference ids or grades)
     needs_one_of: ClassVar[tuple[str, ...]] = ()
     prompt_names: ClassVar[tuple[str, ...]] = ()
+    #: the prompts whose label fields are the metric's judgment, higher = better: `ragmeter
+    #: align` writes people's labelled rows into them as few-shot examples (meta_eval/align.py)
+    aligned_prompts: ClassVar[tuple[str, ...]] = ()
     uses_judge: bool = True
     uses_embeddings: bool = False
     higher_is_better: ClassVar[bool] = True

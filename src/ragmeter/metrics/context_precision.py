@@ -37,6 +37,7 @@ class ContextPrecision(Metric):
                    "response; average precision over the ranking (Ragas, without reference).")
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("usefulness",)
+    aligned_prompts = ("usefulness",)
     Options = JudgedOptions
     answer_field = "response"
     answer_key = "answer"

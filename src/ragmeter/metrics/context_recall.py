@@ -32,6 +32,7 @@ class ContextRecall(Metric):
                    "retrieved contexts support (Ragas LLMContextRecall).")
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
+    aligned_prompts = ("attribution",)
     Options = JudgedOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:

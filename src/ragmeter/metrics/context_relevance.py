@@ -48,6 +48,7 @@ class ContextRelevance(Metric):
                    "normalised and averaged (Ragas/NVIDIA).")
     required = ("user_input", "retrieved_contexts")
     prompt_names = (*TEMPLATES, "likelihood")
+    aligned_prompts = TEMPLATES
     Options = RelevanceOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:

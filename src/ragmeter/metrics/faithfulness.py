@@ -68,6 +68,7 @@ class Faithfulness(Metric):
                    "from the retrieved contexts (Ragas Faithfulness).")
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
+    aligned_prompts = ("verdicts",)
     Options = FaithfulnessOptions
 
     def __init__(self, label: str | None = None, **options: Any) -> None:

@@ -20,10 +20,12 @@ from ragmeter.errors import ConfigError, explain_validation
 from ragmeter.prompts.template import PromptTemplate, builtin_prompt
 
 SUFFIX = ".json"
+#: `ragmeter align`'s record beside the prompt files it writes (not a prompt)
+ALIGN_RECORD = "align.json"
 #: Finds a metric by name: ragmeter.metrics.get_metric, passed in by the caller.
 MetricLookup = Callable[[str], Any]
 #: keys a prompt file may carry besides the template's own fields
-EXTRA_KEYS = ("output_schema", "hash", "ragmeter_version", "adapted")
+EXTRA_KEYS = ("output_schema", "hash", "ragmeter_version", "adapted", "aligned")
 
 
 class PromptFile(PromptTemplate):
@@ -35,6 +37,7 @@ class PromptFile(PromptTemplate):
     hash: str | None = None
     ragmeter_version: str | None = None
     adapted: dict[str, Any] | None = None
+    aligned: dict[str, Any] | None = None  # `ragmeter align`: the labels and the agreement it measured
 
     def template(self) -> PromptTemplate:
         return PromptTemplate(**self.model_dump(exclude=set(EXTRA_KEYS)))
@@ -45,7 +48,8 @@ def file_name(template: PromptTemplate) -> str:
     return f"{template.metric}.{template.name}.{template.language}{SUFFIX}"
 
 
-def to_file(template: PromptTemplate, metric: Any, adapted: dict[str, Any] | None = None) -> dict[str, Any]:
+def to_file(template: PromptTemplate, metric: Any, adapted: dict[str, Any] | None = None,
+            aligned: dict[str, Any] | None = None) -> dict[str, Any]:
     from ragmeter import __version__
     from ragmeter.judges.session import output_schema
 
@@ -56,6 +60,8 @@ def to_file(template: PromptTemplate, metric: Any, adapted: dict[str, Any] | Non
     data = {**head, "hash": template.version, "ragmeter_version": __version__, **body, "output_schema": schema}
     if adapted is not None:
         data["adapted"] = adapted
+    if aligned is not None:
+        data["aligned"] = aligned
     return data
 
 
@@ -150,6 +156,8 @@ def load_prompt_dir(directory: Path, metric_for: MetricLookup) -> dict[tuple[str
         raise ConfigError(f"prompts folder not found: {directory}")
     found: dict[tuple[str, str, str], tuple[PromptFile, Path]] = {}
     for path in sorted(directory.glob(f"*{SUFFIX}")):
+        if path.name == ALIGN_RECORD:
+            continue
         prompt = read_prompt_file(path, metric_for)
         key = (prompt.metric, prompt.name, prompt.language)
         if key in found:

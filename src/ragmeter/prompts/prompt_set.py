@@ -51,6 +51,13 @@ class PromptSet:
     def get(self, metric: str, name: str) -> PromptTemplate:
         return self._resolved[(metric, name)].template
 
+    def replaced(self, templates: list[PromptTemplate], source: str) -> PromptSet:
+        """This set with `templates` in place of the prompts of the same key (align.py's tries)."""
+        resolved = dict(self._resolved)
+        for template in templates:
+            resolved[(template.metric, template.name)] = ResolvedPrompt(template, source)
+        return PromptSet(resolved, self.language, self.prompts_dir)
+
     def for_metric(self, metric: str) -> dict[str, ResolvedPrompt]:
         return {name: r for (m, name), r in self._resolved.items() if m == metric}
 
@@ -96,6 +103,8 @@ def _note(prompt_file: Any, template: PromptTemplate, metric: str, name: str, la
             notes.append(f"differs from the built-in {language} prompt ({builtin})")
     else:
         notes.append(f"no built-in {language} prompt to compare with")
+    if prompt_file.aligned:
+        notes.append(f"examples chosen by `ragmeter align` from {prompt_file.aligned.get('labels', 'labels')}")
     if prompt_file.adapted:
         notes.append(f"machine-translated by {prompt_file.adapted.get('judge', 'a judge')}")
     return "; ".join(notes) or None

@@ -61,6 +61,15 @@ class PromptTemplate(BaseModel):
         blob = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> PromptTemplate:
+        """A copy whose hash and rendered prefix are its own: pydantic copies the instance's
+        __dict__, where both are memoised, so an edited copy kept the original's cache key
+        (aspect_critic's votes over reordered examples were all the first order's reply)."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("version", None)
+        copy.__dict__.pop("_prefixes", None)
+        return copy
+
     def messages(self, inputs: Mapping[str, object], schema: dict[str, Any] | None = None,
                  reply_schema: dict[str, Any] | None = None) -> list[Message]:
         """Chat-shaped messages; completion backends flatten them (see judges/render.py).
