@@ -184,3 +184,18 @@ def test_a_label_becomes_the_reply_it_implies():
     relevance = get_metric("context_relevance")
     assert [example_of(relevance, rating, y).output for y in (0.0, 0.5, 1.0)] == \
         [{"rating": 0}, {"rating": 1}, {"rating": 2}]
+
+
+def test_a_prompt_file_align_did_not_write_is_never_replaced(tmp_path):
+    run, data = make_run(tmp_path)
+    labels = write_labels(tmp_path / "labels.jsonl", {r["id"]: int("red" in r["response"]) for r in data})
+    mine = tmp_path / "aligned" / "faithfulness.verdicts.english.json"
+    mine.parent.mkdir()
+    mine.write_text("{}")
+    with pytest.raises(ConfigError, match="was not written by `ragmeter align`"):
+        align(run, labels, "faithfulness", judge=ScriptedJudge(follower), out=tmp_path / "aligned")
+    assert mine.read_text() == "{}"
+    mine.unlink()
+    align(run, labels, "faithfulness", judge=ScriptedJudge(follower), out=tmp_path / "aligned")
+    again = align(run, labels, "faithfulness", judge=ScriptedJudge(follower), out=tmp_path / "aligned", seed=5)
+    assert str(mine) in again.written and "aligned" in json.loads(mine.read_text())  # its own file: replaced

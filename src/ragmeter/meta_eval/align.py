@@ -239,6 +239,20 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _not_yours(path: Path) -> None:
+    """A prompt file align did not write (yours, edited) is never replaced; its own are."""
+    import json
+
+    if not path.exists():
+        return
+    try:
+        ours = "aligned" in json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        ours = False
+    if not ours:
+        raise ConfigError(f"{path} exists and was not written by `ragmeter align`: choose another --out")
+
+
 def _write(out: Path, plan: _Plan, chosen: list[int], result: AlignResult) -> list[str]:
     """The aligned prompt files (their `aligned` key says how they were made) and align.json."""
     from ragmeter.io.writers import write_json
@@ -249,6 +263,8 @@ def _write(out: Path, plan: _Plan, chosen: list[int], result: AlignResult) -> li
                   result.primary: {"before": result.before[result.primary].value,
                                    "after": result.after[result.primary].value}}
     files = {file_name(t): dump(to_file(t, plan.inputs.metric, aligned=provenance)) for t in plan.templates(chosen)}
+    for name in files:
+        _not_yours(out / name)
     written = [str(p) for p in write_prompt_files(files, out, force=True)]
     result.written = [*written, str(out / ALIGN_RECORD)]
     write_json(out / ALIGN_RECORD, result.model_dump(mode="json"))
