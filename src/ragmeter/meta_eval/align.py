@@ -19,6 +19,7 @@ import hashlib
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +32,7 @@ from ragmeter.meta_eval.measures import balanced_accuracy, cohen_kappa, roc_auc,
 from ragmeter.stats import best_threshold, bootstrap_ci
 
 MIN_LABELS = 30
+Order = Literal["disagreement", "random"]
 SEED = 0
 
 
@@ -61,9 +63,12 @@ class AlignResult(BaseModel):
 
 def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict[str, Any] | Judge | None = None,
           out: str | Path | None = None, folds: int = 5, examples: int = 4, budget: int | None = None,
-          force: bool = False, seed: int = SEED) -> AlignResult:
+          force: bool = False, seed: int = SEED, order: Order = "disagreement",
+          keep_builtin: bool = False) -> AlignResult:
     """Align `metric`'s judgment prompts to the labels (module doc). Every input is checked
-    before the first judge call."""
+    before the first judge call. `order`: which labelled rows are offered first as examples
+    (the largest disagreements, or a seeded shuffle); `keep_builtin`: the chosen examples
+    follow the prompt's own instead of replacing them (both measured in docs/benchmarks.md)."""
     from ragmeter.accounting import MetricStats
     from ragmeter.meta_eval.align_inputs import load_inputs
 
@@ -77,7 +82,8 @@ def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict
                         source=str(labels))
     stats = MetricStats()
     assigned = stratified_folds(inputs.labels, folds, seed)
-    plan, before, after = asyncio.run(_cross_validate(inputs, stats, examples, budget, seed, assigned))
+    choice = Choice(examples, budget, seed, order, keep_builtin)
+    plan, before, after = asyncio.run(_cross_validate(inputs, stats, choice, assigned))
     result = measure(before, after, inputs.labels, assigned, inputs.binary)
     final = plan.choose(list(range(len(inputs.samples))))
     threshold = _final_threshold(after, inputs.labels) if inputs.binary else None
@@ -108,11 +114,11 @@ def stratified_folds(labels: Sequence[float], folds: int, seed: int) -> list[int
     return assigned
 
 
-async def _cross_validate(inputs: Any, stats: Any, examples: int, budget: int | None, seed: int,
+async def _cross_validate(inputs: Any, stats: Any, choice: Choice,
                           assigned: list[int]) -> tuple[_Plan, list[float | None], list[float | None]]:
     """The run's prompt's scores, and each row's score under the prompt its fold was given
     (one event loop for the whole: the judge session's slots belong to it)."""
-    plan = _Plan(inputs, stats, examples, budget, seed)
+    plan = _Plan(inputs, stats, choice)
     await plan.start()
     if len({inputs.labels[i] >= 0.5 for i in plan.examples}) < 2:
         raise DataError(f"no few-shot example of each label among the {len(inputs.samples)} labelled rows (a 0 on a "
@@ -126,13 +132,24 @@ async def _cross_validate(inputs: Any, stats: Any, examples: int, budget: int | 
     return plan, [s.value for s in plan.base], after
 
 
+@dataclass(frozen=True)
+class Choice:
+    """How examples are chosen: how many, within how many tokens, in which order offered."""
+
+    k: int
+    budget: int | None
+    seed: int
+    order: Order
+    keep_builtin: bool
+
+
 class _Plan:
     """The labelled rows' calls under the run's prompts, and the prompts examples make."""
 
-    def __init__(self, inputs: Any, stats: Any, k: int, budget: int | None, seed: int) -> None:
-        self.inputs, self.stats, self.k, self.seed = inputs, stats, k, seed
+    def __init__(self, inputs: Any, stats: Any, choice: Choice) -> None:
+        self.inputs, self.stats, self.choice = inputs, stats, choice
         window = inputs.judge.context_window or 4096
-        self.budget = budget if budget is not None else max(256, window // 4)
+        self.budget = choice.budget if choice.budget is not None else max(256, window // 4)
         self.base: list[Any] = []
         self.examples: dict[int, dict[str, Any]] = {}
         self.size: dict[int, int] = {}
@@ -157,9 +174,9 @@ class _Plan:
 
         labels, scores = self.inputs.labels, [s.value for s in self.base]
         far = {str(i): abs((scores[i] if scores[i] is not None else 0.5) - labels[i])
-               for i in rows if i in self.examples}
+               if self.choice.order == "disagreement" else 0.0 for i in rows if i in self.examples}
         picked = choose(far, {str(i): labels[i] for i in rows}, {str(i): self.size[i] for i in self.examples},
-                        self.k, self.budget, self.seed)
+                        self.choice.k, self.budget, self.choice.seed)
         return [int(i) for i in picked]
 
     def templates(self, chosen: list[int]) -> list[Any]:
@@ -167,7 +184,8 @@ class _Plan:
         out = []
         for name in self.inputs.metric.aligned_prompts:
             template = self.inputs.prompts.get(owner, name)
-            out.append(template.model_copy(update={"examples": tuple(self.examples[i][name] for i in chosen)}))
+            kept = template.examples if self.choice.keep_builtin else ()
+            out.append(template.model_copy(update={"examples": (*kept, *(self.examples[i][name] for i in chosen))}))
         return out
 
     async def score(self, samples: list[Any], chosen: list[int]) -> list[float | None]:
