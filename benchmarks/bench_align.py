@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--language", default="english")
     parser.add_argument("--order", default="disagreement", choices=("disagreement", "random"))
     parser.add_argument("--keep-builtin", action="store_true")
+    parser.add_argument("--budget", type=int, default=None)
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_align.sqlite"))
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
@@ -73,7 +74,7 @@ def one_seed(args: argparse.Namespace, seed: int, rows: list[dict[str, Any]], de
                                           "dataset_sha256": sha}) + "\n" for r in rows if r["id"] in labelled))
     out = work / f"aligned{seed}"
     found = align(work / "run", labels, args.metric, out=out, examples=args.examples, force=True, seed=seed,
-                  order=args.order, keep_builtin=args.keep_builtin)
+                  order=args.order, keep_builtin=args.keep_builtin, budget=args.budget)
     scored = ragmeter.evaluate([{"id": r["id"], **{f: r[f] for f in FIELDS if r[f] not in (None, [])}}
                                 for r in unseen], [args.metric], judge=args.judge, prompts_dir=str(out),
                                cache=args.cache, language=args.language, progress=False)
