@@ -51,7 +51,8 @@ class RecordingContext(MetricContext):
     def __init__(self, session: JudgeSession, prompts: PromptSet, watched: tuple[str, ...],
                  stats: MetricStats) -> None:
         super().__init__(session, None, stats, prompts)
-        self.watched, self.calls = watched, []  # type: tuple[str, ...], list[Call]
+        self.watched = watched
+        self.calls: list[Call] = []
 
     async def answer(self, prompt: PromptTemplate, inputs: Mapping[str, object], output: type[BaseModel],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
