@@ -101,6 +101,10 @@ def test_bad_inputs_are_refused_before_any_judge_call(tmp_path):
                                          "dataset_sha256": "0" * 64}) + "\n" for r in data))
     with pytest.raises(DataError, match="labelled on another dataset"):
         align(run, other, "faithfulness", judge=judge)
+    ragmeter.evaluate(data, ["faithfulness"], judge=ScriptedJudge(follower), out=tmp_path / "memory", cache=False,
+                      progress=False)
+    with pytest.raises(DataError, match="made from rows in memory"):
+        align(tmp_path / "memory", few, "faithfulness", judge=judge)
     assert judge.requests == []
 
 

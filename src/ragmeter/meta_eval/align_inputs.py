@@ -43,6 +43,9 @@ def load_inputs(run: Path, labels: Path, metric_label: str,
     manifest, _, folder = read_run_manifest(run)
     config = manifest.config
     metric = _metric(config.get("metrics") or [], list(manifest.metrics), metric_label, folder)
+    if config["dataset"] == "<in-memory>":
+        raise DataError("the run was made from rows in memory: align reads the rows the run judged from its "
+                        "dataset file (run it on a file)", source=folder)
     dataset_path = Path(config["dataset"])
     if not dataset_path.is_file():
         raise DataError("the run's dataset file is gone (align reads the rows the run judged)",
