@@ -132,7 +132,8 @@ def _agreement(scorer: str, scores: list[float], labels: list[Any], kind: LabelK
     return _pairwise(scorer, scores, [float(y) for y in labels])
 
 
-def _measure(stat: Any, columns: list[list[Any]]) -> Measure:
+def measure_with_ci(stat: Any, columns: list[list[Any]]) -> Measure:
+    """`stat(*columns)` with its seeded 95% bootstrap interval (rows resampled together)."""
     low, high = bootstrap_ci(stat, columns, seed=SEED)
     return Measure(value=stat(*columns), ci95=(low, high), n=len(columns[0]))
 
@@ -151,9 +152,9 @@ def _binary(scorer: str, scores: list[float], labels: list[int]) -> Agreement:
         return cohen_kappa([int(v >= threshold) for v in s], y)
 
     return Agreement(scorer=scorer, n=len(scores), threshold=threshold,
-                     measures={"roc_auc": _measure(roc_auc, [scores, labels]),
-                               "balanced_accuracy_held_out": _measure(bacc, [held_scores, held_labels]),
-                               "kappa_held_out": _measure(kappa, [held_scores, held_labels])})
+                     measures={"roc_auc": measure_with_ci(roc_auc, [scores, labels]),
+                               "balanced_accuracy_held_out": measure_with_ci(bacc, [held_scores, held_labels]),
+                               "kappa_held_out": measure_with_ci(kappa, [held_scores, held_labels])})
 
 
 def _halves(labels: list[int]) -> tuple[list[int], list[int]]:
@@ -179,9 +180,9 @@ def _ordinal(scorer: str, scores: list[float], labels: list[int]) -> Agreement:
         return cohen_kappa(scaled, y, weights="quadratic")
 
     return Agreement(scorer=scorer, n=len(scores),
-                     measures={"spearman": _measure(spearman, [scores, labels]),
-                               "kendall_tau_b": _measure(kendall_tau_b, [scores, labels]),
-                               "weighted_kappa": _measure(kappa, [scores, labels])})
+                     measures={"spearman": measure_with_ci(spearman, [scores, labels]),
+                               "kendall_tau_b": measure_with_ci(kendall_tau_b, [scores, labels]),
+                               "weighted_kappa": measure_with_ci(kappa, [scores, labels])})
 
 
 def _pairwise(scorer: str, diffs: list[float], prefs: list[float]) -> Agreement:
@@ -195,9 +196,9 @@ def _pairwise(scorer: str, diffs: list[float], prefs: list[float]) -> Agreement:
         return cohen_kappa([_sign(x) for x in d], [_sign(y) for y in p])
 
     return Agreement(scorer=scorer, n=len(diffs),
-                     measures={"accuracy": _measure(accuracy, [diffs, prefs]),
-                               "spearman": _measure(spearman, [diffs, prefs]),
-                               "kappa_of_signs": _measure(kappa, [diffs, prefs])})
+                     measures={"accuracy": measure_with_ci(accuracy, [diffs, prefs]),
+                               "spearman": measure_with_ci(spearman, [diffs, prefs]),
+                               "kappa_of_signs": measure_with_ci(kappa, [diffs, prefs])})
 
 
 def _sign(value: float) -> int:

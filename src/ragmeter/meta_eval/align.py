@@ -15,7 +15,6 @@ only when that interval lies above 0, or with `force`.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -27,9 +26,9 @@ from pydantic import BaseModel
 
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judges.base import Judge
-from ragmeter.meta_eval.agreement import Measure
+from ragmeter.meta_eval.agreement import Measure, measure_with_ci
 from ragmeter.meta_eval.measures import balanced_accuracy, cohen_kappa, roc_auc, spearman
-from ragmeter.stats import best_threshold, bootstrap_ci
+from ragmeter.stats import best_threshold
 
 MIN_LABELS = 30
 Order = Literal["disagreement", "random"]
@@ -70,6 +69,7 @@ def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict
     (the largest disagreements, or a seeded shuffle); `keep_builtin`: the chosen examples
     follow the prompt's own instead of replacing them (both measured in docs/benchmarks.md)."""
     from ragmeter.accounting import MetricStats
+    from ragmeter.io.readers import file_sha256
     from ragmeter.meta_eval.align_inputs import load_inputs
 
     started = time.perf_counter()
@@ -90,7 +90,7 @@ def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict
     improved = result.difference.ci95 is not None and result.difference.ci95[0] > 0
     notes = [*inputs.notes, *result.notes]
     aligned = AlignResult(
-        run=str(run), labels=str(labels), labels_sha256=_sha256(Path(labels)), metric=metric,
+        run=str(run), labels=str(labels), labels_sha256=file_sha256(Path(labels)), metric=metric,
         judge=inputs.judge.describe(), kind="binary" if inputs.binary else "rating", rows=len(inputs.samples),
         folds=folds, examples=examples, primary=result.primary, before=result.before, after=result.after,
         difference=result.difference, improved=improved, threshold=threshold,
@@ -226,8 +226,9 @@ def measure(before: Sequence[float | None], after: Sequence[float | None], label
 def _binary(scores: list[float], labels: list[int], folds: list[int]) -> dict[str, Measure]:
     """ROC-AUC of the pooled held-out scores; balanced accuracy and kappa of each row read at
     the threshold chosen on the other folds."""
-    said = [int(s >= _cut([x for x, f in zip(scores, folds) if f != fold],
-                          [t for t, f in zip(labels, folds) if f != fold])) for s, fold in zip(scores, folds)]
+    cuts = {fold: _cut([x for x, f in zip(scores, folds) if f != fold], [t for t, f in zip(labels, folds) if f != fold])
+            for fold in set(folds)}  # one per fold, not one per row
+    said = [int(s >= cuts[fold]) for s, fold in zip(scores, folds)]
     ones = [float(v) for v in said]
     return {"roc_auc": _measure(roc_auc, [scores, labels]),
             "balanced_accuracy": _measure(lambda s, t: balanced_accuracy(s, t, 0.5), [ones, labels]),
@@ -245,16 +246,11 @@ def _final_threshold(after: Sequence[float | None], labels: Sequence[float]) -> 
 
 
 def _measure(stat: Callable[..., float], columns: list[list[Any]]) -> Measure:
+    """meta-eval's measure, or NaN (shown as "-") where the rows cannot give it."""
     try:
-        value = stat(*columns)
-        low, high = bootstrap_ci(stat, columns, seed=SEED)
+        return measure_with_ci(stat, columns)
     except (ValueError, ZeroDivisionError):
         return Measure(value=float("nan"), n=len(columns[0]))
-    return Measure(value=value, ci95=(low, high), n=len(columns[0]))
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _not_yours(path: Path) -> None:

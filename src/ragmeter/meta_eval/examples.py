@@ -38,7 +38,7 @@ class Call:
 
 
 @dataclass
-class Scored:
+class RowScore:
     """A row's score under one prompt set, and the judgment calls that made it."""
 
     value: float | None
@@ -63,15 +63,15 @@ class RecordingContext(MetricContext):
 
 
 async def score_rows(metric: Metric, samples: Sequence[Sample], prompts: PromptSet, session: JudgeSession,
-                     stats: MetricStats) -> list[Scored]:
+                     stats: MetricStats) -> list[RowScore]:
     """Each sample's score with `prompts` (cached like any run: the run's own calls are hits)."""
 
-    async def one(sample: Sample) -> Scored:
+    async def one(sample: Sample) -> RowScore:
         ctx = RecordingContext(session, prompts, metric.aligned_prompts, stats)
         try:
-            return Scored((await metric.score(sample, ctx)).value, ctx.calls)
+            return RowScore((await metric.score(sample, ctx)).value, ctx.calls)
         except Unscorable:
-            return Scored(None, ctx.calls)
+            return RowScore(None, ctx.calls)
 
     return list(await asyncio.gather(*(one(s) for s in samples)))
 

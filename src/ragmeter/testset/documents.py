@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.json_files import line_of
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
 HTML_SUFFIXES = (".html", ".htm")
@@ -64,7 +65,7 @@ def _from_records(records: list[dict[str, Any]], source: str) -> list[Document]:
         text = record.get("text")
         if not isinstance(text, str):
             raise DataError("no text (a `text` column of strings is required)", source=source,
-                            row=record.get("__line__", number), field="text")
+                            row=line_of(record, number), field="text")
         name = record.get("source") or record.get("id") or f"{source}#{number}"
         documents.append(Document(str(name), text))
     if not documents:
