@@ -6,7 +6,11 @@ five 500-character chunks and 0.70 against one: docs/judge-check.md). Fact
 verification pipelines select evidence sentences before they verify (FEVER; MiniCheck
 checks a claim chunk by chunk), and so does this: for each sentence of the claim, the
 context sentences that share the most of its words, each with the sentence before it (for
-what "it" or "they" refers to), in the contexts' own order. One context that fits the budget
+what "it" or "they" refers to), in the contexts' own order. Contexts are cut into the blocks
+a reader would cite (metrics/blocks.py: a code block, a table row, a list item, a sentence),
+and words are matched as a reader matches them: identifiers whole and in their parts
+(`dpkg-split`, `dpkg`, `split`), and by their first letters (`configure`, `configuration`;
+`selecciona`, `seleccionar`). One context that fits the budget
 is sent whole, so a short single context is judged exactly as before; several contexts are
 always cut, however short, because a handful of one-line contexts confused the judge as
 much as long ones (copied sentences read a median 0.56 among three short contexts).
@@ -17,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 
+from ragmeter.metrics.blocks import blocks
 from ragmeter.text import split_sentences
 
 #: a single context up to this many characters is sent whole
@@ -30,14 +35,19 @@ QUESTION_WEIGHT = 0.5
 #: and a sentence's own share of claim and question words this much (a tie-break by focus)
 FOCUS = 0.1
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: identifiers, flags, paths and versions as written: `dpkg-split`, `--train`, `xmltodict.parse`, `1.2.3`
+_IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+", re.UNICODE)
+#: words longer than this match on their first STEM letters (a stem without a language's stemmer)
+STEM = 6
 _URL = re.compile(r"(?:https?://|www\.)\S+")
-#: where markdown and plain text break between sentences that have no stop: blank lines,
-#: list items, headings, table rows
-_BLOCKS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*+#|>]|\d+[.)])\s)")
 
 
 def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text) if len(w) > 2 or w.isdigit()]
+    """Words to match on, lowercased: each word (a long one cut to its stem), and each
+    identifier, flag or path whole."""
+    found = [w.lower()[:STEM] if len(w) > STEM and not w.isdigit() else w.lower()
+             for w in _WORD.findall(text) if len(w) > 2 or w.isdigit()]
+    return found + [w.lower() for w in _IDENTIFIER.findall(text)]
 
 
 def sentence_words(sentence: str, keep_urls: bool) -> set[str]:
@@ -60,7 +70,7 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, questi
     weight = _idf([bag for per in bags for bag in per])
     asked = set(words(question or ""))
     chosen: set[tuple[int, int]] = set()
-    for part in split_sentences(claim) or [claim]:
+    for part in _pieces(claim) or [claim]:
         wanted = set(words(part))
         ranked = sorted(((_rank(wanted, asked, bag, weight), c, i) for c, per in enumerate(bags)
                          for i, bag in enumerate(per)), reverse=True)
@@ -88,8 +98,8 @@ def _rank(wanted: set[str], asked: set[str], bag: set[str], weight: dict[str, fl
 
 
 def context_sentences(text: str) -> list[str]:
-    """Sentences, also where markdown separates them by a line break rather than a stop."""
-    return [s for block in _BLOCKS.split(text) for s in split_sentences(block)]
+    """The blocks a reader would cite (metrics/blocks.py)."""
+    return blocks(text)
 
 
 def _idf(bags: list[set[str]]) -> dict[str, float]:
@@ -110,8 +120,15 @@ def _overlap(wanted: set[str], bag: set[str], weight: dict[str, float]) -> float
     return sum(weight.get(w, 1.0) for w in found) / sum(weight.get(w, 1.0) for w in wanted)
 
 
+def _pieces(claim: str) -> list[str]:
+    """What evidence is chosen for, one at a time: the claim's sentences, and its code and
+    list lines as blocks."""
+    return [s for b in blocks(claim) for s in ([b] if "\n" in b else split_sentences(b))]
+
+
 def _join(sentences: list[str], kept: list[int]) -> str:
-    """The kept sentences in order, with a gap mark where sentences were left out."""
+    """The kept blocks in order, with a gap mark where blocks were left out; a block of
+    several lines (code, a table, an option) on lines of its own."""
     parts: list[str] = []
     last = -1
     for i in kept:
@@ -119,5 +136,8 @@ def _join(sentences: list[str], kept: list[int]) -> str:
             parts.append(GAP.strip())
         parts.append(sentences[i])
         last = i
-    text = " ".join(parts)
+    text = ""
+    for i, part in enumerate(parts):
+        multiline = "\n" in part or (i > 0 and "\n" in parts[i - 1])
+        text += ("\n" if multiline else " ") + part if i else part
     return (GAP.strip() + " " if kept[0] > 0 else "") + text + (" " + GAP.strip() if last < len(sentences) - 1 else "")

@@ -1,11 +1,15 @@
 """Ragas Faithfulness: share of the response's statements the retrieved context supports.
 
-Statements come from one of three places (`statements:`):
+Statements come from one of four places (`statements:`):
 - `judge` (Ragas): the judge writes them (bounded list, repeats dropped), a second call
   gives one verdict per statement. Small judges invent statements here.
 - `sentences`: the response split into sentences deterministically, one call.
-- `response`: the whole response as one claim, one call (the default: the best agreement
-  with human labels measured for the bundled judges, see benchmarks/bench_validity.py).
+- `parts`: the response cut where a reader would cite it (sentences, list items, lines,
+  code blocks: metrics/blocks.py), repeats once, one call; a one-sentence answer is one part.
+- `response`: the whole response as one claim, one call.
+Parts combine by `combine:` (`mean`, Ragas's share, or `min`, the weakest part), and a part
+stating a literal detail (URL, flag, identifier, number) that no retrieved context holds
+counts as unsupported with `literals: score` (metrics/literals.py).
 A short answer ("httplib2") is judged with its question (`short_answers`, below).
 Each verdict counts as P(supported) with `judgment: probability` (the default), or 0/1.
 Zero statements is unscored with a reason (Ragas gives NaN).
@@ -20,8 +24,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
+from ragmeter.metrics.blocks import parts
 from ragmeter.metrics.excerpts import excerpts, words
-from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
+from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
+from ragmeter.metrics.literals import missing
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
@@ -31,6 +37,8 @@ NO_STATEMENTS = "the judge found no statements in the response"
 SHORT_WORDS = 5
 #: answer words a rewrite states rather than repeats
 POLAR = {"yes", "true", "false"}
+#: parts judged at most: beyond this, neighbouring parts are judged together (one call's length)
+MAX_PARTS = 8
 
 
 def is_short(answer: str) -> bool:
@@ -45,7 +53,13 @@ def faithfulness(flags: list[float]) -> float:
 
 
 class FaithfulnessOptions(JudgedOptions):
-    statements: Literal["response", "sentences", "judge"] = "response"
+    statements: Literal["response", "sentences", "parts", "judge"] = "response"
+    #: how the parts' verdicts make the score: `mean` (Ragas: the share supported) or `min`
+    #: (the least supported part: an answer is as faithful as its weakest statement)
+    combine: Literal["mean", "min"] = "mean"
+    #: `score`: a part that states a URL, flag, identifier, version or number found in no
+    #: retrieved context counts as unsupported; `evidence`: listed only; `off`
+    literals: Literal["score", "evidence", "off"] = "evidence"
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
     #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
@@ -90,6 +104,9 @@ class Faithfulness(Metric):
             return [response.strip()], 0
         if self.options.statements == "sentences":
             return split_sentences(response), 0
+        if self.options.statements == "parts":
+            found, repeats = parts(response)
+            return _grouped(found, MAX_PARTS), repeats
         found = await self.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
         return unique(found.statements), len(found.statements) - len(unique(found.statements))
 
@@ -118,17 +135,36 @@ class Faithfulness(Metric):
         if not claims:
             raise Unscorable(NO_STATEMENTS)
         contexts = sample.retrieved_contexts or []
-        shown = excerpts(" ".join(claims), contexts, question=sample.user_input) \
+        shown = excerpts("\n\n".join(claims), contexts, question=sample.user_input) \
             if self.options.contexts == "excerpts" else contexts
         judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims},
                                    evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
+        absent = [missing(c, contexts) if self.options.literals != "off" else [] for c in claims]
+        values = [0.0 if gone and self.options.literals == "score" else w.value for w, gone in zip(weighed, absent)]
         tokens = judged.evidence or [None] * len(claims)
-        evidence = {"statements": [{"statement": s, "verdict": v.verdict, "p_supported": p_one(w), "reason": v.reason,
-                                    **({"token_pmi": t} if t else {})}
-                                   for s, v, w, t in zip(claims, judged.parsed.verdicts, weighed, tokens)],
+        evidence = {"statements": [_statement(s, v, w, t, gone)
+                                   for s, v, w, t, gone in zip(claims, judged.parsed.verdicts, weighed, tokens, absent)],
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
-                    "judgment": mode_of(weighed), **({"excerpts": shown} if shown is not contexts else {})}
-        labels = sum(v.verdict for v in judged.parsed.verdicts)
-        return Score(faithfulness([w.value for w in weighed]),
-                     f"{labels} of {len(claims)} statements supported by the contexts", evidence)
+                    "judgment": mode_of(weighed), "combine": self.options.combine,
+                    **({"excerpts": shown} if shown is not contexts else {})}
+        labels = sum(v.verdict and not (gone and self.options.literals == "score")
+                     for v, gone in zip(judged.parsed.verdicts, absent))
+        value = min(values) if self.options.combine == "min" and values else faithfulness(values)
+        return Score(value, f"{labels} of {len(claims)} statements supported by the contexts"
+                     + (f"; not in any context: {', '.join(x for gone in absent for x in gone)[:200]}"
+                        if any(absent) else ""), evidence)
+
+
+def _statement(statement: str, verdict: Any, weighed: Weighed, tokens: Any, absent: list[str]) -> dict[str, Any]:
+    """One judged statement as the evidence shows it, with the details no context holds."""
+    return {"statement": statement, "verdict": verdict.verdict, "p_supported": p_one(weighed), "reason": verdict.reason,
+            **({"token_pmi": tokens} if tokens else {}), **({"not_in_contexts": absent} if absent else {})}
+
+
+def _grouped(items: list[str], limit: int) -> list[str]:
+    """At most `limit` items: neighbours joined into near-equal runs when there are more."""
+    if len(items) <= limit:
+        return items
+    size = -(-len(items) // limit)
+    return ["\n".join(items[i:i + size]) for i in range(0, len(items), size)]

@@ -1,0 +1,168 @@
+"""Text cut where a reader would cite it: a code block, a table row, a list item, a heading,
+an option of a manual page, a short paragraph, or a sentence of a long one.
+
+A sentence splitter alone breaks what real documents hold: a fenced code block became
+fragments joined with the prose around them, a table lost its rows, a command line
+(`zstd --train FILES`) went into the sentence before it. A claim about a class in a code
+block, or about a function's printed value, was then judged against excerpts that did not
+hold the code (issue 48). The same cut gives an answer's parts: its sentences, list items
+and lines, each judged on its own so one invented detail is one failed part.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragmeter.text import split_sentences
+
+#: a fenced code block up to this many characters is one block; longer ones are cut into runs of lines
+CODE_MAX = 500
+#: a paragraph or list item up to this many characters is one block; longer prose is cut into sentences
+WHOLE_MAX = 250
+_FENCE = re.compile(r"^\s*(```|~~~)")
+#: lines that start a block of their own: headings, table rows, list items, quotes, HTML,
+#: prompts and REPL lines, reStructuredText directives, options of a manual page
+_STARTS = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>\s|<[A-Za-z!/]|\$\s|>>>\s|\.\.\s|--?[A-Za-z0-9])")
+_UNDERLINE = re.compile(r"^\s*([=\-~^*#])\1{2,}\s*$")
+_CODE_CHARS = re.compile(r"[(){}\[\];=<>$]|^\s{4,}\S|::")
+
+
+def blocks(text: str) -> list[str]:
+    """The blocks of `text` in order: fenced code whole (or in runs of lines), other lines
+    grouped into paragraphs, each paragraph cut into its items (headings, table rows, list
+    items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code."""
+    out: list[str] = []
+    for fenced, lines in _segments(text.splitlines()):
+        if fenced:
+            out.extend(_runs(lines, CODE_MAX))
+            continue
+        for item in _items(lines):
+            out.extend(_cut(item))
+    return [b for b in out if b.strip()]
+
+
+def parts(answer: str) -> tuple[list[str], int]:
+    """An answer's parts to judge one by one, and how many repeats were dropped: its blocks,
+    a fragment of under four words joined to the part before it (a list item "- bytes" is no
+    claim alone), each part once."""
+    seen: set[str] = set()
+    pieces = []
+    for piece in _answer_pieces(answer):
+        key = " ".join(re.sub(r"[^\w\s]", " ", piece.lower()).split())
+        if key not in seen:
+            seen.add(key)
+            pieces.append(piece)
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and _few_words(piece):
+            merged[-1] = f"{merged[-1]}\n{piece}"
+        else:
+            merged.append(piece)
+    if len(merged) > 1 and _few_words(merged[0]):  # a short lead ("Options:") joins what follows
+        merged[:2] = [f"{merged[0]}\n{merged[1]}"]
+    return merged, len(_answer_pieces(answer)) - len(pieces)
+
+
+def _few_words(text: str) -> bool:
+    return len(re.findall(r"\w+", text)) < 4
+
+
+def _answer_pieces(answer: str) -> list[str]:
+    """An answer's code blocks whole, everything else in sentences (a list item with the
+    lines that continue it read as one)."""
+    out: list[str] = []
+    for fenced, lines in _segments(answer.splitlines()):
+        if fenced:
+            out.append("\n".join(lines).strip())
+        else:
+            out.extend(s for item in _items(lines) for s in split_sentences("\n".join(item)))
+    return [p for p in out if p.strip()]
+
+
+def _segments(lines: list[str]) -> list[tuple[bool, list[str]]]:
+    """Runs of lines: (True, a fenced code block with its fences) or (False, other lines)."""
+    out: list[tuple[bool, list[str]]] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in lines:
+        opener = _FENCE.match(line)
+        if fence is None and opener:
+            if current:
+                out.append((False, current))
+            current, fence = [line], opener.group(1)
+        elif fence is not None:
+            current.append(line)
+            if line.strip().startswith(fence) and len(current) > 1:
+                out.append((True, current))
+                current, fence = [], None
+        else:
+            current.append(line)
+    if current:
+        out.append((fence is not None, current))
+    return out
+
+
+def _items(lines: list[str]) -> list[list[str]]:
+    """Paragraphs (split at blank lines), each cut at every line that starts an item of its
+    own; a line indented under an item continues it; a heading's underline stays with it."""
+    items: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if current:
+                items.append(current)
+            current = []
+            continue
+        if current and _UNDERLINE.match(line):
+            current.append(line)
+            items.append(current)
+            current = []
+            continue
+        if current and _STARTS.match(line) and not _continues(current, line):
+            items.append(current)
+            current = []
+        current.append(line)
+    if current:
+        items.append(current)
+    return items
+
+
+def _continues(current: list[str], line: str) -> bool:
+    """A line indented deeper than its item's first line continues it (a list item's second
+    line, a manual page option's description), unless it is a table row or a code line."""
+    first = current[0]
+    indent = len(line) - len(line.lstrip())
+    return indent > len(first) - len(first.lstrip()) and not line.lstrip().startswith(("|", "$ ", ">>> "))
+
+
+def _cut(item: list[str]) -> list[str]:
+    """An item whole when short, in runs of lines when it looks like code, else in sentences."""
+    text = "\n".join(line.rstrip() for line in item)
+    if len(text) <= WHOLE_MAX:
+        return [_dedent(text)]
+    if sum(bool(_CODE_CHARS.search(line)) for line in item) * 2 > len(item):
+        return _runs(item, CODE_MAX)
+    return split_sentences(text)
+
+
+def _runs(lines: list[str], limit: int) -> list[str]:
+    """Consecutive lines grouped up to `limit` characters (a longer line alone)."""
+    out: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in lines:
+        if current and size + len(line) + 1 > limit:
+            out.append(_dedent("\n".join(current)))
+            current, size = [], 0
+        current.append(line.rstrip())
+        size += len(line) + 1
+    if current:
+        out.append(_dedent("\n".join(current)))
+    return out
+
+
+def _dedent(text: str) -> str:
+    """The block without the indentation all its lines share (a manual page's margin)."""
+    lines = text.splitlines()
+    margin = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
+    return "\n".join(line[margin:] for line in lines).strip("\n")

@@ -1,0 +1,75 @@
+"""Literal details a claim states that its contexts must hold as written: web addresses,
+code spans, flags, paths, identifiers, versions and numbers.
+
+A small judge reads an answer copied from a page with one detail changed (an invented image
+URL, `Debian-split(1)` for `dpkg-split(1)`, `--version` of the wrong program) as supported:
+the copied majority carries it (issue 48). These details need no judgment: a URL, a flag
+or an identifier is in the retrieved text or it is not. Prose words are never literals
+here: a paraphrase ("well known", "three") must stay the judge's to read.
+"""
+
+from __future__ import annotations
+
+import re
+
+_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"'`]+")
+_CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
+#: flags (`--train`, `-z`), paths (`/usr/bin`, `a/b.c`), dotted or snake_case names
+#: (`xmltodict.parse`, `process_namespaces`), names with a manual section (`dpkg-split(1)`),
+#: versions (`1.2.3`), and words with a digit inside (`sha256`, `utf-8`)
+_SHAPED = re.compile(
+    r"(?<![\w-])(?:--?[A-Za-z][\w-]*"
+    r"|[\w.-]*/[\w./-]+"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
+    r"|\w*_\w+"
+    r"|[\w-]+\(\d\)"
+    r"|\d+(?:\.\d+){2,}"
+    r"|[A-Za-z]+[-]?\d[\w-]*)",
+    re.UNICODE)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w]|[.,]\d)")
+#: abbreviations that look dotted: not names
+_NOT_NAMES = {"e.g", "i.e", "etc", "vs", "p.ej", "ee.uu"}
+_SOFT_HYPHEN = re.compile(r"[\u2010\u00ad]\s+")
+
+
+def literals(claim: str) -> list[str]:
+    """The literal details of `claim`, in order, each once."""
+    found = [url.rstrip(".,:;!?") for url in _URL.findall(claim)]
+    rest = _URL.sub(" ", claim)
+    found += [span.strip() for span in _CODE_SPAN.findall(rest)]
+    for token in _SHAPED.findall(rest.replace("`", " ")):
+        token = token.rstrip(".-/")
+        if token.lower().rstrip(".") in _NOT_NAMES or len(token) < 2 or token.strip("-").isdigit():
+            continue
+        found.append(token)
+    found += [n for n in _NUMBER.findall(rest) if len(n.replace(".", "").replace(",", "")) >= 2]
+    seen: set[str] = set()
+    return [x for x in found if x and not (x.lower() in seen or seen.add(x.lower()))]  # type: ignore[func-returns-value]
+
+
+def missing(claim: str, contexts: list[str]) -> list[str]:
+    """The literal details of `claim` that appear in none of `contexts` (case and spacing
+    aside; a number also as the same value written another way, 95 for 95.0)."""
+    haystack = _normal(" ".join(contexts))
+    numbers = {_value(n) for n in _NUMBER.findall(haystack)}
+    out = []
+    for literal in literals(claim):
+        if _normal(literal).removesuffix("()") in haystack:
+            continue
+        if _NUMBER.fullmatch(literal) and _value(literal) in numbers:
+            continue
+        out.append(literal)
+    return out
+
+
+def _normal(text: str) -> str:
+    """Lowercase, one space for any run of whitespace, a manual page's hyphenation undone."""
+    return " ".join(_SOFT_HYPHEN.sub("", text).lower().split())
+
+
+def _value(number: str) -> float:
+    thousands = re.fullmatch(r"\d{1,3}(?:,\d{3})+", number)
+    try:
+        return float(number.replace(",", "") if thousands else number.replace(",", "."))
+    except ValueError:
+        return float("nan")

@@ -1,0 +1,135 @@
+"""Evidence that keeps code and markup whole, answers judged in parts, literal details checked
+against the contexts (issue 48), with the judge scripted at its boundary."""
+
+from __future__ import annotations
+
+from ragmeter.metrics.blocks import blocks, parts
+from ragmeter.metrics.excerpts import excerpts, words
+from ragmeter.metrics.literals import literals, missing
+from tests.metrics.test_metrics_arithmetic import evaluate, v
+
+README = """# fuzz
+
+A library for fuzzy string matching. It compares strings quickly and has many scorers.
+
+#### Weighted Ratio
+```console
+> from fuzz import WRatio
+> WRatio("this is a test", "this is a new test!!!")
+95.0
+```
+
+| name | meaning |
+|------|---------|
+| ratio | plain similarity |
+| WRatio | weighted similarity |
+
+- install with pip
+- or build from source
+"""
+
+MANPAGE = """NOMBRE
+       cut - elimina fragmentos en cada línea de un archivo
+
+       -b, --bytes=LISTA
+              selecciona solo estos bytes
+
+       -f, --fields=LISTA
+              selecciona solo estos campos. También mostrará todas las  líneas
+              que no contengan delimitador salvo que se indique la opción -s.
+"""
+
+
+def test_a_code_block_a_table_row_and_a_list_item_are_each_one_block():
+    got = blocks(README)
+    assert got[0] == "# fuzz"
+    assert '```console\n> from fuzz import WRatio\n> WRatio("this is a test", "this is a new test!!!")\n95.0\n```' in got
+    assert "| WRatio | weighted similarity |" in got
+    assert "- install with pip" in got and "- or build from source" in got
+    assert "#### Weighted Ratio" in got
+
+
+def test_a_manual_pages_option_stays_with_its_description_and_loses_the_margin():
+    got = blocks(MANPAGE)
+    assert "-b, --bytes=LISTA\n       selecciona solo estos bytes" in got
+    assert got[0] == "NOMBRE\n       cut - elimina fragmentos en cada línea de un archivo"
+
+
+def test_a_long_prose_paragraph_is_cut_into_sentences_a_short_one_kept_whole():
+    long = " ".join(f"Sentence {i} says something about gardens." for i in range(12))
+    assert blocks(long) == [f"Sentence {i} says something about gardens." for i in range(12)]
+    assert blocks("One short paragraph. Two sentences.") == ["One short paragraph. Two sentences."]
+
+
+def test_the_excerpts_for_a_claim_about_printed_code_hold_the_code_block():
+    filler = " ".join(f"Sentence {i} talks about gardens and roses." for i in range(30))
+    contexts = [filler, README]
+    shown = excerpts("The weighted ratio of the two strings is 95.0", contexts)
+    assert len(shown) == 1 and "95.0" in shown[0] and "WRatio(" in shown[0]
+    # the heading before the block comes with it, on a line of its own
+    assert "#### Weighted Ratio\n```console" in shown[0]
+
+
+def test_words_keep_identifiers_and_flags_whole_and_match_on_stems():
+    got = words("Use `zstd --train FILES` with dpkg-split; configuration")
+    assert {"zstd", "--train", "train", "dpkg-split", "dpkg", "split", "config"} <= set(got)
+    assert "config" in words("configure") and "selecc" in words("seleccionar")
+
+
+def test_literals_are_urls_code_flags_paths_identifiers_and_numbers_not_prose():
+    claim = ("See Debian-split(1) at https://example.com/badge.svg: `dpkg --version` prints it, "
+             "xmltodict.parse() takes process_namespaces, version 1.2.3, about 1,000 well-known files.")
+    assert literals(claim) == ["https://example.com/badge.svg", "dpkg --version", "Debian-split(1)", "--version",
+                               "xmltodict.parse()", "process_namespaces", "1.2.3", "1,000"]
+    assert literals("It is a well-known, three-part, open source tool.") == []
+
+
+def test_missing_literals_are_those_no_context_holds_as_written():
+    contexts = ["See dpkg-split(1).", "Run `zstd --train FILES`; the ratio is 95 and the\n"
+                "opción  obli‐\ngatoria is -s."]
+    assert missing("dpkg-split(1) and zstd --train give 95.0 with -s", contexts) == []
+    assert missing("Debian-split(1) and --fast", contexts) == ["Debian-split(1)", "--fast"]
+    assert missing("the ratio is 96", contexts) == ["96"]
+
+
+def test_parts_are_sentences_lines_and_code_with_repeats_once():
+    answer = ("The options are:\n- `-b` selects bytes\n- `-c` selects characters\n\n"
+              "The page is Debian-split(1). The page is Debian-split(1).\n\n```sh\ncut -b 1-3 file\n```")
+    got, repeats = parts(answer)
+    # fragments of under four words join the part before them (a list item alone is no claim)
+    assert got == ["The options are:\n- `-b` selects bytes\n- `-c` selects characters",
+                   "The page is Debian-split(1).", "```sh\ncut -b 1-3 file\n```"]
+    assert repeats == 1
+    assert parts("Paris is the capital of France. It has 2 million people.")[0] == [
+        "Paris is the capital of France.", "It has 2 million people."]
+
+
+ROW = {"id": "r1", "user_input": "What does cut -b do?", "retrieved_contexts": [MANPAGE, README],
+       "response": "The -b option selects only these bytes. It is described in dpkg-cut(1). It is a fast option."}
+
+
+def test_by_default_each_part_is_judged_the_weakest_counts_and_an_absent_literal_fails_its_part():
+    spec = [{"faithfulness": {"statements": "parts", "combine": "min", "literals": "score"}}]
+    result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 1, 1)})
+    out = result.rows[0]
+    statements = out["faithfulness_evidence"]["statements"]
+    assert [s["statement"] for s in statements] == ["The -b option selects only these bytes.",
+                                                     "It is described in dpkg-cut(1).", "It is a fast option."]
+    assert judge.calls() == 1 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 3
+    assert statements[1]["not_in_contexts"] == ["dpkg-cut(1)"] and "not_in_contexts" not in statements[0]
+    assert out["faithfulness"] == 0.0  # the judge said 1, 1, 1; dpkg-cut(1) is in no context
+    assert "not in any context: dpkg-cut(1)" in out["faithfulness_reason"]
+    assert out["faithfulness_evidence"]["statements_from"] == "parts"
+
+
+def test_combine_mean_is_ragas_share_and_literals_can_be_evidence_only():
+    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "evidence", "judgment": "label"}}]
+    result, _ = evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 0, 1)})
+    out = result.rows[0]
+    assert out["faithfulness"] == 2 / 3
+    assert out["faithfulness_evidence"]["statements"][1]["not_in_contexts"] == ["dpkg-cut(1)"]
+    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "score", "judgment": "label"}}]
+    assert evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 1, 1)})[0].rows[0]["faithfulness"] == 2 / 3
+    spec = [{"faithfulness": {"statements": "response", "literals": "off", "judgment": "label"}}]
+    result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1)})
+    assert result.rows[0]["faithfulness"] == 1.0 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 1
