@@ -1,14 +1,17 @@
 """Faithfulness as a user meets it: answers of the baseline RAG over documents nobody in the
 project wrote, each labelled faithful or not by reading it (benchmarks/e2e/README.md).
 
-Prints, for the default judge (or --judge): ROC-AUC of the score against the labels with a
-95% bootstrap interval, the mean score beside the labelled rate (overall and per RAG
-configuration), and what `ragmeter calibrate` says from 40 of the labels (seeded): its
+Prints, for the default judge (or --judge), per language (rows carry `language`; each
+language is judged with its own built-in prompts): ROC-AUC of the score against the labels
+with a 95% bootstrap interval, the mean score beside the labelled rate (overall and per RAG
+configuration), the share of faithful answers that pass (score >= 0.5) and of unfaithful
+ones that fail, and what `ragmeter calibrate` says from 40 of the labels (seeded): its
 prediction-powered interval for the human rate, and whether it covers the rate of the other
-labelled rows. Then seconds and judge calls per row.
+labelled rows. Then seconds, judge calls and prompt tokens per row.
 
     python benchmarks/bench_e2e.py [--judge llamacpp] [--labels 40] [--seed 0] \
         [--metric-opt faithfulness.short_answers=alone] [--cache PATH]
+    python benchmarks/bench_e2e.py --data benchmarks/e2e_code/labelled.jsonl   # code, markup, Spanish
 """
 
 from __future__ import annotations
@@ -48,18 +51,23 @@ def main() -> None:
     parser.add_argument("--metric-opt", action="append", default=[], help="faithfulness.KEY=VALUE")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_e2e.sqlite"))
     args = parser.parse_args()
-    rows = load(args.data)
-    start = time.perf_counter()
-    result = ragmeter.evaluate(rows, [{"faithfulness": options(args.metric_opt)}], judge=args.judge,
-                               cache=args.cache, progress=False)
-    seconds = time.perf_counter() - start
-    stats = result.manifest["metrics"]["faithfulness"]
-    scores = {r["id"]: r["faithfulness"] for r in result.rows}
-    labels = {r["id"]: r["label"] for r in rows}
-    report(rows, scores, labels)
-    covered(scores, labels, args.labels, args.seed)
-    print(f"  {seconds / len(rows):.2f} s per row, {stats.get('judge_calls', 0) / len(rows):.2f} judge calls per row "
-          f"(cached replies count no time), judge {args.judge} {args.metric_opt or ''}")
+    every = load(args.data)
+    for language in sorted({r.get("language", "english") for r in every}):
+        rows = [r for r in every if r.get("language", "english") == language]
+        start = time.perf_counter()
+        result = ragmeter.evaluate(rows, [{"faithfulness": options(args.metric_opt)}], judge=args.judge,
+                                   cache=args.cache, progress=False, language=language)
+        seconds = time.perf_counter() - start
+        stats = result.manifest["metrics"]["faithfulness"]
+        scores = {r["id"]: r["faithfulness"] for r in result.rows}
+        labels = {r["id"]: r["label"] for r in rows}
+        print(f"\n== {language}")
+        report(rows, scores, labels)
+        covered(scores, labels, args.labels, args.seed)
+        print(f"  {seconds / len(rows):.2f} s per row, {stats['judge_calls'] / len(rows):.2f} judge calls per row "
+              f"({stats['cache_hits']} cached), {stats['prompt_tokens'] / len(rows):.0f} prompt and "
+              f"{stats['completion_tokens'] / len(rows):.0f} completion tokens per row (cached replies count none), "
+              f"judge {args.judge} {args.metric_opt or ''}")
 
 
 def report(rows: list[dict[str, Any]], scores: dict[str, float | None], labels: dict[str, int]) -> None:
@@ -70,6 +78,10 @@ def report(rows: list[dict[str, Any]], scores: dict[str, float | None], labels: 
     print(f"  ROC-AUC {roc_auc(s, y):.3f} [{lo:.3f}, {hi:.3f}]  balanced acc. {balanced_accuracy(s, y):.3f}")
     print(f"  mean score {sum(s) / len(s):.3f}  labelled rate {sum(y) / len(y):.3f}  "
           f"(difference {sum(s) / len(s) - sum(y) / len(y):+.3f})")
+    passed = [x >= 0.5 for x, label in kept if label == 1]
+    failed = [x < 0.5 for x, label in kept if label == 0]
+    print(f"  faithful answers pass {sum(passed)}/{len(passed)} ({sum(passed) / max(1, len(passed)):.2f}), "
+          f"unfaithful answers fail {sum(failed)}/{len(failed)} ({sum(failed) / max(1, len(failed)):.2f})")
     for config in sorted({r.get("config", "") for r in rows}):
         ids = [r["id"] for r in rows if r.get("config", "") == config and scores[r["id"]] is not None]
         mean = sum(scores[i] for i in ids) / len(ids)  # type: ignore[misc]

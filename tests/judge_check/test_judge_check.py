@@ -143,15 +143,18 @@ def test_cases_are_seeded_and_per_row():
         assert source in contexts
         if case.check == "verbatim_sentence":
             assert _norm(case.row["response"]) in _norm(source)
-        if case.check in ("unrelated_sentence", "negated_sentence", "swapped_fact", "short_other"):
+        if case.check in ("unrelated_sentence", "negated_sentence", "swapped_fact", "short_other",
+                          "copied_span_changed", "repeated_line_changed"):
             assert _norm(case.row["response"]) not in _norm(" ".join(contexts))
+        if case.check == "copied_span":
+            assert all(_norm(b) in _norm(source) for b in case.row["response"].split("\n\n"))
         if case.check == "short_copied":
             assert _norm(case.row["response"]) in _norm(source) and len(case.row["response"].split()) <= 5
             blanked = case.row["user_input"].removeprefix('What fills the blank in "').removesuffix('"?')
             assert _norm(blanked.replace("___", case.row["response"])) in _norm(source)
     checks = {c.check for c in first}
     assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact",
-                      "short_copied", "short_other"}
+                      "short_copied", "short_other", "copied_span", "copied_span_changed", "repeated_line_changed"}
     # a row's cases do not depend on the rows after it (--limit takes a prefix of the same cases)
     assert len({c.source for c in first}) == 6
 
@@ -162,7 +165,8 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     faith = result.metrics["faithfulness"]
     assert {c.check: c.pass_rate for c in faith.checks} == {
         "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
-        "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0}
+        "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0, "copied_span": 1.0, "copied_span_changed": 1.0,
+        "repeated_line_changed": 1.0}
     assert faith.roc_auc == 1.0 and faith.failures == []
     verbatim = faith.checks[0]
     assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
@@ -181,12 +185,14 @@ def test_an_always_yes_judge_fails_every_should_be_low_check():
     rates = {c.check: c.pass_rate for m in result.metrics.values() for c in m.checks}
     assert rates == {"verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 0.0,
                      "negated_sentence": 0.0, "swapped_fact": 0.0, "short_copied": 1.0, "short_other": 0.0,
+                     "copied_span": 1.0, "copied_span_changed": 0.0, "repeated_line_changed": 0.0,
                      "own_context": 1.0, "other_context": 0.0}
     faith = result.metrics["faithfulness"]
     assert faith.roc_auc == 0.5
     low_failures = [f for f in faith.failures if f.expect == "low"]
     assert low_failures and all(f.score == 1.0 and f.reason for f in low_failures)
-    assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact", "short_other"}
+    assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact", "short_other",
+                                               "copied_span_changed", "repeated_line_changed"}
 
 
 def test_documents_give_faithfulness_cases_only(tmp_path):
@@ -256,7 +262,7 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     dry = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run",
                   "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
-    assert "dry run · 40 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+    assert "dry run · 47 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
 def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():

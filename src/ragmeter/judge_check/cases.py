@@ -16,7 +16,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ragmeter.judge_check.copies import change_detail, copied_span, repeated_line
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
+from ragmeter.metrics.blocks import blocks
+from ragmeter.metrics.literals import literals
 from ragmeter.metrics.faithfulness import is_short
 from ragmeter.text import split_sentences
 
@@ -155,6 +158,9 @@ GROUNDING = (
     Check("swapped_fact", "low", "the answer is a context's sentence with a number or name from another row"),
     Check("short_copied", "high", "a short answer copied from a context, with its question"),
     Check("short_other", "low", "a short answer from another row, with this row's question"),
+    Check("copied_span", "high", "a long span copied from a context, code and markup included"),
+    Check("copied_span_changed", "low", "the same span with one URL, number, flag or name changed inside it"),
+    Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times"),
 )
 
 
@@ -193,6 +199,26 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
         question, copied, other, how = short
         yield case_with("short_copied", {"user_input": question, "response": copied}, how)
         yield case_with("short_other", {"user_input": question, "response": other}, how)
+    yield from _copies(source, pool, context, contexts, rng, case)
+
+
+def _copies(source: Source, pool: list[Source], context: str, contexts: list[str], rng: random.Random,
+            case: Callable[[str, str, str], Case]) -> Iterator[Case]:
+    """A long copied span, the same span with a detail changed, a changed line repeated."""
+    others = [x for s in pool if s.id != source.id for c in s.contexts[:1] for x in literals(c)]
+    span = copied_span(context, rng)
+    if span is not None:
+        yield case("copied_span", span, "")
+        changed = change_detail(span, contexts, others, rng)
+        if changed is not None:
+            yield case("copied_span_changed", changed[0], f"changed {changed[1]} -> {changed[2]}")
+    lines = [b for b in blocks(context) if "\n" not in b and literals(b) and len(b.split()) >= 4]
+    for line in _shuffled(lines, rng)[:3]:
+        changed = change_detail(line, contexts, others, rng)
+        if changed is not None:
+            yield case("repeated_line_changed", repeated_line(changed[0]),
+                       f"changed {changed[1]} -> {changed[2]}, repeated")
+            return
 
 
 def _shuffled(items: list[str], rng: random.Random) -> list[str]:
