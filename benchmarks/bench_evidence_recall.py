@@ -100,7 +100,8 @@ def main() -> None:
               lambda r: r["reference"], lambda r: r["meta"]["selected_sentences"])
     # people selected more passage sentences than some long answers use: those the answer uses
     meta_eval("clapnq_answerability.jsonl (used)", sizes, args.seed,
-              lambda r: r["reference"], lambda r: [s for s in r["meta"]["selected_sentences"] if used(s, r["reference"])])
+              lambda r: r["reference"],
+              lambda r: [s for s in r["meta"]["selected_sentences"] if used(s, r["reference"])])
     path = HERE / "e2e_code" / "labelled.jsonl"
     if path.exists():
         labelled(path)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 from ragmeter.judge_check.copies import change_detail, copied_span, repeated_line
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
 from ragmeter.metrics.blocks import blocks
-from ragmeter.metrics.literals import literals
 from ragmeter.metrics.faithfulness import is_short
+from ragmeter.metrics.literals import literals
 from ragmeter.text import split_sentences
 
 Expect = Literal["high", "low"]

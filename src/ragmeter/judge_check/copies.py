@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import TypeVar
 
 from ragmeter.metrics.blocks import blocks
 from ragmeter.metrics.literals import literals
@@ -18,6 +19,7 @@ SPAN_MAX, SPAN_MIN = 600, 120
 #: a changed line is repeated this many times (weak generators loop)
 REPEATS = 4
 _NUMBER = re.compile(r"\d+")
+T = TypeVar("T")
 
 
 def copied_span(context: str, rng: random.Random) -> str | None:
@@ -84,7 +86,7 @@ def _shape(literal: str) -> str:
     return "name"
 
 
-def _shuffled(items: list, rng: random.Random) -> list:  # type: ignore[type-arg]
+def _shuffled(items: list[T], rng: random.Random) -> list[T]:
     items = list(items)
     rng.shuffle(items)
     return items

@@ -143,8 +143,8 @@ class Faithfulness(Metric):
         absent = [missing(c, contexts) if self.options.literals != "off" else [] for c in claims]
         values = [0.0 if gone and self.options.literals == "score" else w.value for w, gone in zip(weighed, absent)]
         tokens = judged.evidence or [None] * len(claims)
-        evidence = {"statements": [_statement(s, v, w, t, gone)
-                                   for s, v, w, t, gone in zip(claims, judged.parsed.verdicts, weighed, tokens, absent)],
+        rows = zip(claims, judged.parsed.verdicts, weighed, tokens, absent)
+        evidence = {"statements": [_statement(*row) for row in rows],
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), "combine": self.options.combine,
                     **({"excerpts": shown} if shown is not contexts else {})}
