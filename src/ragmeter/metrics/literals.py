@@ -30,12 +30,14 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w]|[.,]\d)")
 #: abbreviations that look dotted: not names
 _NOT_NAMES = {"e.g", "i.e", "etc", "vs", "p.ej", "ee.uu"}
 _SOFT_HYPHEN = re.compile(r"[\u2010\u00ad]\s+")
+#: HTML tags are markup, not details (`</code>` is no path); their attributes' URLs are read first
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
 def literals(claim: str) -> list[str]:
     """The literal details of `claim`, in order, each once."""
     found = [url.rstrip(".,:;!?") for url in _URL.findall(claim)]
-    rest = _URL.sub(" ", claim)
+    rest = _TAG.sub(" ", _URL.sub(" ", claim))
     found += [span.strip() for span in _CODE_SPAN.findall(rest)]
     for token in _SHAPED.findall(rest.replace("`", " ")):
         token = token.rstrip(".-/")
