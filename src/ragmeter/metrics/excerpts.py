@@ -28,6 +28,7 @@ from ragmeter.text import split_sentences
 BUDGET_CHARS = 400
 #: context sentences kept per claim sentence: the best, and others scoring at least this share of it
 PER_CLAIM = 2
+MAX_PER_CLAIM, WORDS_PER_BLOCK = 4, 10
 NEAR_BEST = 0.6
 GAP = " … "
 #: the question's words count this much against the claim's own in choosing sentences
@@ -35,8 +36,9 @@ QUESTION_WEIGHT = 0.5
 #: and a sentence's own share of claim and question words this much (a tie-break by focus)
 FOCUS = 0.1
 _WORD = re.compile(r"\w+", re.UNICODE)
-#: identifiers, flags, paths and versions as written: `dpkg-split`, `--train`, `xmltodict.parse`, `1.2.3`
-_IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+", re.UNICODE)
+#: identifiers, flags, paths, versions and format directives as written: `dpkg-split`, `--train`,
+#: `xmltodict.parse`, `1.2.3`, `%c`
+_IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+|%[A-Za-z%]", re.UNICODE)
 #: words longer than this match on their first STEM letters (a stem without a language's stemmer)
 STEM = 6
 _URL = re.compile(r"(?:https?://|www\.)\S+")
@@ -75,15 +77,41 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, questi
         ranked = sorted(((_rank(wanted, asked, bag, weight), c, i) for c, per in enumerate(bags)
                          for i, bag in enumerate(per)), reverse=True)
         best = ranked[0][0] if ranked else 0.0
-        for score, c, i in ranked[:PER_CLAIM]:
+        for score, c, i in ranked[:_per_claim(part)]:
             if score > 0 and score >= NEAR_BEST * best:
-                chosen.update({(c, i), (c, i - 1)} if i > 0 else {(c, i)})
+                chosen.update(_with_neighbours(sentences[c], c, i))
     out = []
     for c, per in enumerate(sentences):
         kept = sorted(i for cc, i in chosen if cc == c)
         if kept:
             out.append(_join(per, kept))
     return out or contexts
+
+
+def _per_claim(part: str) -> int:
+    """Blocks kept per claim sentence: PER_CLAIM, and one more per WORDS_PER_BLOCK words past
+    the first two blocks' worth (a long sentence naming three people needs three blocks), up
+    to MAX_PER_CLAIM."""
+    return max(PER_CLAIM, min(MAX_PER_CLAIM, len(part.split()) // WORDS_PER_BLOCK))
+
+
+def _with_neighbours(blocks_of: list[str], c: int, i: int) -> set[tuple[int, int]]:
+    """A chosen block with the one before it (what "it" refers to, or its heading), and the
+    one after it where the chosen block only introduces it: a heading or a line ending in
+    ":" says nothing alone, and a code block after a sentence is what the sentence shows."""
+    out = {(c, i), (c, i - 1)} if i > 0 else {(c, i)}
+    if i + 1 < len(blocks_of) and (_introduces(blocks_of[i]) or _is_code(blocks_of[i + 1])):
+        out.add((c, i + 1))
+    return out
+
+
+def _introduces(block: str) -> bool:
+    text = block.strip()
+    return text.startswith("#") or text.endswith(":") or ("\n" not in text and text.isupper() and len(text) < 60)
+
+
+def _is_code(block: str) -> bool:
+    return block.lstrip().startswith(("```", "~~~", "$ ", ">>> "))
 
 
 def _rank(wanted: set[str], asked: set[str], bag: set[str], weight: dict[str, float]) -> float:
