@@ -29,6 +29,8 @@ BUDGET_CHARS = 400
 #: context sentences kept per claim sentence: the best, and others scoring at least this share of it
 PER_CLAIM = 2
 MAX_PER_CLAIM, WORDS_PER_BLOCK = 4, 10
+#: a line up to this long that ends in ":" (or is in capitals) introduces the block after it
+INTRO_MAX = 80
 NEAR_BEST = 0.6
 GAP = " … "
 #: the question's words count this much against the claim's own in choosing sentences
@@ -97,8 +99,8 @@ def _per_claim(part: str) -> int:
 
 def _with_neighbours(blocks_of: list[str], c: int, i: int) -> set[tuple[int, int]]:
     """A chosen block with the one before it (what "it" refers to, or its heading), and the
-    one after it where the chosen block only introduces it: a heading or a line ending in
-    ":" says nothing alone, and a code block after a sentence is what the sentence shows."""
+    one after it where the chosen block only introduces it: a heading, or a short line ending
+    in ":", says nothing alone, and a code block after a sentence is what the sentence shows."""
     out = {(c, i), (c, i - 1)} if i > 0 else {(c, i)}
     if i + 1 < len(blocks_of) and (_introduces(blocks_of[i]) or _is_code(blocks_of[i + 1])):
         out.add((c, i + 1))
@@ -107,7 +109,8 @@ def _with_neighbours(blocks_of: list[str], c: int, i: int) -> set[tuple[int, int
 
 def _introduces(block: str) -> bool:
     text = block.strip()
-    return text.startswith("#") or text.endswith(":") or ("\n" not in text and text.isupper() and len(text) < 60)
+    short = "\n" not in text and len(text) <= INTRO_MAX
+    return text.startswith("#") or (short and (text.endswith(":") or text.isupper()))
 
 
 def _is_code(block: str) -> bool:
