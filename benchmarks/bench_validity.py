@@ -17,7 +17,8 @@ so both modes are measured on identical judge outputs.
 `--fit-calibration` fits a bundled judge's Platt line (judges/calibration.py) for
 faithfulness on the Q2 rows the benchmark does not report (the 80 outside its balanced
 sample of 120), with the judge's raw probabilities, and writes it to
-src/ragmeter/judges/calibration.json for the current prompt version.
+src/ragmeter/judges/calibration.json for the current prompt version;
+`--calibration-language spanish` fits the Spanish prompt's line on the same rows.
 
     python benchmarks/bench_validity.py --judge llamacpp:qwen-coder-1.5b --tasks q2,clapnq \
         [--rows 120] [--pairs 60] [--cache PATH] [--json out.json] [--metric-opt faithfulness.statements=judge]
@@ -75,6 +76,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--json", type=Path, default=None, help="append the figures as JSON lines")
     parser.add_argument("--fit-calibration", action="store_true", help="fit the judge's faithfulness Platt line")
+    parser.add_argument("--calibration-language", default="english",
+                        help="the built-in prompt language the line is fitted for (spanish: the Spanish prompt)")
     args = parser.parse_args()
     if args.fit_calibration:
         fit_calibration(args)
@@ -99,18 +102,22 @@ def fit_calibration(args: argparse.Namespace) -> None:
     rows = load_labelled(args.data / TASKS["q2"][0])
     reported = {r["id"] for r in balanced_sample(rows, args.rows)}
     held = [r for r in rows if r["id"] not in reported]
+    language = args.calibration_language
     result = ragmeter.evaluate(held, metric_specs(["faithfulness"], args.metric_opt, "probability"),
-                               judge={"spec": args.judge, "calibrate": False}, cache=args.cache, progress=False)
+                               judge={"spec": args.judge, "calibrate": False}, cache=args.cache, progress=False,
+                               language=language)
     kept = [(row["faithfulness"], r["label"]) for row, r in zip(result.rows, held) if row["faithfulness"] is not None]
     slope, intercept = fit([k[0] for k in kept], [k[1] for k in kept])
     path = Path(__file__).resolve().parents[1] / "src" / "ragmeter" / "judges" / "calibration.json"
     shipped = json.loads(path.read_text())
-    shipped.setdefault(model, {})["faithfulness.verdicts"] = {
-        "version": builtin_prompt("faithfulness", "verdicts").version, "field": "verdict",
+    key = "faithfulness.verdicts" + ("" if language == "english" else f"@{language}")
+    shipped.setdefault(model, {})[key] = {
+        "version": builtin_prompt("faithfulness", "verdicts", language).version, "field": "verdict",
         "slope": round(slope, 4), "intercept": round(intercept, 4),
-        "fitted_on": f"Q2 faithfulness, {len(kept)} human-labelled rows outside bench_validity's sample"}
+        "fitted_on": f"Q2 faithfulness, {len(kept)} human-labelled rows outside bench_validity's sample"
+                     + ("" if language == "english" else f", judged with the {language} prompt")}
     path.write_text(json.dumps(shipped, indent=1, sort_keys=True) + "\n")
-    print(f"{model} faithfulness.verdicts: slope {slope:.4f}, intercept {intercept:.4f} on {len(kept)} rows "
+    print(f"{model} {key}: slope {slope:.4f}, intercept {intercept:.4f} on {len(kept)} rows "
           f"-> {path}")
 
 

@@ -91,6 +91,11 @@ def test_missing_literals_are_those_no_context_holds_as_written():
     assert missing("dpkg-split(1) and zstd --train give 95.0 with -s", contexts) == []
     assert missing("Debian-split(1) and --fast", contexts) == ["Debian-split(1)", "--fast"]
     assert missing("the ratio is 96", contexts) == ["96"]
+    # in a claim that declines, a detail the question names is the question's: it invents nothing
+    assert missing("The option `-u` is not documented here.", contexts, "What does `-u` do?") == []
+    # elsewhere it counts: the chunks hold no such date, whatever the question assumed
+    assert missing("The version released on March 27, 2021 is 0.16.0.", contexts,
+                   "What version was released on March 27, 2021?") == ["0.16.0", "27", "2021"]
 
 
 def test_parts_are_sentences_lines_and_code_with_repeats_once():

@@ -107,10 +107,16 @@ def favoured(dist: dict[str, float], slope: float, intercept: float) -> str | No
 
 @cache
 def shipped(model: str) -> dict[str, Platt]:
-    """The lines fitted for a bundled judge, by prompt key."""
+    """The lines fitted for a bundled judge, by prompt key; a translated prompt's line under
+    `key@language` (`faithfulness.verdicts@spanish`): each applies only to its prompt version."""
     text = resources.files("ragmeter.judges").joinpath("calibration.json").read_text(encoding="utf-8")
     entries = json.loads(text).get(model, {})
-    return {key: Platt(prompt=key, **entry) for key, entry in entries.items()}
+    return {key: Platt(prompt=key.partition("@")[0], **entry) for key, entry in entries.items()}
+
+
+def line_for(rules: Mapping[str, Platt], key: str, version: str) -> Platt | None:
+    """The line fitted for this prompt key and exact version (whatever its language), or None."""
+    return next((r for r in rules.values() if r.prompt == key and r.version == version), None)
 
 
 def fit(scores: list[float], labels: list[int], iterations: int = 100) -> tuple[float, float]:

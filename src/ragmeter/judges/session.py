@@ -120,8 +120,9 @@ class JudgeSession:
 
     def _rule(self, prompt: Prompt) -> Any:
         """The judge's Platt line for this exact prompt version, or None (judges/calibration.py)."""
-        rule = self._calibration.get(prompt.key)
-        return rule if rule is not None and rule.version == prompt.version else None
+        from ragmeter.judges.calibration import line_for
+
+        return line_for(self._calibration, prompt.key, prompt.version)
 
     def _lines(self, prompt: Prompt) -> tuple[tuple[str, float, float], ...]:
         """That line as the backend writes labels by it."""

@@ -140,7 +140,7 @@ class Faithfulness(Metric):
         judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims},
                                    evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
-        absent = [missing(c, contexts) if self.options.literals != "off" else [] for c in claims]
+        absent = [missing(c, contexts, sample.user_input) if self.options.literals != "off" else [] for c in claims]
         values = [0.0 if gone and self.options.literals == "score" else w.value for w, gone in zip(weighed, absent)]
         tokens = judged.evidence or [None] * len(claims)
         rows = zip(claims, judged.parsed.verdicts, weighed, tokens, absent)

@@ -29,6 +29,9 @@ _SHAPED = re.compile(
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w]|[.,]\d)")
 #: abbreviations that look dotted: not names
 _NOT_NAMES = {"e.g", "i.e", "etc", "vs", "p.ej", "ee.uu"}
+#: a claim that negates or declines, in English or Spanish
+_NEGATION = re.compile(r"\b(?:not|no|never|none|without|n't|cannot|ni|nunca|ningún|ninguna|sin)\b|n't\b",
+                       re.IGNORECASE)
 _SOFT_HYPHEN = re.compile(r"[\u2010\u00ad]\s+")
 #: HTML tags are markup, not details (`</code>` is no path); their attributes' URLs are read first
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
@@ -49,14 +52,19 @@ def literals(claim: str) -> list[str]:
     return [x for x in found if x and not (x.lower() in seen or seen.add(x.lower()))]  # type: ignore[func-returns-value]
 
 
-def missing(claim: str, contexts: list[str]) -> list[str]:
+def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
     """The literal details of `claim` that appear in none of `contexts` (case and spacing
-    aside; a number also as the same value written another way, 95 for 95.0)."""
+    aside; a number also as the same value written another way, 95 for 95.0). In a claim
+    that negates, a detail the question names is the question's ("the option `-u` is not
+    documented here" declines, it invents nothing): the judge reads those. Elsewhere it
+    counts: "the version released on March 27, 2021 is 0.16.0" against chunks with no date
+    states what the question assumed."""
+    asked = _normal(question or "") if _NEGATION.search(claim) else ""
     haystack = _normal(" ".join(contexts))
     numbers = {_value(n) for n in _NUMBER.findall(haystack)}
     out = []
     for literal in literals(claim):
-        if _normal(literal).removesuffix("()") in haystack:
+        if _normal(literal).removesuffix("()") in haystack or (asked and _normal(literal) in asked):
             continue
         if _NUMBER.fullmatch(literal) and _value(literal) in numbers:
             continue
