@@ -365,3 +365,30 @@ def test_each_label_of_a_field_takes_its_own_line_where_there_are_several():
     assert line_for(per_claim, "verdict", 5) == ("verdict", 2.0, 0.5)  # more labels than claims: the last
     assert line_for(per_claim, "rating", 0) == ("rating", 1.0, 0.0)
     assert line_for(per_claim, "score", 0) is None
+
+
+def test_a_translated_prompt_gets_its_own_line_and_each_line_only_its_own_prompt():
+    from ragmeter.judges.calibration import Platt, line_for, shipped
+    from ragmeter.prompts.template import builtin_prompt
+
+    english = builtin_prompt("faithfulness", "verdicts").version
+    spanish = builtin_prompt("faithfulness", "verdicts", "spanish").version
+    rules = shipped("qwen-coder-1.5b")
+    # the bundled judge ships a line per language for faithfulness, each for its exact prompt version
+    assert line_for(rules, "faithfulness.verdicts", english) is rules["faithfulness.verdicts"]
+    assert line_for(rules, "faithfulness.verdicts", spanish) is rules["faithfulness.verdicts@spanish"]
+    assert rules["faithfulness.verdicts@spanish"].prompt == "faithfulness.verdicts" and english != spanish
+    assert line_for(rules, "faithfulness.verdicts", "edited") is None
+    row = {**ROW, "response": "Está en París."}
+    line = {"es": Platt("faithfulness.verdicts", spanish, "verdict", 2.0, -1.0, "test")}
+
+    class Spanish(ScriptedJudge):
+        def calibration(self):
+            return line
+
+    script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8)])}
+    judged = ragmeter.evaluate([row], ["faithfulness"], judge=Spanish(script), language="spanish", cache=False,
+                               progress=False)
+    assert judged.rows[0]["faithfulness"] == pytest.approx(0.854779, abs=1e-6)
+    english_run = ragmeter.evaluate([row], ["faithfulness"], judge=Spanish(script), cache=False, progress=False)
+    assert english_run.rows[0]["faithfulness"] == pytest.approx(0.8)  # the English prompt has no line here

@@ -139,3 +139,25 @@ def test_combine_mean_is_ragas_share_and_literals_can_be_evidence_only():
     spec = [{"faithfulness": {"statements": "response", "literals": "off", "judgment": "label"}}]
     result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1)})
     assert result.rows[0]["faithfulness"] == 1.0 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 1
+
+
+FILLER = " ".join(f"Sentence {i} talks about gardens and roses." for i in range(30))
+
+
+def test_a_heading_brings_the_block_it_introduces_and_a_sentence_its_code_block():
+    doc = ("## Command-line Interface\n\nA tool `dotenv` is also included, which edits the file.\n\n" + FILLER +
+           "\n\nThere is an official package for Debian.\n\n```sh\n$ sudo apt install python-xmltodict\n```\n")
+    shown = excerpts("The command-line interface is named dotenv.", [doc, FILLER])
+    assert shown[0].startswith("## Command-line Interface\nA tool `dotenv` is also included")
+    shown = excerpts("The official Debian package is python-xmltodict.", [doc, FILLER])
+    assert "There is an official package for Debian.\n```sh\n$ sudo apt install python-xmltodict\n```" in shown[0]
+
+
+def test_a_long_paragraph_ending_in_a_colon_does_not_bring_its_list():
+    doc = ("httplib2 is a comprehensive HTTP client library that supports many features left out of other "
+           "HTTP libraries, caches responses and follows redirects. More example usage can be found at:\n"
+           "* https://github.com/httplib2/httplib2/wiki/Examples\n\n" + FILLER)
+    shown = excerpts("httplib2 is an HTTP client library.", [doc, FILLER])
+    assert "github.com" not in " ".join(shown)
+    assert excerpts("Jsonpath operators are listed.", ["Jsonpath operators:\n\n- `$` the root\n\n" + FILLER,
+                                                      FILLER])[0].startswith("Jsonpath operators:\n- `$` the root")

@@ -43,6 +43,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+|%[A-Za-z%]", re.UNICODE)
 #: words longer than this match on their first STEM letters (a stem without a language's stemmer)
 STEM = 6
+_NUMBERED = re.compile(r"\d+[.)]\s")
 _URL = re.compile(r"(?:https?://|www\.)\S+")
 
 
@@ -113,6 +114,13 @@ def _introduces(block: str) -> bool:
     return text.startswith("#") or (short and (text.endswith(":") or text.isupper()))
 
 
+def _own_line(block: str) -> bool:
+    """Blocks shown on lines of their own: several lines (code, an option), headings, list
+    items, table rows, and short lines that introduce what follows; sentences run on."""
+    text = block.strip()
+    return "\n" in text or _introduces(text) or text.startswith(("-", "*", "+", "|", ">")) or bool(_NUMBERED.match(text))
+
+
 def _is_code(block: str) -> bool:
     return block.lstrip().startswith(("```", "~~~", "$ ", ">>> "))
 
@@ -169,6 +177,6 @@ def _join(sentences: list[str], kept: list[int]) -> str:
         last = i
     text = ""
     for i, part in enumerate(parts):
-        multiline = "\n" in part or (i > 0 and "\n" in parts[i - 1])
-        text += ("\n" if multiline else " ") + part if i else part
+        own_line = _own_line(part) or (i > 0 and _own_line(parts[i - 1]))
+        text += ("\n" if own_line else " ") + part if i else part
     return (GAP.strip() + " " if kept[0] > 0 else "") + text + (" " + GAP.strip() if last < len(sentences) - 1 else "")
