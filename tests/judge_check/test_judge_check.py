@@ -9,7 +9,8 @@ import pytest
 
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judge_check import judge_check
-from ragmeter.judge_check.cases import FAMILIES, build_cases, claim_sentences
+from ragmeter.judge_check.cases import FAMILIES, build_cases
+from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
 from ragmeter.judge_check.sources import is_documents, load_sources
 from ragmeter.judges.scripted import ScriptedJudge
@@ -180,8 +181,9 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
 
 
 def test_an_always_yes_judge_fails_every_should_be_low_check():
-    result = judge_check(ROWS, ["faithfulness", "context_relevance"], judge=ScriptedJudge(always_yes), sizes=(1,),
-                         cache=False, progress=False)
+    # faithfulness's literal check off: this is the judge alone (with it, test_the_command_at_80_columns)
+    result = judge_check(ROWS, [{"faithfulness": {"literals": "off"}}, "context_relevance"],
+                         judge=ScriptedJudge(always_yes), sizes=(1,), cache=False, progress=False)
     rates = {c.check: c.pass_rate for m in result.metrics.values() for c in m.checks}
     assert rates == {"verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 0.0,
                      "negated_sentence": 0.0, "swapped_fact": 0.0, "short_copied": 1.0, "short_other": 0.0,
@@ -248,13 +250,16 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "hint: this judge has not been checked yet: ragmeter judge-check" in before.stdout
     assert "judge check (" in after.stdout and "faithfulness passes" in after.stdout
-    assert "(worst: unrelated_sentence 0%)" in after.stdout and "hint:" not in after.stdout
+    assert "(worst: negated_sentence 0%)" in after.stdout and "hint:" not in after.stdout
     *printed, wrote = proc.stdout.splitlines()
     assert max(len(line) for line in printed) <= 80 and wrote.startswith("wrote ")  # a path may be longer
     assert "fail unrelated_sentence" in proc.stdout and "score 1.00" in proc.stdout and "| yes" in proc.stdout
     saved = json.loads((out / "judge_check.json").read_text())
     rates = {c["check"]: c["pass_rate"] for c in saved["metrics"]["faithfulness"]["checks"]}
-    assert rates["unrelated_sentence"] == 0.0 and rates["verbatim_sentence"] == 1.0
+    # a yes-judge fails what only the judge can read (a negation); the literal check (a detail no
+    # context holds scores 0 whatever the judge said) catches the changed spans and some others
+    assert rates["negated_sentence"] == 0.0 and rates["verbatim_sentence"] == 1.0
+    assert rates["copied_span_changed"] == rates["repeated_line_changed"] == 1.0 and rates["unrelated_sentence"] < 1
     assert {c["check"]: c["pass_rate"] for c in saved["metrics"]["context_relevance"]["checks"]} == {
         "own_context": 1.0, "other_context": 0.0}
     page = (out / "report.html").read_text()

@@ -17,7 +17,7 @@ from ragmeter.judges.session import JudgeSession, first_json_object, fit_to_wind
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.prompts import builtin_prompt
 
-ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c1"], "reference": "r."}
+ROW = {"id": "r1", "user_input": "q?", "response": "a.", "retrieved_contexts": ["c1 holds s1."], "reference": "r."}
 OK = {"faithfulness.statements": {"statements": ["s1"]},
       "faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 1}]}}
 

@@ -82,6 +82,7 @@ def test_literals_are_urls_code_flags_paths_identifiers_and_numbers_not_prose():
     assert literals(claim) == ["https://example.com/badge.svg", "dpkg --version", "Debian-split(1)", "--version",
                                "xmltodict.parse()", "process_namespaces", "1.2.3", "1,000"]
     assert literals("It is a well-known, three-part, open source tool.") == []
+    assert literals('What fills the blank in "It opened in ___."?') == []
     assert literals('<b>Fantômas</b> and <a href="https://x.org/a">x</a>') == ["https://x.org/a"]  # tags are markup
 
 

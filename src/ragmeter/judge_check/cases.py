@@ -11,27 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ragmeter.judge_check.copies import change_detail, copied_span, repeated_line
+from ragmeter.judge_check.claims import claim_sentences
+from ragmeter.judge_check.copies import copies
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
-from ragmeter.metrics.blocks import blocks
 from ragmeter.metrics.faithfulness import is_short
 from ragmeter.metrics.literals import literals
-from ragmeter.text import split_sentences
 
 Expect = Literal["high", "low"]
-
-#: claim-like sentences: long enough to assert something, short enough to be one claim
-MIN_WORDS, MAX_WORDS = 6, 60
-_MARKUP = re.compile(r"^\s*(#|\||```|<|!\[|\[\^)")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-#: a whole sentence: it opens as sentences do and ends with its stop (a chunk's cut-off ends are not)
-_WHOLE = re.compile(r"^[\"'`(¿¡*]?[A-Z0-9ÁÉÍÓÚÑ`].*[.!?][\"')*]?$", re.S)
-
 
 @dataclass(frozen=True)
 class Source:
@@ -79,22 +69,6 @@ class Family:
     needs_question: bool
     sizes_apply: bool  # the checks run at every prompt size (k contexts)
     build: Callable[[Source, list[Source], int, random.Random, str], Iterator[Case]] = field(repr=False)
-
-
-def claim_sentences(text: str) -> list[str]:
-    """The context's whole sentences that read as claims: markup lines (headings, tables,
-    code, HTML) left out, list markers dropped, 6-60 words, mostly letters, opening with a
-    capital (or digit) and ending with a stop (a chunk cut mid-sentence gives neither)."""
-    found = []
-    for line in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+#|]|\d+[.)])\s)", text):
-        if _MARKUP.match(line) or "```" in line:
-            continue
-        for sentence in split_sentences(_BULLET.sub("", line)):
-            words = sentence.split()
-            if MIN_WORDS <= len(words) <= MAX_WORDS and _WHOLE.match(sentence) and \
-                    sum(c.isalpha() for c in sentence) > len(sentence) / 2:
-                found.append(sentence)
-    return found
 
 
 def _norm(text: str) -> str:
@@ -199,26 +173,9 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
         question, copied, other, how = short
         yield case_with("short_copied", {"user_input": question, "response": copied}, how)
         yield case_with("short_other", {"user_input": question, "response": other}, how)
-    yield from _copies(source, pool, context, contexts, rng, case)
-
-
-def _copies(source: Source, pool: list[Source], context: str, contexts: list[str], rng: random.Random,
-            case: Callable[[str, str, str], Case]) -> Iterator[Case]:
-    """A long copied span, the same span with a detail changed, a changed line repeated."""
     others = [x for s in pool if s.id != source.id for c in s.contexts[:1] for x in literals(c)]
-    span = copied_span(context, rng)
-    if span is not None:
-        yield case("copied_span", span, "")
-        changed = change_detail(span, contexts, others, rng)
-        if changed is not None:
-            yield case("copied_span_changed", changed[0], f"changed {changed[1]} -> {changed[2]}")
-    lines = [b for b in blocks(context) if "\n" not in b and literals(b) and len(b.split()) >= 4]
-    for line in _shuffled(lines, rng)[:3]:
-        changed = change_detail(line, contexts, others, rng)
-        if changed is not None:
-            yield case("repeated_line_changed", repeated_line(changed[0]),
-                       f"changed {changed[1]} -> {changed[2]}, repeated")
-            return
+    for name, response, edit in copies(context, contexts, others, rng):
+        yield case(name, response, edit)
 
 
 def _shuffled(items: list[str], rng: random.Random) -> list[str]:

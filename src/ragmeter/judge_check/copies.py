@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from typing import TypeVar
 
 from ragmeter.metrics.blocks import blocks
@@ -20,6 +21,25 @@ SPAN_MAX, SPAN_MIN = 600, 120
 REPEATS = 4
 _NUMBER = re.compile(r"\d+")
 T = TypeVar("T")
+
+
+def copies(context: str, contexts: list[str], pool: list[str],
+           rng: random.Random) -> Iterator[tuple[str, str, str]]:
+    """(check, answer, what was changed) for the three checks: a long copied span, the same
+    span with a detail changed to one of `pool` (other rows' literals) or altered, and a
+    changed line of the context repeated."""
+    span = copied_span(context, rng)
+    if span is not None:
+        yield "copied_span", span, ""
+        changed = change_detail(span, contexts, pool, rng)
+        if changed is not None:
+            yield "copied_span_changed", changed[0], f"changed {changed[1]} -> {changed[2]}"
+    lines = [b for b in blocks(context) if "\n" not in b and literals(b) and len(b.split()) >= 4]
+    for line in _shuffled(lines, rng)[:3]:
+        changed = change_detail(line, contexts, pool, rng)
+        if changed is not None:
+            yield "repeated_line_changed", repeated_line(changed[0]), f"changed {changed[1]} -> {changed[2]}, repeated"
+            return
 
 
 def copied_span(context: str, rng: random.Random) -> str | None:

@@ -118,7 +118,8 @@ def _own_line(block: str) -> bool:
     """Blocks shown on lines of their own: several lines (code, an option), headings, list
     items, table rows, and short lines that introduce what follows; sentences run on."""
     text = block.strip()
-    return "\n" in text or _introduces(text) or text.startswith(("-", "*", "+", "|", ">")) or bool(_NUMBERED.match(text))
+    listed = text.startswith(("-", "*", "+", "|", ">")) or bool(_NUMBERED.match(text))
+    return "\n" in text or _introduces(text) or listed
 
 
 def _is_code(block: str) -> bool:

@@ -59,7 +59,7 @@ class FaithfulnessOptions(JudgedOptions):
     combine: Literal["mean", "min"] = "mean"
     #: `score`: a part that states a URL, flag, identifier, version or number found in no
     #: retrieved context counts as unsupported; `evidence`: listed only; `off`
-    literals: Literal["score", "evidence", "off"] = "evidence"
+    literals: Literal["score", "evidence", "off"] = "score"
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
     #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)

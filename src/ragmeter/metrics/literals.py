@@ -44,7 +44,8 @@ def literals(claim: str) -> list[str]:
     found += [span.strip() for span in _CODE_SPAN.findall(rest)]
     for token in _SHAPED.findall(rest.replace("`", " ")):
         token = token.rstrip(".-/")
-        if token.lower().rstrip(".") in _NOT_NAMES or len(token) < 2 or token.strip("-").isdigit():
+        if token.lower().rstrip(".") in _NOT_NAMES or len(token) < 2 or token.strip("-").isdigit() or \
+                not any(c.isalnum() for c in token):  # "___" (a blank to fill) is no name
             continue
         found.append(token)
     found += [n for n in _NUMBER.findall(rest) if len(n.replace(".", "").replace(",", "")) >= 2]
