@@ -322,3 +322,21 @@ def test_sizes_that_could_not_run_are_named_with_the_reason(tmp_path):
                                  "rows gave cases at k = 1 only")
     page = _judge_check({"judge_check": result.model_dump(mode="json")})
     assert "each at prompt sizes k = 1</p>" in page and "k = 3 not run" in page
+
+
+def test_a_changed_detail_keeps_its_shape_and_is_in_no_context():
+    import random
+
+    from ragmeter.judge_check.copies import change_detail, copied_span
+
+    context = ("Install it with `pip install fuzz`.\n\nThe ratio of the two strings is 95.0 with `--strict`.\n\n"
+               "See https://example.org/fuzz/docs for more.")
+    pool = ["https://other.org/x", "--loose", "42", "other_name"]
+    for seed in range(20):
+        new, old, replacement = change_detail(context, [context], pool, random.Random(seed))
+        assert old in context and replacement not in context and new != context
+        assert new.replace(replacement, old, 1) == context
+        assert replacement.startswith("http") == old.startswith("http")
+        assert replacement.startswith("-") == old.startswith("-")
+    span = copied_span(context + "\n\n" + " ".join(["Words of a sentence."] * 5), random.Random(0))
+    assert span is not None and 120 <= len(span) <= 600 and span.split("\n\n")[0] in context
