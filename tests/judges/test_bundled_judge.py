@@ -133,7 +133,9 @@ def test_llama_cpp_server_logprobs_weigh_the_verdicts(llama_server, tmp_path):
     for row in result.rows:
         statement = row["faithfulness_evidence"]["statements"][0]
         assert 0.0 < statement["p_supported"] < 1.0
-        assert row["faithfulness"] == pytest.approx(statement["p_supported"], abs=1e-4)
+        # the score is the verdict's probability, or 0 where a literal detail is in no context
+        expected = 0.0 if statement.get("not_in_contexts") else statement["p_supported"]
+        assert row["faithfulness"] == pytest.approx(expected, abs=1e-4)
 
 
 def test_rerun_without_cache_gives_identical_scores(inprocess_run, tmp_path):

@@ -33,13 +33,17 @@ def test_probabilities_are_distributions_ordered_and_cached(judge, tmp_path):
     for row in first.rows:
         statement = row["faithfulness_evidence"]["statements"][0]
         assert 0.0 <= statement["p_supported"] <= 1.0
-        assert row["faithfulness"] == pytest.approx(statement["p_supported"], abs=1e-4)
+        # the score is the verdict's probability, or 0 where a literal detail is in no context
+        expected = 0.0 if statement.get("not_in_contexts") else statement["p_supported"]
+        assert row["faithfulness"] == pytest.approx(expected, abs=1e-4)
         for probs in row["context_relevance_evidence"]["rating_probs"]:
             assert set(probs) == {"0", "1", "2"}
             assert all(0.0 <= p <= 1.0 for p in probs.values())
             assert sum(probs.values()) == pytest.approx(1.0, abs=1e-3)
         assert row["faithfulness_evidence"]["judgment"] == "probability"
     supported, unsupported = first.rows
+    assert unsupported["faithfulness_evidence"]["statements"][0]["not_in_contexts"] == ["1650"]
+    assert "not_in_contexts" not in supported["faithfulness_evidence"]["statements"][0]
     if judge == QWEN:  # Gemma is at chance (README): its two scores are a coin flip (0.6849 and 0.6857)
         assert supported["faithfulness"] > unsupported["faithfulness"]
     assert first.manifest["metrics"]["faithfulness"]["judgment"] == {"probability": 2}
@@ -54,7 +58,8 @@ def test_probabilities_are_distributions_ordered_and_cached(judge, tmp_path):
                                progress=False)
     assert labels.manifest["metrics"]["faithfulness"]["judge_calls"] == 0  # same replies, read as labels
     assert [r["faithfulness"] for r in labels.rows] == [
-        float(r["faithfulness_evidence"]["statements"][0]["verdict"]) for r in first.rows]
+        0.0 if s.get("not_in_contexts") else float(s["verdict"])
+        for s in (r["faithfulness_evidence"]["statements"][0] for r in first.rows)]
 
 
 def test_instruct_judge_separates_the_claims_clearly(tmp_path):
