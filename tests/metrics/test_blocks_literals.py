@@ -92,6 +92,9 @@ def test_missing_literals_are_those_no_context_holds_as_written():
     assert missing("dpkg-split(1) and zstd --train give 95.0 with -s", contexts) == []
     assert missing("Debian-split(1) and --fast", contexts) == ["Debian-split(1)", "--fast"]
     assert missing("the ratio is 96", contexts) == ["96"]
+    # numbers as their values: thousands written the English or the Spanish way, decimals either way
+    assert missing("20000 bytes, 1,130,000 copies, 2,5 x", ["20.000 bytes; 1130000 copies; 2.5 x"]) == []
+    assert missing("version 1.2.3", ["version 1.2.4"]) == ["1.2.3"]
     # in a claim that declines, a detail the question names is the question's: it invents nothing
     assert missing("The option `-u` is not documented here.", contexts, "What does `-u` do?") == []
     # elsewhere it counts: the chunks hold no such date, whatever the question assumed

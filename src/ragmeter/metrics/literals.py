@@ -26,7 +26,7 @@ _SHAPED = re.compile(
     r"|\d+(?:\.\d+){2,}"
     r"|[A-Za-z]+[-]?\d[\w-]*)",
     re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w]|[.,]\d)")
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
 #: abbreviations that look dotted: not names
 _NOT_NAMES = {"e.g", "i.e", "etc", "vs", "p.ej", "ee.uu"}
 #: a claim that negates or declines, in English or Spanish
@@ -62,12 +62,12 @@ def missing(claim: str, contexts: list[str], question: str | None = None) -> lis
     states what the question assumed."""
     asked = _normal(question or "") if _NEGATION.search(claim) else ""
     haystack = _normal(" ".join(contexts))
-    numbers = {_value(n) for n in _NUMBER.findall(haystack)}
+    numbers = {v for n in _NUMBER.findall(haystack) for v in _values(n)}
     out = []
     for literal in literals(claim):
         if _normal(literal).removesuffix("()") in haystack or (asked and _normal(literal) in asked):
             continue
-        if _NUMBER.fullmatch(literal) and _value(literal) in numbers:
+        if _NUMBER.fullmatch(literal) and _values(literal) & numbers:
             continue
         out.append(literal)
     return out
@@ -78,9 +78,13 @@ def _normal(text: str) -> str:
     return " ".join(_SOFT_HYPHEN.sub("", text).lower().split())
 
 
-def _value(number: str) -> float:
-    thousands = re.fullmatch(r"\d{1,3}(?:,\d{3})+", number)
-    try:
-        return float(number.replace(",", "") if thousands else number.replace(",", "."))
-    except ValueError:
-        return float("nan")
+def _values(number: str) -> set[float]:
+    """What a written number can mean: 1,000 and 1.000 a thousand (English, Spanish) or one,
+    95.0 and 95,0 ninety-five; a version (1.2.3) is compared as written only."""
+    groups = re.split(r"[.,]", number)
+    out = set()
+    if len(groups) == 1 or all(len(g) == 3 for g in groups[1:]):
+        out.add(float("".join(groups)))
+    if len(groups) == 2:
+        out.add(float(".".join(groups)))
+    return out
