@@ -79,10 +79,14 @@ def test_words_keep_identifiers_and_flags_whole_and_match_on_stems():
 def test_literals_are_urls_code_flags_paths_identifiers_and_numbers_not_prose():
     claim = ("See Debian-split(1) at https://example.com/badge.svg: `dpkg --version` prints it, "
              "xmltodict.parse() takes process_namespaces, version 1.2.3, about 1,000 well-known files.")
-    assert literals(claim) == ["https://example.com/badge.svg", "dpkg --version", "Debian-split(1)", "--version",
+    assert literals(claim) == ["https://example.com/badge.svg", "dpkg --version", "Debian-split(1)",
                                "xmltodict.parse()", "process_namespaces", "1.2.3", "1,000"]
     assert literals("It is a well-known, three-part, open source tool.") == []
     assert literals('What fills the blank in "It opened in ___."?') == []
+    # reStructuredText's double backticks, and a link inside a code span, read whole
+    assert literals("``PYTHONOPTIMIZE=2`` and ``python -OO`` fail") == ["PYTHONOPTIMIZE=2", "python -OO"]
+    assert literals("| ``fieldname`` | the field ``fieldname`` |") == ["fieldname"]
+    assert literals("`PLY <https://github.com/dabeaz/ply>`__ is the parser") == ["https://github.com/dabeaz/ply"]
     assert literals('<b>Fantômas</b> and <a href="https://x.org/a">x</a>') == ["https://x.org/a"]  # tags are markup
 
 

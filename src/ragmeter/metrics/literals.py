@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 
 _URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"'`]+")
-_CODE_SPAN = re.compile(r"`([^`\n]{2,80})`")
+#: a code span in single or double backticks (markdown's `x`, reStructuredText's ``x``)
+_CODE_SPAN = re.compile(r"(`+)([^`\n]{2,80}?)\1(?!`)")
 #: flags (`--train`, `-z`), paths (`/usr/bin`, `a/b.c`), dotted or snake_case names
 #: (`xmltodict.parse`, `process_namespaces`), names with a manual section (`dpkg-split(1)`),
 #: versions (`1.2.3`), and words with a digit inside (`sha256`, `utf-8`)
@@ -40,8 +41,8 @@ _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 def literals(claim: str) -> list[str]:
     """The literal details of `claim`, in order, each once."""
     found = [url.rstrip(".,:;!?") for url in _URL.findall(claim)]
-    rest = _TAG.sub(" ", _URL.sub(" ", claim))
-    found += [span.strip() for span in _CODE_SPAN.findall(rest)]
+    found += [span.strip() for _, span in _CODE_SPAN.findall(claim) if not _URL.search(span)]
+    rest = _TAG.sub(" ", _URL.sub(" ", _CODE_SPAN.sub(" ", claim)))
     for token in _SHAPED.findall(rest.replace("`", " ")):
         token = token.rstrip(".-/")
         if token.lower().rstrip(".") in _NOT_NAMES or len(token) < 2 or token.strip("-").isdigit() or \
