@@ -83,6 +83,8 @@ class Faithfulness(Metric):
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     aligned_prompts = ("verdicts",)
+    #: 2: block excerpts and the literal check (issue 48); scores of version 1 runs differ
+    version = "2"
     Options = FaithfulnessOptions
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
