@@ -51,7 +51,12 @@ def literals(claim: str) -> list[str]:
         found.append(token)
     found += [n for n in _NUMBER.findall(rest) if len(n.replace(".", "").replace(",", "")) >= 2]
     seen: set[str] = set()
-    return [x for x in found if x and not (x.lower() in seen or seen.add(x.lower()))]  # type: ignore[func-returns-value]
+    out = []
+    for detail in found:
+        if detail and detail.lower() not in seen:
+            seen.add(detail.lower())
+            out.append(detail)
+    return out
 
 
 def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
