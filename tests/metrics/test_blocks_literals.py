@@ -83,6 +83,11 @@ def test_literals_are_urls_code_flags_paths_identifiers_and_numbers_not_prose():
                                "xmltodict.parse()", "process_namespaces", "1.2.3", "1,000"]
     assert literals("It is a well-known, three-part, open source tool.") == []
     assert literals('What fills the blank in "It opened in ___."?') == []
+    assert literals("See ⟨https://www.gnu.org/licenses/gpl-___.html⟩.") == []
+    # a manual page's hyphenation is undone before reading: one address, found in its context
+    page = "Ayuda en línea: <https://www.gnu.org/software/core‐\n       utils/>"
+    assert literals(page) == ["https://www.gnu.org/software/coreutils/"] and missing(page, [page]) == []
+    assert literals("⟨https://www.gnu.org/licenses/gpl-3.0.html⟩") == ["https://www.gnu.org/licenses/gpl-3.0.html"]
     # reStructuredText's double backticks, and a link inside a code span, read whole
     assert literals("``PYTHONOPTIMIZE=2`` and ``python -OO`` fail") == ["PYTHONOPTIMIZE=2", "python -OO"]
     assert literals("| ``fieldname`` | the field ``fieldname`` |") == ["fieldname"]

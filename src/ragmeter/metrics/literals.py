@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"'`]+")
+_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"'`\u27e8\u27e9\u00ab\u00bb]+")
 #: a code span in single or double backticks (markdown's `x`, reStructuredText's ``x``)
 _CODE_SPAN = re.compile(r"(`+)([^`\n]{2,80}?)\1(?!`)")
 #: flags (`--train`, `-z`), paths (`/usr/bin`, `a/b.c`), dotted or snake_case names
@@ -39,7 +39,9 @@ _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
 
 def literals(claim: str) -> list[str]:
-    """The literal details of `claim`, in order, each once."""
+    """The literal details of `claim`, in order, each once (a manual page's hyphenation
+    undone first: `core‐\n utils/` is one address; a blank to fill, `___`, is no detail)."""
+    claim = _SOFT_HYPHEN.sub("", claim)
     found = [url.rstrip(".,:;!?") for url in _URL.findall(claim)]
     found += [span.strip() for _, span in _CODE_SPAN.findall(claim) if not _URL.search(span)]
     rest = _TAG.sub(" ", _URL.sub(" ", _CODE_SPAN.sub(" ", claim)))
@@ -53,7 +55,7 @@ def literals(claim: str) -> list[str]:
     seen: set[str] = set()
     out = []
     for detail in found:
-        if detail and detail.lower() not in seen:
+        if detail and "___" not in detail and detail.lower() not in seen:
             seen.add(detail.lower())
             out.append(detail)
     return out
