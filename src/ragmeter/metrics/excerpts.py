@@ -64,7 +64,7 @@ def sentence_words(sentence: str, keep_urls: bool) -> set[str]:
 
 def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, question: str | None = None) -> list[str]:
     """The contexts to show a judge for `claim`: one context that fits `budget` whole, else
-    each context cut to its sentences most like the claim's (a context with none left out).
+    each context cut to its blocks most like the claim's (a context with none left out).
     The question's words help choose (at QUESTION_WEIGHT): a one-word answer says little
     about where it comes from, its question says the rest."""
     if len(contexts) <= 1 and sum(len(c) for c in contexts) <= budget:
@@ -92,9 +92,8 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, questi
 
 
 def _per_claim(part: str) -> int:
-    """Blocks kept per claim sentence: PER_CLAIM, and one more per WORDS_PER_BLOCK words past
-    the first two blocks' worth (a long sentence naming three people needs three blocks), up
-    to MAX_PER_CLAIM."""
+    """Blocks kept per claim sentence: one per WORDS_PER_BLOCK of its words, at least
+    PER_CLAIM and at most MAX_PER_CLAIM (a long sentence naming three people needs three)."""
     return max(PER_CLAIM, min(MAX_PER_CLAIM, len(part.split()) // WORDS_PER_BLOCK))
 
 
