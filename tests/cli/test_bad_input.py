@@ -182,3 +182,14 @@ def test_evaluate_labels_names_the_ids_it_left_out():
 
     record = {"ci95": None, "note": "3 labelled rows the judge scored", "unknown_ids": ["x1", "x2"]}
     assert calibrated_line("faithfulness", record).endswith("; labels for ids not in the run left out: x1, x2")
+
+
+def test_a_metric_option_without_metrics_says_to_name_the_metric():
+    from ragmeter.cli.common import metric_specs
+    from ragmeter.errors import RagmeterError
+
+    with pytest.raises(RagmeterError, match=r"name it: --metrics faithfulness\)$"):
+        metric_specs(None, ["faithfulness.literals=off"])
+    with pytest.raises(RagmeterError, match=r"for a metric in --metrics$"):
+        metric_specs("context_relevance", ["faithfulness.literals=off"])
+    assert metric_specs("faithfulness", ["faithfulness.literals=off"]) == [{"faithfulness": {"literals": "off"}}]

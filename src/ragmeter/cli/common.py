@@ -52,6 +52,7 @@ def metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any
     for key, value in pairs(settings, "--metric-opt").items():
         metric, dot, setting = key.rpartition(".")
         if not dot or metric not in chosen:
-            raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics")
+            named = f" (name it: --metrics {metric})" if dot and not chosen else ""
+            raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics{named}")
         options.setdefault(metric, {})[setting] = value
     return [{m: options[m]} if m in options else m for m in chosen] or None
