@@ -47,7 +47,8 @@ def parts(answer: str) -> tuple[list[str], int]:
     claim alone), each part once."""
     seen: set[str] = set()
     pieces = []
-    for piece in _answer_pieces(answer):
+    every = _answer_pieces(answer)
+    for piece in every:
         key = " ".join(re.sub(r"[^\w\s]", " ", piece.lower()).split())
         if key not in seen:
             seen.add(key)
@@ -60,7 +61,7 @@ def parts(answer: str) -> tuple[list[str], int]:
             merged.append(piece)
     if len(merged) > 1 and _few_words(merged[0]):  # a short lead ("Options:") joins what follows
         merged[:2] = [f"{merged[0]}\n{merged[1]}"]
-    return merged, len(_answer_pieces(answer)) - len(pieces)
+    return merged, len(every) - len(pieces)
 
 
 def _few_words(text: str) -> bool:
