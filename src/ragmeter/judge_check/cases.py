@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ragmeter.judge_check.claims import claim_sentences
-from ragmeter.judge_check.copies import copies
+from ragmeter.judge_check.copies import copies, shuffled
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
 from ragmeter.metrics.faithfulness import is_short
 from ragmeter.metrics.literals import literals
@@ -161,7 +161,7 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     unrelated = _unrelated_sentence(source, pool, distractors, contexts, rng)
     if unrelated is not None:
         yield case("unrelated_sentence", unrelated)
-    negated = next(((s, n) for s in _shuffled(sentences, rng) if (n := negate(s, language))), None)
+    negated = next(((s, n) for s in shuffled(sentences, rng) if (n := negate(s, language))), None)
     if negated is not None:
         yield case("negated_sentence", negated[1], f"negated: {changed_words(negated[0], negated[1])} "
                                                    f"(was: {negated[0]})")
@@ -178,12 +178,6 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
         yield case(name, response, edit)
 
 
-def _shuffled(items: list[str], rng: random.Random) -> list[str]:
-    items = list(items)
-    rng.shuffle(items)
-    return items
-
-
 def _unrelated_sentence(source: Source, pool: list[Source], distractors: list[Source], contexts: list[str],
                         rng: random.Random) -> str | None:
     taken = {source.id, *(d.id for d in distractors)}
@@ -195,9 +189,7 @@ def _unrelated_sentence(source: Source, pool: list[Source], distractors: list[So
 
 
 def _shuffled_sources(sources: list[Source], rng: random.Random) -> list[Source]:
-    sources = list(sources)
-    rng.shuffle(sources)
-    return sources[:20]
+    return shuffled(sources, rng)[:20]
 
 
 def _swapped(source: Source, pool: list[Source], sentences: list[str], contexts: list[str],
@@ -205,7 +197,7 @@ def _swapped(source: Source, pool: list[Source], sentences: list[str], contexts:
     text = "\n".join(contexts)
     others = " ".join(c for s in pool if s.id != source.id for c in s.contexts[:1])
     pool_numbers, pool_entities = numbers(others), entities(others)
-    for sentence in _shuffled(sentences, rng):
+    for sentence in shuffled(sentences, rng):
         swapped = swap_fact(sentence, text, pool_numbers, pool_entities, rng)
         if swapped is not None:
             return swapped
@@ -231,7 +223,7 @@ def _short_answers(source: Source, pool: list[Source], sentences: list[str], con
             return source.question, str(source.reference), str(others[0]), "the row's question and reference"
     others_text = " ".join(c for s in pool if s.id != source.id for c in s.contexts[:1])
     kinds = ((numbers, numbers(others_text)), (entities, entities(others_text)))
-    for sentence in _shuffled(sentences, rng):
+    for sentence in shuffled(sentences, rng):
         for find, pool_values in kinds:
             fill = next((f for f in find(sentence) if _is_short(f) and len(f) > 1), None)
             choices = sorted({p for p in pool_values if _norm(p) not in text and _is_short(p)})

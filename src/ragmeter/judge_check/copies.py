@@ -35,7 +35,7 @@ def copies(context: str, contexts: list[str], pool: list[str],
         if changed is not None:
             yield "copied_span_changed", changed[0], f"changed {changed[1]} -> {changed[2]}"
     lines = [b for b in blocks(context) if "\n" not in b and literals(b) and len(b.split()) >= 4]
-    for line in _shuffled(lines, rng)[:3]:
+    for line in shuffled(lines, rng)[:3]:
         changed = change_detail(line, contexts, pool, rng)
         if changed is not None:
             yield "repeated_line_changed", repeated_line(changed[0]), f"changed {changed[1]} -> {changed[2]}, repeated"
@@ -46,7 +46,7 @@ def copied_span(context: str, rng: random.Random) -> str | None:
     """Consecutive blocks of `context` that hold a literal detail, SPAN_MIN-SPAN_MAX characters."""
     found = blocks(context)
     starts = [i for i, b in enumerate(found) if literals(b)]
-    for start in _shuffled(starts, rng):
+    for start in shuffled(starts, rng):
         span: list[str] = []
         for block in found[max(0, start - 1):]:
             if span and len("\n\n".join([*span, block])) > SPAN_MAX:
@@ -64,7 +64,7 @@ def change_detail(text: str, contexts: list[str], pool: list[str],
     literal of the same shape, else the detail altered (a digit changed, a word of a name
     swapped). (new text, old, new), or None."""
     everything = " ".join(contexts).lower()
-    for old in _shuffled([x for x in literals(text) if x in text], rng):
+    for old in shuffled([x for x in literals(text) if x in text], rng):
         new = _replacement(old, pool, everything, rng)
         if new is not None:
             return text.replace(old, new, 1), old, new
@@ -106,7 +106,8 @@ def _shape(literal: str) -> str:
     return "name"
 
 
-def _shuffled(items: list[T], rng: random.Random) -> list[T]:
+def shuffled(items: list[T], rng: random.Random) -> list[T]:
+    """A seeded shuffle of a copy of `items` (every check's random choice goes through one)."""
     items = list(items)
     rng.shuffle(items)
     return items

@@ -69,7 +69,7 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, questi
     about where it comes from, its question says the rest."""
     if len(contexts) <= 1 and sum(len(c) for c in contexts) <= budget:
         return contexts
-    sentences = [context_sentences(c) for c in contexts]
+    sentences = [blocks(c) for c in contexts]
     keep_urls = bool(_URL.search(claim))
     bags = [[sentence_words(s, keep_urls) for s in per] for per in sentences]  # each sentence's words, split once
     weight = _idf([bag for per in bags for bag in per])
@@ -134,11 +134,6 @@ def _rank(wanted: set[str], asked: set[str], bag: set[str], weight: dict[str, fl
         return 0.0
     focus = _overlap(bag, wanted | asked, weight)
     return _overlap(wanted, bag, weight) + QUESTION_WEIGHT * _overlap(asked - wanted, bag, weight) + FOCUS * focus
-
-
-def context_sentences(text: str) -> list[str]:
-    """The blocks a reader would cite (metrics/blocks.py)."""
-    return blocks(text)
 
 
 def _idf(bags: list[set[str]]) -> dict[str, float]:

@@ -27,7 +27,7 @@ from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, coun
 from ragmeter.metrics.blocks import parts
 from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
-from ragmeter.metrics.literals import missing
+from ragmeter.metrics.literals import missing_each
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.samples import Sample
 from ragmeter.text import split_sentences
@@ -142,7 +142,8 @@ class Faithfulness(Metric):
         judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims},
                                    evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
-        absent = [missing(c, contexts, sample.user_input) if self.options.literals != "off" else [] for c in claims]
+        absent = missing_each(claims, contexts, sample.user_input) if self.options.literals != "off" \
+            else [[] for _ in claims]
         values = [0.0 if gone and self.options.literals == "score" else w.value for w, gone in zip(weighed, absent)]
         tokens = judged.evidence or [None] * len(claims)
         rows = zip(claims, judged.parsed.verdicts, weighed, tokens, absent)

@@ -68,9 +68,18 @@ def missing(claim: str, contexts: list[str], question: str | None = None) -> lis
     documented here" declines, it invents nothing): the judge reads those. Elsewhere it
     counts: "the version released on March 27, 2021 is 0.16.0" against chunks with no date
     states what the question assumed."""
-    asked = _normal(question or "") if _NEGATION.search(claim) else ""
+    return missing_each([claim], contexts, question)[0]
+
+
+def missing_each(claims: list[str], contexts: list[str], question: str | None = None) -> list[list[str]]:
+    """`missing` for each of several claims against the same contexts, read once."""
     haystack = _normal(" ".join(contexts))
     numbers = {v for n in _NUMBER.findall(haystack) for v in _values(n)}
+    asked = _normal(question or "")
+    return [_absent(claim, haystack, numbers, asked if _NEGATION.search(claim) else "") for claim in claims]
+
+
+def _absent(claim: str, haystack: str, numbers: set[float], asked: str) -> list[str]:
     out = []
     for literal in literals(claim):
         if _normal(literal).removesuffix("()") in haystack or (asked and _normal(literal) in asked):
