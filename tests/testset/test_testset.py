@@ -48,13 +48,15 @@ def reply(request):
     if tag == "testset.unanswerable":
         return {"question": "Who painted the lighthouse keeper's portrait?"}
     if tag == "testset.relevance":
-        return {"evaluation": "useful", "rating": 2 if "Cape1" in text else 5}
-    if tag == "context_relevance.rating1":  # groundedness, the default way (0/1/2, read as 1/3/5)
+        return {"rating": 2 if "Cape1" in text else 5}
+    if tag == "faithfulness.verdicts":  # groundedness, the default way ("question answer" as a claim)
+        return {"verdicts": [{"verdict": int("built" in text.split("statements:")[-1]), "reason": ""}]}
+    if tag == "context_relevance.rating1":  # groundedness of an unanswerable question (0/1/2, read as 1/3/5)
         return {"rating": 2 if "built" in text.split("context:")[0] else 0}
     if tag == "testset.groundedness":  # the seed's 1-5 prompt (groundedness="seed")
         return {"evaluation": "answerable" if "built" in text.split("context:")[0] else "no", "rating":
                 5 if "built" in text.split("context:")[0] else 1}
-    return {"evaluation": "clear", "rating": 5}
+    return {"rating": 5}
 
 
 def embedder() -> TableEmbedder:
@@ -149,7 +151,7 @@ def test_the_quality_report_counts_kept_questions_the_judge_was_unsure_of():
     ("What is the training mode for Zstd?", "It builds a dictionary from samples.", False),
 ])
 def test_an_answer_that_restates_its_question_is_caught(question, answer, restated):
-    from ragmeter.testset.quality import restates_question
+    from ragmeter.testset.checks import restates_question
 
     assert restates_question(question, answer, "spanish" if question.startswith("¿") else "english") is restated
 
@@ -186,15 +188,19 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
                         "standalone_score"}
     assert row["reference_context_ids"][0].startswith("c-") and row["source"].startswith("doc")
     rejected = [json.loads(line) for line in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
+    # a second round asks each chunk again from its text away from the first question; the scripted
+    # generator writes the same question, rejected before any critique, and the chunk is not asked again
     assert [(r["rejected_by"], r["user_input"]) for r in rejected] == [
-        ("relevance", "When was the lighthouse of Cape1 built?")]
+        ("relevance", "When was the lighthouse of Cape1 built?")] + [
+        ("duplicate", f"When was the lighthouse of Cape{i} built?") for i in (0, 2)]  # Cape1's chunk: no text left
     quality = json.loads((tmp_path / "out" / "manifest.json").read_text())["quality"]
-    assert (quality["generated"], quality["kept"], quality["rejected"]) == (3, 2, 1)
-    assert quality["rejected_by"] == {"relevance": 1} and quality["answer_in_chunk_rate"] == 1.0
-    assert quality["stopped_short"] and quality["stop_reason"] == "every usable chunk has been asked about"
+    assert (quality["generated"], quality["kept"], quality["rejected"]) == (5, 2, 3)
+    assert quality["rejected_by"] == {"duplicate": 2, "relevance": 1} and quality["answer_in_chunk_rate"] == 1.0
+    assert quality["stopped_short"] and quality["stop_reason"].startswith(
+        "every chunk was asked about until no text was left away from its earlier questions (3 chunks, 2 rounds)")
     assert quality["source_coverage"] == 0.6667 and quality["question_types"] == {"factoid": 2}
     # the relevance critique stopped Cape1's row: no groundedness call for it
-    assert judge.calls("context_relevance.rating1") == 2 and judge.calls("testset.relevance") == 3
+    assert judge.calls("faithfulness.verdicts") == 2 and judge.calls("testset.relevance") == 3
     from rich.console import Console
 
     from ragmeter.testset.quality import print_quality
@@ -203,7 +209,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     print_quality({**quality, "tokens": 8454.0, "seconds": 12.345, "tokens_per_kept": 4227.0,
                    "seconds_per_kept": 6.1725, "judge_calls": 11, "judge_calls_per_kept": 5.5}, console)
     text = console.export_text()
-    assert text.startswith("2 kept of 3 generated (survival 67%); asked for 3")  # was "survival 0.6667"
+    assert text.startswith("2 kept of 5 generated (survival 40%); asked for 3")  # was "survival 0.4"
     assert "answer in its chunk (factoid): 100%;" in text
     assert "judge: 11 calls, 8,454 tokens, 12 s; per kept question 5.5 calls, 4,227 tokens, 6.2 s" in text
     console = Console(record=True, width=200)  # a slow judge: was "… tokens, 1e+02 s" per kept question
@@ -246,7 +252,8 @@ def test_an_unanswerable_question_the_corpus_answers_is_rejected_before_any_crit
     assert result.rows == []
     rejected = [json.loads(line) for line in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
     assert {(r["rejected_by"], r["detail"]) for r in rejected} == {
-        ("groundedness", "answerable: doc0.md holds 80% of the question's words")}
+        ("groundedness", "answerable: doc0.md holds 80% of the question's words"),
+        ("duplicate", "the same question was written before")}  # asked again in the second round
     assert judge.calls("testset.standalone") == 0 and judge.calls("context_relevance.rating1") == 0
 
 

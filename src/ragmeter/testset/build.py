@@ -151,7 +151,8 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                               "count": len(corpus.documents), "skipped": corpus.skipped},
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
                 "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
-                            "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version},
+                            "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version,
+                            "faithfulness.verdicts": judging.prompt("verdicts", "faithfulness").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 
@@ -187,9 +188,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
         contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
         tokens = _tokens(builtin_prompt("testset", kind, language).messages(contexts))
         for criterion in ORDER:
-            inputs = {"question": question, "context": text, "audience": audience or "developers"}
-            prompt = builtin_prompt("testset", criterion, language)
-            tokens += _tokens(prompt.messages({k: inputs[k] for k in prompt.input_fields}))
+            tokens += _critique_tokens(criterion, question, text, audience or "developers", cfg.groundedness, language)
         per_attempt.append(tokens)
     attempts = len(per_attempt)
     mean = sum(per_attempt) / attempts if attempts else 0
@@ -200,6 +199,19 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
             "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)),
                                        "at_most": round(mean * size * max_attempts)},
             "token_count": "estimate: 4 characters per token"}
+
+
+def _critique_tokens(criterion: str, question: str, text: str, audience: str, groundedness: str,
+                     language: str) -> int:
+    """The estimated prompt tokens of one critique of a question about `text`."""
+    from ragmeter.prompts.template import builtin_prompt
+
+    if criterion == "groundedness" and groundedness == "answer":
+        prompt = builtin_prompt("faithfulness", "verdicts", language)
+        return _tokens(prompt.messages({"contexts": [text], "statements": [f"{question} A typical answer."]}))
+    inputs = {"question": question, "context": text, "audience": audience}
+    prompt = builtin_prompt("testset", criterion, language)
+    return _tokens(prompt.messages({k: inputs[k] for k in prompt.input_fields}))
 
 
 def _tokens(messages: list[dict[str, Any]]) -> int:

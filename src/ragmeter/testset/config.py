@@ -35,7 +35,7 @@ class TestsetConfig(BaseModel):
     keep_on: Literal["rating", "probability", "expected"] = "rating"
     max_attempts: int = Field(default=4, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
-    groundedness: Literal["rating", "seed"] = "rating"
+    groundedness: Literal["answer", "rating", "seed"] = "answer"
     format: Literal["jsonl", "parquet"] = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True
@@ -59,7 +59,7 @@ class TestsetOptions(TypedDict, total=False):
     keep_on: Literal["rating", "probability", "expected"]
     max_attempts: int
     dedup_threshold: float
-    groundedness: Literal["rating", "seed"]
+    groundedness: Literal["answer", "rating", "seed"]
     format: Literal["jsonl", "parquet"]
     concurrency: int
     cache: bool | str | Path

@@ -44,9 +44,21 @@ class Conversation(BaseModel):
 
 
 class Critique(BaseModel):
+    """The seed's rationale-first reply (groundedness="seed")."""
+
     model_config = ConfigDict(extra="forbid")
 
     evaluation: str = Field(max_length=TEXT_MAX)
+    rating: Literal[1, 2, 3, 4, 5]
+
+
+class Rated(BaseModel):
+    """A 1-5 rating alone: read from the label's probabilities at prefill speed, no rationale
+    decoded first (benchmarks/testset_labels: the rationale-first standalone prompt ranked the
+    questions a reader drops for not standing alone at ROC-AUC 0.68, this one 0.86)."""
+
+    model_config = ConfigDict(extra="forbid")
+
     rating: Literal[1, 2, 3, 4, 5]
 
 
@@ -95,38 +107,68 @@ def transcript(turns: list[dict[str, str]]) -> str:
     return "\n".join(f"{'User' if t['role'] == 'user' else 'Assistant'}: {t['content']}" for t in turns)
 
 
-#: groundedness as the context_relevance metric's 0/1/2 rating (read as 1/3/5): on ClapNQ's
-#: human labels the seed's rationale-first 1-5 prompt scored ROC-AUC 0.423 with the bundled
-#: Qwen judge (below chance), this one 0.792 (docs/benchmarks.md)
+#: groundedness as the context_relevance metric's 0/1/2 rating (read as 1/3/5): the question
+#: alone against the chunk (groundedness="rating"); kept for unanswerable questions, which have
+#: no answer to judge
 GROUNDED = {0: 1.0, 1: 3.0, 2: 5.0}
 
 
 async def critique(judging: Judging, criterion: str, question: str, context: str, audience: str,
-                   groundedness: str = "rating") -> dict[str, Any]:
+                   groundedness: str = "answer", answer: str | None = None) -> dict[str, Any]:
     """One criterion's rating (1-5), its expected value under the judge's label
-    probabilities where it gives them, and the rationale."""
+    probabilities where it gives them, those probabilities, and why."""
+    if criterion == "groundedness" and groundedness == "answer" and answer is not None:
+        return await _supported(judging, question, answer, context)
+    if criterion == "groundedness" and groundedness != "seed":
+        return await _answerable(judging, question, context)
+    if criterion == "groundedness":
+        reply = await judging.ask("critique.groundedness", criterion, {"question": question, "context": context},
+                                  Critique, 200)
+        return _rated(reply, reply.parsed.evaluation.strip())
+    inputs = {"question": question} if criterion == "standalone" else {"question": question, "audience": audience}
+    return _rated(await judging.ask(f"critique.{criterion}", criterion, inputs, Rated, 8))
+
+
+async def _supported(judging: Judging, question: str, answer: str, context: str) -> dict[str, Any]:
+    """Groundedness the way ragmeter judges faithfulness: "question answer" as one claim against
+    the chunk, P(supported) read at prefill speed (calibrated where the judge has a line),
+    written on the 1-5 scale as P at 5 and 1 - P at 1. On benchmarks/testset_labels it ranked
+    the questions a reader drops for a wrong or missing answer at ROC-AUC 0.91 (English), where
+    the question-only rating ranked them below chance (0.36); docs/testsets.md."""
+    from ragmeter.metrics.schemas import verdicts
+
+    claim = f"{question.strip()} {answer.strip()}"
+    reply = await judging.ask("critique.groundedness", "verdicts", {"contexts": [context], "statements": [claim]},
+                              verdicts(1), 64, family="faithfulness")
+    verdict = reply.parsed.verdicts[0]
+    p = float((reply.probs.get("verdicts.0.verdict") or {}).get("1", verdict.verdict))
+    reason = f": {verdict.reason}" if getattr(verdict, "reason", "") else ""
+    return {"score": 5 if p >= 0.5 else 1, "expected": round(1 + 4 * p, 4), "dist": {5.0: p, 1.0: 1 - p},
+            "rationale": f"the chunk supports the answer with probability {p:.2f}{reason}"}
+
+
+async def _answerable(judging: Judging, question: str, context: str) -> dict[str, Any]:
     from ragmeter.metrics.judgment import PROBABILITY, weigh
     from ragmeter.metrics.schemas import Rating
 
-    if criterion == "groundedness" and groundedness == "rating":
-        reply = await judging.ask("critique.groundedness", "rating1", {"question": question, "context": context},
-                                  Rating, 16, family="context_relevance")
-        weighed = weigh(reply, "rating", reply.parsed.rating, GROUNDED, PROBABILITY)
-        probs = f" (probabilities {weighed.probs})" if weighed.probs else ""
-        # filtered on the label, as the seed; the expected value ranks better (ROC-AUC) but is not
-        # calibrated: on examples/docs it stayed between 2.3 and 4.1, so a bar of 4 kept nothing
-        return {"score": int(GROUNDED[reply.parsed.rating]), "expected": round(weighed.value, 4),
-                "dist": _on_scale(weighed.probs, GROUNDED),
-                "rationale": f"the context answers the question: {reply.parsed.rating} of 0-2{probs}"}
-    inputs: dict[str, Any] = {"question": question}
-    if criterion == "groundedness":
-        inputs["context"] = context
-    elif criterion == "relevance":
-        inputs["audience"] = audience
-    reply = await judging.ask(f"critique.{criterion}", criterion, inputs, Critique, 200)
+    reply = await judging.ask("critique.groundedness", "rating1", {"question": question, "context": context},
+                              Rating, 16, family="context_relevance")
+    weighed = weigh(reply, "rating", reply.parsed.rating, GROUNDED, PROBABILITY)
+    probs = f" (probabilities {weighed.probs})" if weighed.probs else ""
+    return {"score": int(GROUNDED[reply.parsed.rating]), "expected": round(weighed.value, 4),
+            "dist": _on_scale(weighed.probs, GROUNDED),
+            "rationale": f"the context answers the question: {reply.parsed.rating} of 0-2{probs}"}
+
+
+def _rated(reply: Any, rationale: str | None = None) -> dict[str, Any]:
+    """A 1-5 rating with its expected value and probabilities."""
+    from ragmeter.metrics.judgment import PROBABILITY, weigh
+
     weighed = weigh(reply, "rating", reply.parsed.rating, RATING_SCALE, PROBABILITY)
+    probs = f" (probabilities {weighed.probs})" if weighed.probs else ""
     return {"score": reply.parsed.rating, "expected": round(weighed.value, 4),
-            "dist": _on_scale(weighed.probs, RATING_SCALE), "rationale": reply.parsed.evaluation.strip()}
+            "dist": _on_scale(weighed.probs, RATING_SCALE),
+            "rationale": rationale or f"rated {reply.parsed.rating} of 1-5{probs}"}
 
 
 def _on_scale(probs: dict[str, float] | None, scale: Any) -> dict[float, float] | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragmeter.errors import UnparseableReply
+from ragmeter.testset.checks import from_example, points_at_source, restates_question
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
     CRITERIA,
@@ -27,8 +28,7 @@ from ragmeter.testset.generation import (
     write_conversation,
     write_question,
 )
-from ragmeter.testset.quality import restates_question
-from ragmeter.testset.sampling import chunk_order
+from ragmeter.testset.sampling import Rounds, chunk_order, normalized
 
 TYPES = ("factoid", "multi_hop", "unanswerable", "conversational")
 #: chunks offered as a multi-hop partner (the most similar by embedding is used)
@@ -49,8 +49,9 @@ class Settings:
     keep_on: str = "rating"
     max_attempts: int = 4
     dedup_threshold: float = 0.92
-    #: "rating" (the context_relevance 0/1/2 prompt, as 1/3/5) or "seed" (the seed's 1-5 prompt)
-    groundedness: str = "rating"
+    #: "answer" ("question answer" as a faithfulness claim against the chunk), "rating" (the
+    #: question alone, the context_relevance 0/1/2 prompt as 1/3/5) or "seed" (the seed's 1-5 prompt)
+    groundedness: str = "answer"
 
 
 @dataclass
@@ -77,7 +78,7 @@ def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
 
 async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, bar: Any = None) -> Outcome:
     outcome = Outcome()
-    order = chunk_order(chunks, settings.seed)
+    rounds = Rounds(chunks, settings.seed)
     partners = itertools.cycle(list(chunk_order(chunks, settings.seed + 7)) or [None])
     plan = type_plan(settings.types, settings.seed)
     budget = settings.size * settings.max_attempts
@@ -88,28 +89,36 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
             break
         batch = []
         for _ in range(min(budget - outcome.attempts, settings.size - len(outcome.kept))):
-            chunk = next(order, None)
-            if chunk is None:
+            item = rounds.next()
+            if item is None:
                 break
             kind = next(plan)
             pool = [next(partners) for _ in range(PARTNER_POOL)] if kind == "multi_hop" else []
-            batch.append((outcome.attempts, kind, chunk, pool))
+            batch.append((outcome.attempts, kind, item, pool))
             outcome.attempts += 1
         if not batch:
-            outcome.stop_reason = "every usable chunk has been asked about"
+            if rounds.advance():
+                continue
+            outcome.stop_reason = rounds.exhausted()
             break
-        rows = await asyncio.gather(*(_attempt(n, kind, chunk, pool, chunks, settings, judging, embed)
-                                      for n, kind, chunk, pool in batch))
+        written = frozenset(rounds.written)
+        rows = await asyncio.gather(*(_attempt(n, kind, item, pool, chunks, settings, judging, embed, written)
+                                      for n, kind, item, pool in batch))
         for row in rows:
+            if "user_input" in row:
+                rounds.record(row["seed_chunk_id"], row["user_input"], row.get("reference"))
             await _admit(row, outcome, kept_vectors, settings, embed)
             if bar is not None and "rejected_by" not in row:
                 bar.advance(1)
     return outcome
 
 
-async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None], chunks: list[Chunk],
-                   settings: Settings, judging: Judging, embed: Any) -> dict[str, Any]:
-    """One question: written, then critiqued until a criterion fails."""
+async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
+                   chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
+                   written: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """One question: written from `item` (a chunk, and the part of it not asked about yet),
+    then checked without a model, then critiqued until a criterion fails."""
+    chunk, text = item
     sources = [chunk]
     if kind == "multi_hop":
         partner = await _partner(chunk, [c for c in pool if c is not None and c.id != chunk.id], embed)
@@ -122,10 +131,10 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
     answer: str | None
     try:
         if kind == "conversational":
-            turns, answer = await write_conversation(judging, chunk.text)
+            turns, answer = await write_conversation(judging, text)
             question = turns[-1]["content"]
         else:
-            question, answer = await write_question(judging, kind, [c.text for c in sources])
+            question, answer = await write_question(judging, kind, [text] + [c.text for c in sources[1:]])
     except UnparseableReply as exc:
         return {**row, "rejected_by": "parse failure", "detail": f"generate: {exc}"}
     if turns:  # multi-turn: the follow-up is the question; the critiques read the whole conversation
@@ -135,9 +144,17 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
                 "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
                 "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
                 "seed_chunk_id": chunk.id})
+    if normalized(question) in written:
+        return {**row, "rejected_by": "duplicate", "detail": "the same question was written before"}
     if kind != "unanswerable" and answer is not None and restates_question(question, answer, settings.language):
         return {**row, "rejected_by": "restates question",
                 "detail": f"every word of the answer {answer!r} is in the question: nothing for a RAG to find"}
+    if pointing := points_at_source(question, settings.language):
+        return {**row, "rejected_by": "standalone",
+                "detail": f"points at the text it was written from ({pointing!r}), which whoever asks has not seen"}
+    if copied := from_example(question, [c.text for c in sources], judging.prompt(_prompt_name(kind))):
+        return {**row, "rejected_by": "copied example",
+                "detail": f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk"}
     context = "\n\n".join(c.text for c in sources)
     if kind == "unanswerable" and (found := answering_chunk(question, chunks, settings.language)):
         return {**row, "rejected_by": "groundedness",
@@ -147,7 +164,7 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
     for criterion in ORDER:
         try:
             result = await critique(judging, criterion, transcript(turns) if turns else question, context,
-                                    settings.audience, settings.groundedness)
+                                    settings.audience, settings.groundedness, answer)
         except UnparseableReply as exc:
             return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
         row[f"{criterion}_score"] = result["score"]
@@ -157,6 +174,10 @@ async def _attempt(number: int, kind: str, chunk: Chunk, pool: list[Chunk | None
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
+
+
+def _prompt_name(kind: str) -> str:
+    return kind if kind in TYPES else "factoid"
 
 
 def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int, keep_on: str = "rating") -> bool:

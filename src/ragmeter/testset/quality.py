@@ -36,27 +36,6 @@ def answer_in_chunk(answer: str, contexts: list[str]) -> bool:
     return not wanted or len(wanted & content_words(" ".join(contexts))) / len(wanted) >= 0.6
 
 
-def restates_question(question: str, answer: str, language: str = "english") -> bool:
-    """True when every word of the answer comes from its question ("What is the training
-    mode for Zstd?" -> "Training mode."): it gives a RAG nothing to find, yet the critiques,
-    which read the question alone, let it through. Numbers count as words; an answer that
-    starts with yes or no ("Yes, training mode.") answers its question."""
-    said = _words(answer, language)
-    first = answer.strip().lower().split(maxsplit=1)
-    if not said or (first and first[0].strip(".,;:!¡") in {"yes", "no", "sí"}):
-        return False
-    return said <= _words(question, language)
-
-
-def _words(text: str, language: str) -> set[str]:
-    """Words of three or more letters, or with a digit, stop words aside, a plural s dropped."""
-    import re
-
-    stop = STOPWORDS.get(language, set())
-    return {t[:-1] if len(t) > 3 and t.endswith("s") else t for t in re.findall(r"\w+", text.lower())
-            if (len(t) > 2 or any(ch.isdigit() for ch in t)) and t not in stop}
-
-
 def unsure(row: dict[str, Any], min_score: int) -> bool:
     """Kept on its ratings, but with an expected rating (under the judge's probabilities) that
     misses the bar on some critique: the judge was unsure."""

@@ -40,3 +40,94 @@ def chunk_order(chunks: list[Chunk], seed: int) -> Iterator[Chunk]:
             taken.append(text)
             yield chunk
         depth += 1
+
+
+def unasked(text: str, asked: list[str]) -> str | None:
+    """The longest run of the chunk's blocks (metrics/blocks.py) away from what was already
+    asked: for each earlier question with its answer, the block sharing most of its words and
+    the blocks either side are left out. The next question is written from this run (the small
+    generator, shown the whole chunk and told what was asked, asked the same question again in
+    12 of 12 tries); None when the run is too short to ask about."""
+    from ragmeter.metrics.blocks import blocks
+    from ragmeter.text import content_words
+
+    pieces = blocks(text)
+    words = [content_words(b) for b in pieces]
+    taken: set[int] = set()
+    for qa in asked:
+        wanted = content_words(qa)
+        best = max(range(len(pieces)), key=lambda i: (len(words[i] & wanted), -i), default=None)
+        if best is not None:
+            taken.update({best - 1, best, best + 1})
+    runs: list[list[str]] = [[]]
+    for i, piece in enumerate(pieces):
+        if i in taken:
+            runs.append([])
+        else:
+            runs[-1].append(piece)
+    run = "\n".join(max(runs, key=lambda r: sum(len(p) for p in r)))
+    return run if len(run.strip()) >= MIN_CHUNK_CHARS else None
+
+
+#: the most times one chunk is asked about (each round from text away from the earlier questions)
+MAX_ROUNDS = 4
+
+
+class Rounds:
+    """The chunks to ask about, round after round, so that a test set reaches its size when
+    the chunks run out: the first round asks about each chunk in `chunk_order`; each later
+    round asks about each chunk again, written from its text away from what was asked
+    (`unasked`), until no chunk has such text left or MAX_ROUNDS is reached. A round's
+    questions are all known before the next round starts (`next` returns None at its end)."""
+
+    def __init__(self, chunks: list[Chunk], seed: int) -> None:
+        self.order = list(chunk_order(chunks, seed))
+        self.asked: dict[str, list[str]] = {}
+        #: every question written so far, normalized: one written again is not judged again
+        self.written: set[str] = set()
+        self.stuck: set[str] = set()
+        self.round = 1
+        self.items: list[tuple[Chunk, str]] = [(c, c.text) for c in self.order]
+        self.position = 0
+
+    def next(self) -> tuple[Chunk, str] | None:
+        """The next chunk and the text its question is written from; None at the end of a round."""
+        if self.position >= len(self.items):
+            return None
+        self.position += 1
+        return self.items[self.position - 1]
+
+    def record(self, chunk_id: str, question: str, answer: str | None) -> None:
+        """A question written from this chunk; one written before ends the chunk's rounds (the
+        generator is stuck on it)."""
+        if normalized(question) in self.written:
+            self.stuck.add(chunk_id)
+        self.asked.setdefault(chunk_id, []).append(f"{question} {answer or ''}")
+        self.written.add(normalized(question))
+
+    def advance(self) -> bool:
+        """Start the next round; False when no chunk has text left to ask about."""
+        if self.round >= MAX_ROUNDS:
+            return False
+        items = []
+        for chunk in self.order:
+            asked = self.asked.get(chunk.id)
+            # nothing written from it, or a question written again: not again
+            text = unasked(chunk.text, asked) if asked and chunk.id not in self.stuck else None
+            if text is not None:
+                items.append((chunk, text))
+        if not items:
+            return False
+        self.round, self.items, self.position = self.round + 1, items, 0
+        return True
+
+    def exhausted(self) -> str:
+        """Why no question is left to ask, for the stop reason."""
+        return (f"every chunk was asked about until no text was left away from its earlier questions "
+                f"({len(self.order)} chunks, {self.round} round{'s' if self.round > 1 else ''}); "
+                f"more, shorter chunks (a smaller --chunk-size) or more documents hold more questions")
+
+
+def normalized(question: str) -> str:
+    """A question's words, lowercased: what makes two written questions the same."""
+    return " ".join(question.lower().replace("?", " ").replace("¿", " ").split())
