@@ -16,11 +16,15 @@ POINTING = {
     "english": re.compile(
         r"\b(?:(?:the|this|that|above|provided)\s+(?:context|passage|snippet|excerpt|code\s+snippet)"
         r"|in\s+(?:the|this)\s+(?:context|code|example|passage|snippet)"
-        r"|the\s+given\s+\w+|(?:mentioned|described|shown|given)\s+(?:in|above)|according\s+to)\b", re.I),
+        r"|the\s+given\s+\w+|(?:mentioned|described|shown|given)\s+(?:in|above)|according\s+to"
+        r"|(?:this|these)\s+(?:library|libraries|module|package|tool|program|command|project|software|page|manual))\b",
+        re.I),
     "spanish": re.compile(
         r"\b(?:(?:el|este|ese|del)\s+(?:contexto|pasaje|fragmento|extracto)"
         r"|en\s+(?:el|este)\s+(?:contexto|código|ejemplo|pasaje|texto|fragmento)"
-        r"|(?:mencionad|descrit|mostrad)[oa]s?\s+(?:en|arriba)|según\s+(?:el|la)\s+(?:contexto|pasaje|documento))\b",
+        r"|(?:mencionad|descrit|mostrad)[oa]s?\s+(?:en|arriba)|según\s+(?:el|la)\s+(?:contexto|pasaje|documento)"
+        r"|(?:esta|este|estas|estos)\s+(?:biblioteca|librería|módulo|paquete|herramienta|programa|comando|orden|"
+        r"proyecto|página|manual))\b",
         re.I),
 }
 
@@ -36,8 +40,9 @@ def from_example(question: str, contexts: list[str], prompt: Any) -> list[str]:
     """Names and numbers of the generation prompt's own examples that the question holds and
     its chunks do not: the small generator sometimes writes the example's question again."""
     shown = [str(v) for example in prompt.examples for part in (example.input, example.output) for v in part.values()]
-    names = {w.lower() for text in shown for sentence in re.split(r"[.?!¿¡:]\s*", text)
-             for w in re.findall(r"\w+", sentence)[1:] if (w[0].isupper() and len(w) > 3) or (w.isdigit() and len(w) > 2)}
+    sentences = [part for text in shown for part in re.split(r"[.?!¿¡:]\s*", text)]
+    words = [w for sentence in sentences for w in re.findall(r"\w+", sentence)[1:]]  # a first word is no name
+    names = {w.lower() for w in words if (w[0].isupper() and len(w) > 3) or (w.isdigit() and len(w) > 2)}
     asked = {w.lower() for w in re.findall(r"\w+", question)}
     held = {w.lower() for w in re.findall(r"\w+", " ".join(contexts))}
     return sorted((names & asked) - held)
