@@ -199,6 +199,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     assert quality["stopped_short"] and quality["stop_reason"].startswith(
         "every chunk was asked about until no text was left away from its earlier questions (3 chunks, 2 rounds)")
     assert quality["source_coverage"] == 0.6667 and quality["question_types"] == {"factoid": 2}
+    assert quality["kept_per_source"] == {"doc0.md": 1, "doc2.md": 1}
     # the relevance critique stopped Cape1's row: no groundedness call for it
     assert judge.calls("faithfulness.verdicts") == 2 and judge.calls("testset.relevance") == 3
     from rich.console import Console
@@ -210,7 +211,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
                    "seconds_per_kept": 6.1725, "judge_calls": 11, "judge_calls_per_kept": 5.5}, console)
     text = console.export_text()
     assert text.startswith("2 kept of 5 generated (survival 40%); asked for 3")  # was "survival 0.4"
-    assert "answer in its chunk (factoid): 100%;" in text
+    assert "answer in its chunk (factoid): 100%;" in text and "kept per source: doc0.md 1, doc2.md 1" in text
     assert "judge: 11 calls, 8,454 tokens, 12 s; per kept question 5.5 calls, 4,227 tokens, 6.2 s" in text
     console = Console(record=True, width=200)  # a slow judge: was "… tokens, 1e+02 s" per kept question
     print_quality({**quality, "tokens": 8454.0, "seconds": 200.0, "tokens_per_kept": 4227.0,

@@ -71,6 +71,7 @@ def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], c
         "chunk_coverage": round(len({c for r in kept for c in r.get("reference_context_ids", [])})
                                 / len(chunks), 4) if chunks else 0.0,
         "sources": len(sources), "chunks": len(chunks),
+        "kept_per_source": dict(Counter(r["source"] for r in kept).most_common()),
         "duplicate_rate": round(sum(r["rejected_by"] == "duplicate" for r in rejected) / generated, 4)
         if generated else 0.0,
         "question_chars": _lengths([r["user_input"] for r in kept]),
@@ -93,8 +94,9 @@ def _lengths(texts: list[str]) -> dict[str, float] | None:
     return {"min": sizes[0], "median": median(sizes), "max": sizes[-1]}
 
 
-#: per kept question with the bundled Qwen on examples/docs (docs/benchmarks.md, bench_testset.py)
-CALLS_PER_KEPT, TOKENS_PER_KEPT, REPLY_PER_CALL = 17.75, 7922, 60
+#: per kept question with the bundled Qwen on three package READMEs, `--size 12`
+#: (benchmarks/e2e_code/docs/en; docs/benchmarks.md)
+CALLS_PER_KEPT, TOKENS_PER_KEPT, REPLY_PER_CALL = 4.42, 1651, 15
 
 
 def expected_seconds(judge: Any, size: int) -> float | None:
@@ -123,6 +125,7 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"types: {', '.join(f'{k} {v}' for k, v in report['question_types'].items()) or 'none'}",
         f"coverage: sources {report['source_coverage']:.0%} of {report['sources']}, chunks "
         f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
+        "kept per source: " + (", ".join(f"{k} {v}" for k, v in report.get("kept_per_source", {}).items()) or "none"),
         f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language mismatches: "
         f"{report['language_mismatches']}",
         f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "
