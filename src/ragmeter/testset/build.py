@@ -1,7 +1,8 @@
 """Test sets from your own documents: `ragmeter testset DOCS --size 50 --out DIR`.
 
 documents.py reads them, chunking.py splits them as the seed does, sampling.py picks the
-chunks, generation.py asks the judge for questions and critiques, pipeline.py runs the
+chunks (round after round), generation.py asks the judge for questions and critiques,
+checks.py rejects what needs no model, pipeline.py runs the
 generate -> critique -> filter -> deduplicate loop, quality.py reports on the result.
 The judge session, cache, retries and accounting are the evaluation engine's.
 """

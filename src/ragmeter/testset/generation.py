@@ -1,6 +1,7 @@
 """The judge's two jobs in a test set: write a question (and its answer) from chunks, and
-critique it (groundedness, relevance, standalone: rationale first, then a 1-5 rating, as
-the seed). Replies are bounded JSON, like the metrics' judges."""
+critique it: standalone and relevance as a 1-5 rating read at prefill speed (the seed's
+prompts, no rationale), groundedness as the faithfulness claim "question answer" against the
+chunk. Replies are bounded JSON, like the metrics' judges."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The generate -> critique -> filter -> deduplicate loop, over-generating until `size`
-questions survive or the attempt budget (size x max_attempts) or the chunks run out.
+"""The generate -> check -> critique -> filter -> deduplicate loop, over-generating until
+`size` questions survive, the attempt budget (size x max_attempts) is spent, or no chunk has
+text left to ask about (sampling.Rounds asks each chunk again, round after round).
 
 Attempts are numbered in a seeded order and judged in batches; filtering and
 deduplication go through each batch in attempt order, so the same seed and judge give the
