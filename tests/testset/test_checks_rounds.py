@@ -118,3 +118,17 @@ async def test_groundedness_is_the_answer_as_a_claim_with_its_question():
     assert "What does the setting default to? 7" in seen[0] and "It defaults to 8." in seen[0]
     assert (result["score"], result["expected"], result["dist"]) == (1, 1.0, {5.0: 0.0, 1.0: 1.0})
     assert result["rationale"] == "the chunk supports the answer with probability 0.00: the chunk says 8"
+
+
+def test_rounds_stop_at_the_most_rounds_and_say_so():
+    text = "\n\n".join(f"Setting number {i} of the long page defaults to the value {100 + i} in every release."
+                       for i in range(40))
+    chunk = Chunk("c-1", "a.md", 0, text)
+    rounds = Rounds([chunk], seed=0)
+    for i in range(4):
+        _, shown = rounds.next()
+        number = re.search(r"Setting number (\d+)", shown).group(1)
+        rounds.record(chunk.id, f"What does setting number {number} default to?", str(100 + int(number)))
+        assert rounds.next() is None
+        assert rounds.advance() == (i < 3)
+    assert rounds.round == 4 and "until the most rounds (1 chunk, 4 rounds)" in rounds.exhausted()

@@ -62,8 +62,6 @@ def restates_question(question: str, answer: str, language: str = "english") -> 
 
 def _words(text: str, language: str) -> set[str]:
     """Words of three or more letters, or with a digit, stop words aside, a plural s dropped."""
-    import re
-
     stop = STOPWORDS.get(language, set())
     return {t[:-1] if len(t) > 3 and t.endswith("s") else t for t in re.findall(r"\w+", text.lower())
             if (len(t) > 2 or any(ch.isdigit() for ch in t)) and t not in stop}

@@ -153,7 +153,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
     if pointing := points_at_source(question, settings.language):
         return {**row, "rejected_by": "standalone",
                 "detail": f"points at the text it was written from ({pointing!r}), which whoever asks has not seen"}
-    if copied := from_example(question, [c.text for c in sources], judging.prompt(_prompt_name(kind))):
+    if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):
         return {**row, "rejected_by": "copied example",
                 "detail": f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk"}
     context = "\n\n".join(c.text for c in sources)
@@ -175,10 +175,6 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
-
-
-def _prompt_name(kind: str) -> str:
-    return kind if kind in TYPES else "factoid"
 
 
 def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int, keep_on: str = "rating") -> bool:

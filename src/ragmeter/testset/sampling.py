@@ -124,7 +124,8 @@ class Rounds:
     def exhausted(self) -> str:
         """Why no question is left to ask, for the stop reason."""
         chunks, rounds = len(self.order), self.round
-        return (f"every chunk was asked about until no text was left away from its earlier questions "
+        until = "the most rounds" if rounds >= MAX_ROUNDS else "no text was left away from its earlier questions"
+        return (f"every chunk was asked about until {until} "
                 f"({chunks} chunk{'s' if chunks != 1 else ''}, {rounds} round{'s' if rounds > 1 else ''}); "
                 f"more, shorter chunks (a smaller --chunk-size) or more documents hold more questions")
 
