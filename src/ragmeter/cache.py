@@ -59,6 +59,8 @@ class Cache:
         self._pending: dict[tuple[str, str], str] = {}
         self._flushed = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        #: a timed flush's failure (a full disk): raised by the next put, so the run stops there
+        self._failed: BaseException | None = None
 
     def get(self, key: str, table: str = "replies") -> Any | None:
         pending = self._pending.get((table, key))
@@ -74,26 +76,42 @@ class Cache:
         self._flush_soon()
 
     def _flush_soon(self) -> None:
+        if self._failed is not None:
+            raise self._failed
         if len(self._pending) >= FLUSH_ENTRIES or time.monotonic() - self._flushed >= FLUSH_SECONDS:
             self.flush()
         elif self._timer is None:
             try:
-                self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self.flush)
+                self._timer = asyncio.get_running_loop().call_later(FLUSH_SECONDS, self._timed_flush)
             except RuntimeError:  # no event loop to flush later: now
                 self.flush()
 
+    def _timed_flush(self) -> None:
+        """flush() from the event loop's timer: a failure there would be printed as asyncio's
+        callback traceback and the run would go on, so it is kept for the next put to raise."""
+        self._timer = None
+        try:
+            self.flush()
+        except (sqlite3.Error, OSError) as exc:
+            self._failed = exc
+
     def flush(self) -> None:
-        """Commit what put() holds back."""
+        """Commit what put() holds back; on failure (a full disk) the entries stay held, for a
+        later flush (closing the cache tries again) to write."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         if self._pending:
             pending, self._pending = self._pending, {}
-            with self._db:
-                self._db.execute("BEGIN")
-                for table in {t for t, _ in pending}:
-                    self._db.executemany(f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)",
-                                         [(k, v) for (t, k), v in pending.items() if t == table])
+            try:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    for table in {t for t, _ in pending}:
+                        self._db.executemany(f"INSERT OR REPLACE INTO {table} (key, value) VALUES (?, ?)",
+                                             [(k, v) for (t, k), v in pending.items() if t == table])
+            except BaseException:
+                self._pending = {**pending, **self._pending}
+                raise
         self._flushed = time.monotonic()
 
     def get_many(self, keys: list[str], table: str = "replies") -> dict[str, Any]:

@@ -337,7 +337,7 @@ def test_ctrl_c_says_what_happened_and_how_to_resume(monkeypatch):
     monkeypatch.setattr(catalog, "markdown", interrupted)
     proc = cli("metrics", "--markdown")
     assert proc.returncode == 130
-    assert proc.stderr == "ragmeter: interrupted; finished judge replies are cached, run again to resume\n"
+    assert proc.stderr == "ragmeter: stopping on Ctrl-C; finished judge replies are cached, run again to resume\n"
 
 
 def test_help_reads_the_same_in_every_command():

@@ -181,6 +181,6 @@ def test_ctrl_c_mid_run_exits_130_with_finished_replies_cached(tmp_path):
     rest = proc.stderr.read()
     code = proc.wait(timeout=120)
     assert code == 130, (code, rest[-2000:])
-    assert "interrupted; finished judge replies are cached" in rest
+    assert "stopping on Ctrl-C; finished judge replies are cached" in rest
     assert _cached_replies(cache) >= 2
     assert not list(out.glob("results.*"))  # no half-written results file

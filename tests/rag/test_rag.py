@@ -225,7 +225,7 @@ def test_a_rag_that_calls_sys_exit_fails_its_row_and_ctrl_c_stops_cleanly(tmp_pa
     (tmp_path / "ts.jsonl").write_text(json.dumps({"id": "1", "user_input": "q?"}) + "\n")
     proc = run_cli("answer", str(tmp_path / "ts.jsonl"), "--rag", "stopping:answer", "--out", str(tmp_path / "o"),
                    cwd=tmp_path)
-    assert proc.returncode == 130 and proc.stderr.startswith("ragmeter: interrupted;")
+    assert proc.returncode == 130 and proc.stderr.startswith("ragmeter: stopping on Ctrl-C;")
 
 
 def test_a_hung_rag_call_is_abandoned_at_the_timeout_and_is_that_rows_error():
@@ -559,4 +559,4 @@ def test_ctrl_c_stops_a_run_whose_sync_rag_hangs(tmp_path):
         _, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 130 and "ragmeter: interrupted;" in err
+    assert proc.returncode == 130 and "ragmeter: stopping on Ctrl-C;" in err

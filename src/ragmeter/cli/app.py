@@ -21,7 +21,8 @@ from ragmeter.text import plain
 EXIT_CODES = {0: "done (gates passed)", 1: "a gate failed",
               2: "a usage, config or data error, or a gate with too few rows to decide",
               3: "a judge or infrastructure failure (errors are one line on stderr)",
-              130: "interrupted (finished judge replies are cached)"}
+              130: "interrupted by Ctrl-C (finished judge replies are cached)",
+              143: "stopped by SIGTERM, as SLURM, Kubernetes and CI cancel (finished judge replies are cached)"}
 
 #: errors of the machine, not of the input: exit 3 as a judge failure would (disk full, I/O, quota)
 INFRASTRUCTURE_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EDQUOT}
@@ -100,8 +101,19 @@ def os_error_line(exc: OSError) -> str:
 
 
 def main() -> None:
-    """Entry point: library errors become one line on stderr and a non-zero exit."""
+    """Entry point: library errors become one line on stderr and a non-zero exit; Ctrl-C and
+    SIGTERM stop the command with its clean-up (cli/signals.py)."""
+    from ragmeter.cli import signals
+
     _log_to_stderr()
+    previous = signals.install()
+    try:
+        _main()
+    finally:
+        signals.restore(previous)
+
+
+def _main() -> None:
     try:
         # click returns typer.Exit's code here instead of raising
         code = command()(prog_name="ragmeter", standalone_mode=False)
@@ -177,8 +189,13 @@ def _usage(param: Any) -> Any:
 
 
 def _interrupted() -> None:
-    print("ragmeter: interrupted; finished judge replies are cached, run again to resume", file=sys.stderr)
-    sys.exit(130)
+    """Exit 130 (Ctrl-C) or 143 (SIGTERM); the line was said when the signal came, unless
+    Ctrl-C reached here another way (click's Abort, a KeyboardInterrupt of its own)."""
+    from ragmeter.cli import signals
+
+    if signals.received() is None:
+        print(signals.stopping_line(), file=sys.stderr)
+    sys.exit(signals.exit_code())
 
 
 def _usage_error(exc: Exception) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,6 +12,27 @@ if TYPE_CHECKING:
     from ragmeter.judges.calibration import Platt
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": str}
+
+#: set when the process is asked to stop (the command line's Ctrl-C or SIGTERM): an in-process
+#: model stops at its next token or prompt batch instead of finishing a call nobody will read
+STOPPING = threading.Event()
+
+
+class Halt:
+    """A judge's own stop (set when it is closed) or the process's (STOPPING), as one flag
+    the decoding loops check between tokens."""
+
+    def __init__(self) -> None:
+        self._own = threading.Event()
+
+    def set(self) -> None:
+        self._own.set()
+
+    def clear(self) -> None:
+        self._own.clear()
+
+    def is_set(self) -> bool:
+        return self._own.is_set() or STOPPING.is_set()
 
 
 class Prompt(Protocol):

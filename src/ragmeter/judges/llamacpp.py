@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
-from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp_decode import (
@@ -81,7 +81,7 @@ class LlamaCppJudge(Judge):
         #: (a thread cannot be killed), and freeing the model under it crashed the process on
         #: Ctrl-C (exit 139); aclose asks it to stop between tokens and waits for it
         self._busy = threading.Lock()
-        self._stop = threading.Event()
+        self._stop = Halt()
         self.load_seconds = 0.0
 
     @classmethod
@@ -264,7 +264,7 @@ class LlamaCppJudge(Judge):
         the decode goes on from) and turn the combiner into one label line per claim."""
         ask = request.evidence
         if ask is None or request.prompt is not None or not request.messages:
-            self._prefixes.load(llm, parts)
+            self._prefixes.load(llm, parts, halt=self._stop)
             return None, request.label_lines
         from ragmeter.judges.token_evidence import claim_tokens, combined_lines, features
 
@@ -272,8 +272,8 @@ class LlamaCppJudge(Judge):
         row, bare_row = request.messages[-1]["content"], ask.bare[-1]["content"]
         idx = claim_tokens([llm.detokenize([t]) for t in parts.rest], row, ask.claims)
         bare_idx = claim_tokens([llm.detokenize([t]) for t in bare.rest], bare_row, ask.claims)
-        bare_lp = self._prefixes.load(llm, bare, frozenset(i for ids in bare_idx for i in ids))
-        with_lp = self._prefixes.load(llm, parts, frozenset(i for ids in idx for i in ids))
+        bare_lp = self._prefixes.load(llm, bare, frozenset(i for ids in bare_idx for i in ids), self._stop)
+        with_lp = self._prefixes.load(llm, parts, frozenset(i for ids in idx for i in ids), self._stop)
 
         def text(token: int) -> str:
             return llm.detokenize([token]).decode("utf-8", errors="replace")

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from llama_cpp import Llama
     from numpy.typing import NDArray
 
+    from ragmeter.judges.base import Halt
+
     #: the output layer's row for one token
     Logits = NDArray[np.float32]
 
@@ -83,18 +85,20 @@ class PrefixStates:
         self._bytes = 0
         self.hits = 0
 
-    def load(self, llm: Llama, prompt: PromptParts, read: frozenset[int] = frozenset()) -> dict[int, float]:
+    def load(self, llm: Llama, prompt: PromptParts, read: frozenset[int] = frozenset(),
+             halt: Halt | threading.Event | None = None) -> dict[int, float]:
         """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready;
         with `read` (indices into `prompt.rest`), also the log-probability of each such token
-        given the tokens before it (judges/token_evidence.py)."""
+        given the tokens before it (judges/token_evidence.py). `halt` set stops it between
+        prompt batches (JudgeError): a long prompt is seconds of work per batch."""
         fresh_state(llm)
         if prompt.shared and not self._restore(llm, prompt.shared):
-            llm.eval(list(prompt.shared))
+            eval_halting(llm, list(prompt.shared), halt)
             self._save(llm, prompt.shared)
         if not read:
-            llm.eval(list(prompt.rest))  # never empty: it holds the row's text (or the whole prompt)
+            eval_halting(llm, list(prompt.rest), halt)  # never empty: it holds the row's text (or the whole prompt)
             return {}
-        return eval_reading(llm, list(prompt.rest), read)
+        return eval_reading(llm, list(prompt.rest), read, halt)
 
     def _restore(self, llm: Llama, shared: tuple[int, ...]) -> bool:
         import llama_cpp
@@ -127,7 +131,21 @@ class PrefixStates:
             self._bytes -= len(dropped)
 
 
-def eval_reading(llm: Llama, tokens: list[int], read: frozenset[int]) -> dict[int, float]:
+def eval_halting(llm: Llama, tokens: list[int], halt: Halt | threading.Event | None) -> None:
+    """`llm.eval(tokens)` a batch at a time (as llm.eval itself goes), stopping between
+    batches once `halt` is set."""
+    for lo in range(0, len(tokens), llm.n_batch):
+        _check_halt(halt)
+        llm.eval(tokens[lo:lo + llm.n_batch])
+
+
+def _check_halt(halt: Halt | threading.Event | None) -> None:
+    if halt is not None and halt.is_set():
+        raise JudgeError("the llama.cpp judge was stopped")
+
+
+def eval_reading(llm: Llama, tokens: list[int], read: frozenset[int],
+                 halt: Halt | threading.Event | None = None) -> dict[int, float]:
     """`llm.eval(tokens)`, also asking llama.cpp for the logits before each token in `read`
     (index 0 is not readable: its logits belong to the previous batch) and returning that
     token's log-probability. Only those rows of the output layer are computed."""
@@ -139,6 +157,7 @@ def eval_reading(llm: Llama, tokens: list[int], read: frozenset[int]) -> dict[in
     out: dict[int, float] = {}
     llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
     for lo in range(0, len(tokens), llm.n_batch):
+        _check_halt(halt)
         chunk = tokens[lo:lo + llm.n_batch]
         llm._batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=False)
         for j in range(len(chunk)):
@@ -164,7 +183,8 @@ def check_window(llm: Llama, prompt_tokens: int, max_tokens: int) -> None:
 def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: int,
                   deadline: float | None = None, stop: tuple[str, ...] = (),
                   probe: LabelProbe | None = None, skip_reason: Callable[[str], bool] | None = None,
-                  lines: tuple[tuple[str, float, float], ...] = (), halt: threading.Event | None = None) -> Decoded:
+                  lines: tuple[tuple[str, float, float], ...] = (),
+                  halt: Halt | threading.Event | None = None) -> Decoded:
     """Greedy decode under the grammar from the prompt already loaded; with a probe, also the
     label probabilities read from the same logits (no extra evaluation); with `skip_reason`, a
     reason it says yes to is closed at once (see reason_skipper); with `lines` (Platt lines

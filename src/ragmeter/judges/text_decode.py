@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
     from llama_cpp import Llama
 
+    from ragmeter.judges.base import Halt
+
 #: tokens per character allowed for a string's text before it is cut (plus a margin)
 TOKENS_PER_CHAR = 0.4
 
@@ -65,7 +67,7 @@ def text_plan(schema: dict[str, Any] | None) -> tuple[Part, ...] | None:
 
 def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, float, float], ...],
                  deadline: float | None = None,
-                 halt: threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
+                 halt: Halt | threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason), the prompt
     already loaded into `llm`."""
     from ragmeter.judges.llamacpp_decode import line_for
@@ -94,7 +96,7 @@ def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, flo
 
 
 def _text_list(llm: Llama, writer: Writer, part: Part, deadline: float | None,
-               halt: threading.Event | None) -> tuple[list[str], int, str]:
+               halt: Halt | threading.Event | None) -> tuple[list[str], int, str]:
     """The list's strings and its closing `]`, written into `writer`. The token that closes a
     string is kept as the model wrote it (`",` say) where it agrees with what follows: with
     the skeleton retokenized instead, Qwen went on repeating a question it had finished."""

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
     from llama_cpp import Llama
 
+    from ragmeter.judges.base import Halt
+
 #: the most tokens a reason may take (schemas.REASON_MAX is 100 characters)
 REASON_TOKENS = 40
 LABELS = ["0", "1"]
@@ -122,7 +124,7 @@ class Writer:
 
 def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, float, float], ...],
                     deadline: float | None = None,
-                    halt: threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
+                    halt: Halt | threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason) for n verdicts,
     the prompt already loaded into `llm`."""
     from ragmeter.judges.llamacpp_decode import line_for
@@ -167,7 +169,7 @@ def _label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None
     return distribution("", labels, _token_scores(llm, last_logits(llm))("", labels))
 
 
-def _reason(llm: Llama, halt: threading.Event | None) -> tuple[str, int]:
+def _reason(llm: Llama, halt: Halt | threading.Event | None) -> tuple[str, int]:
     """Greedy text from where the reply stands (just inside a reason's opening quote) until
     the closing quote: the reason as JSON string content, and tokens sampled."""
     import llama_cpp
