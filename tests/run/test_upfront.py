@@ -100,3 +100,40 @@ def test_progress_lines_fit_80_columns_keeping_rows_and_eta(width):
     short.advance(1.8)
     clock.now += 30
     assert len(_Lines(short, 30, None).line()) <= 80  # type: ignore[arg-type]
+
+
+def test_a_resumed_run_estimates_and_paces_the_rows_still_to_judge(tmp_path, capsys):
+    """Issue 50: a resumed run's first 8 rows are cached, so the estimate from them said
+    nothing ('over the 0s estimate'); it now looks past judged rows and scales to the rest."""
+    judge = ScriptedJudge(lambda request: {"rating": 2})
+    save_speed(judge.identity(), slow_speed(5.0))
+    cache = str(tmp_path / "c.sqlite")
+    cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], judge="scripted", progress=False,
+                    cache=cache)
+    rows = [{**ROWS[0], "id": f"r{i}", "user_input": f"What is item {i}?"} for i in range(36)]
+    asyncio.run(run_config(cfg, data=rows[:9], judge=judge, write=False))  # the first 9 rows judged, then stopped
+    capsys.readouterr()
+    asyncio.run(run_config(cfg.model_copy(update={"progress": True}), data=rows, judge=judge, write=False))
+    said = " ".join(capsys.readouterr().err.split())
+    # rows 0-7 all cached are looked past; rows 8-15 (one cached) are the sample: 14 calls at 5 s, scaled to
+    # the 28 rows from there: 49 calls (the run makes 54), 4m05s
+    assert "about 4m05s for the 28 rows still to judge (8 cached) (49 judge calls at the speed" in said
+
+
+def test_the_pace_counts_rows_that_needed_the_judge_and_switches_to_measured_calls():
+    clock, made = Clock(), [0]
+    pace = Pace(100, "rows", None, clock, expected=60.0, calls=lambda: made[0], expected_calls=200)
+    pace.advance(50)  # a resumed run's cached rows: a burst, no judge call
+    clock.now += 1
+    assert pace.text().endswith("ETA ~59s (estimate)")  # not 1 s for 50 rows
+    made[0] = 4  # four calls answered on a machine slower than the measured one: 10 s each
+    clock.now += 39
+    assert pace.text().endswith("ETA ~32m40s")  # 196 calls left at 10 s, not the estimate's 20 s left
+    made[0] = 10
+    clock.now += 60
+    pace.advance(1)
+    assert pace.text().endswith("100 s/row · elapsed 1m40s · ETA 1h21m")  # 49 rows left at 100 s a judged row
+    cached = Pace(10, "rows", None, clock, calls=lambda: 0)
+    cached.advance(5)
+    clock.now += 5
+    assert cached.text().endswith("ETA 5s")  # a re-run with every reply cached: its own pace

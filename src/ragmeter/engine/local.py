@@ -18,7 +18,7 @@ from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
 from ragmeter.engine.failures import Failures, Held, is_failed
-from ragmeter.engine.progress import judge_work, row_progress
+from ragmeter.engine.progress import judge_calls, judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Rows
@@ -74,11 +74,13 @@ def check_columns(dataset: Rows, metrics: list[Metric]) -> None:
 async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
                       progress: bool | None = None, prompts: PromptSet | None = None,
-                      faults: FaultLog | None = None, sink: Any = None, expected: float | None = None) -> RunResult:
+                      faults: FaultLog | None = None, sink: Any = None, expected: float | None = None,
+                      expected_calls: int | None = None) -> RunResult:
     """Score every row of `dataset` (readers.Dataset, or stream.StreamedDataset read a chunk at
     a time); each finished row goes, in dataset order, to `sink.add(id, record, scores)`
-    (io/results_file.py), and only its scores stay (a Tally). `expected`: the run's up-front
-    estimate in seconds, which the progress line counts down until the first row is done."""
+    (io/results_file.py), and only its scores stay (a Tally). `expected`, `expected_calls`: the
+    run's up-front estimate (seconds, judge calls), for the progress line's ETA until the first
+    rows are done (engine/progress.py)."""
     check_columns(dataset, metrics)
     prompts = prompts or PromptSet.build(metrics)
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -111,7 +113,8 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
         return await _score_one(by_label[label], sample, judge_session, embed_session, stats[label], prompts,
                                 failures)
 
-    with row_progress(len(dataset), progress, work=judge_work(stats), expected=expected) as bar:
+    with row_progress(len(dataset), progress, work=judge_work(stats), expected=expected, calls=judge_calls(stats),
+                      expected_calls=expected_calls) as bar:
 
         async def scored(metric: Metric, sample: Sample) -> Score:
             score = await _score_one(metric, sample, judge_session, embed_session, stats[metric.label], prompts,

@@ -4,10 +4,12 @@ every `RAGMETER_PROGRESS_SECONDS` (30 by default); nothing when progress is off.
 Both show the same text: rows done (with the shares of rows whose metrics have finished),
 a unit of work that moves while a row is slow (judge calls so far), the pace as seconds per
 row or rows per second with 2 significant figures, and an ETA from the average pace since
-the start. A windowed rate jumps, and "0.00 rows/s" read as nothing happening. Before the
-first row is done the ETA is the run's up-front estimate less the time spent, where there
-is one (run/dry_run.py, upfront_estimate). The text fits the width it is given (80 columns with the bar or
-the "ragmeter: " prefix): the least needed parts are left out first, never the rows or ETA.
+the start over the rows that needed the judge (Pace). A windowed rate jumps, and "0.00
+rows/s" read as nothing happening. Before the first row is done the ETA is the run's
+up-front estimate less the time spent, where there is one (run/dry_run.py,
+upfront_estimate), then, after a few judge calls, the calls it expects at their measured
+pace. The text fits the width it is given (80 columns with the bar or the "ragmeter: "
+prefix): the least needed parts are left out first, never the rows or ETA.
 """
 
 from __future__ import annotations
@@ -27,25 +29,50 @@ Work = Callable[[], str]
 
 
 class Pace:
-    """Rows done against a clock; `text()` is what both the bar and the lines show."""
+    """Rows done against a clock; `text()` is what both the bar and the lines show.
+
+    The pace counts only rows that needed the judge (`calls`, the judge calls so far, moved
+    while they finished): a resumed run's cached rows finish in a burst that says nothing of
+    the rows still to judge. Before the first such row, once FEW_CALLS calls are answered,
+    the ETA is the measured seconds per call times the calls the up-front estimate expects
+    still to make, not the estimate's seconds (a busy machine runs far slower than the speed
+    it was measured at)."""
+
+    FEW_CALLS = 3
 
     def __init__(self, total: int, unit: str = "rows", work: Work | None = None,
-                 clock: Callable[[], float] = time.monotonic, expected: float | None = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, expected: float | None = None,
+                 calls: Callable[[], int] | None = None, expected_calls: int | None = None) -> None:
         self.total, self.unit, self.work, self.clock = total, unit, work, clock
         self.done = 0.0
+        #: of `done`, the rows (shares) that finished while judge calls were being made
+        self.judged = 0.0
         self.start = clock()
         #: the up-front estimate of the whole run in seconds, for the ETA before the first result
         self.expected = expected
+        self.calls, self.expected_calls = calls, expected_calls
+        self._calls_seen = 0
 
     def advance(self, amount: float = 1.0) -> None:
         self.done += amount  # shares of a row as its metrics finish
+        if self.calls is None:
+            self.judged += amount
+            return
+        now = self.calls()
+        if now > self._calls_seen:
+            self.judged += amount
+        self._calls_seen = now
 
     def text(self, width: int = 70) -> str:
         """Rows, ETA, pace, work, elapsed: as many as fit in `width`, in that order of need."""
         elapsed = self.clock() - self.start
         rows = f"{_count(self.done)}/{self.total} {self.unit}"
-        if self.done > 1e-9:
-            per = elapsed / self.done
+        # rows that paid for judge calls; while none were made and none are expected (every reply
+        # cached), every row
+        waiting = bool(self.expected_calls) or (self.calls is not None and self.calls() > 0)
+        paid = self.judged if self.judged > 1e-9 or waiting else self.done
+        if paid > 1e-9:
+            per = elapsed / paid
             rate = f"{_sig2(per)} s/{self.unit.rstrip('s')}" if per >= 1 else f"{_sig2(1 / per)} {self.unit}/s"
             eta = f"ETA {duration(per * max(0.0, self.total - self.done))}"
         else:
@@ -60,6 +87,9 @@ class Pace:
         return " · ".join(t for t, _ in kept)
 
     def _first_eta(self, elapsed: float) -> str:
+        made = self.calls() if self.calls is not None else 0
+        if self.expected_calls and made >= self.FEW_CALLS:  # the measured pace of this machine, now
+            return f"ETA ~{duration(elapsed / made * max(0, self.expected_calls - made))}"
         if self.expected is None:
             return f"ETA after the first {self.unit.rstrip('s')}"
         left = self.expected - elapsed
@@ -115,7 +145,8 @@ BAR = 16
 
 @contextmanager
 def row_progress(total: int, enabled: bool | None = None, console: Any = None, *, unit: str = "rows",
-                 work: Work | None = None, expected: float | None = None) -> Iterator[Any]:
+                 work: Work | None = None, expected: float | None = None, calls: Callable[[], int] | None = None,
+                 expected_calls: int | None = None) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, ProgressColumn
     from rich.text import Text
@@ -124,7 +155,7 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None, *
     if enabled is False:
         yield _Silent()
         return
-    pace = Pace(total, unit, work, expected=expected)
+    pace = Pace(total, unit, work, expected=expected, calls=calls, expected_calls=expected_calls)
     if enabled is None and not console.is_terminal:
         with _Lines(pace, float(os.environ.get("RAGMETER_PROGRESS_SECONDS", "30")), sys.stderr) as lines:
             yield lines
@@ -145,6 +176,13 @@ def row_progress(total: int, enabled: bool | None = None, console: Any = None, *
         yield _Bar()
         pace.done = total  # shares of rows add up to total up to float error
         bar.update(task, completed=total)
+
+
+def judge_calls(stats: dict[str, Any]) -> Callable[[], int]:
+    """Judge calls made so far across `stats` (cache hits not counted): what a pace is of."""
+    def count() -> int:
+        return sum(getattr(s, "judge_calls", 0) for s in stats.values())
+    return count
 
 
 def judge_work(stats: dict[str, Any]) -> Work:

@@ -274,14 +274,17 @@ def _strings(value: Any) -> list[str]:
 #
 # A new user's first six-metric run of 4 rows showed an ETA of 34-57 minutes only once a row
 # had finished. Before scoring, the run now goes through the dry run's counting judge on its
-# first SAMPLE_ROWS rows (every prompt rendered and counted, cached replies subtracted, no
-# call), scales to the whole data, and prices the calls at the judge's measured speed (this
-# machine's bench-judge record, else a bundled judge's shipped one). Above SAY_ABOVE seconds
-# the estimate is printed; the progress line counts it down until the first row is done,
-# after which the run's own pace takes over.
+# first SAMPLE_ROWS rows that still need the judge (every prompt rendered and counted, cached
+# replies subtracted, no call; a resumed run's judged rows are skipped, up to SCAN_ROWS of
+# them), scales to the rows from there on, and prices the calls at the judge's measured speed
+# (this machine's bench-judge record, else a bundled judge's shipped one). Above SAY_ABOVE
+# seconds the estimate is printed; the progress line counts it down until a few calls are
+# answered, after which the run's own pace takes over (engine/progress.py).
 
 #: rows rendered and counted for the estimate (then scaled): enough for a mean, no wait
 SAMPLE_ROWS = 8
+#: judged rows at the start of a resumed run looked past for rows still to judge
+SCAN_ROWS = 512
 #: estimates shorter than this are not worth a line
 SAY_ABOVE = 60.0
 
@@ -293,6 +296,8 @@ class Upfront:
     rows: int
     #: where the seconds come from
     speed: JudgeSpeed
+    #: rows at the start whose replies are all cached (a resumed run)
+    judged: int = 0
 
     def line(self) -> str:
         if self.speed.source == "shipped":
@@ -300,22 +305,32 @@ class Upfront:
                      "`ragmeter bench-judge` measures this machine's")
         else:
             where = f"at the speed bench-judge measured on {self.speed.measured_at[:10]}"
-        return f"about {duration(self.seconds)} for {self.rows:,} rows ({self.calls:,} judge calls {where})"
+        rows = f"{self.rows:,} rows" if not self.judged else \
+            f"the {self.rows - self.judged:,} rows still to judge ({self.judged:,} cached)"
+        return f"about {duration(self.seconds)} for {rows} ({self.calls:,} judge calls {where})"
 
 
 async def upfront_estimate(ready: Prepared, cache: Cache) -> Upfront | None:
-    """The run's seconds from its first rows, or None when there is no judge, no measured
-    speed, or nothing to judge."""
+    """The run's seconds from its first rows still to judge, or None when there is no judge,
+    no measured speed, or nothing to judge within SCAN_ROWS rows."""
     from ragmeter.io.readers import Dataset
 
     speed = load_speed(ready.judge.identity()) if ready.judge is not None else None
     if speed is None or not len(ready.dataset):
         return None
-    head = list(itertools.islice(ready.dataset.iter_rows(), SAMPLE_ROWS))
-    sample = Dataset([s for s, _ in head], [r for _, r in head], ready.dataset.source,
-                     set(ready.dataset.fields_present), ready.dataset.sha256, ready.dataset.kind)
-    figures = await estimate(replace(ready, dataset=sample), cache)
-    if figures.total.seconds is None or not head:
-        return None
-    scale = len(ready.dataset) / len(head)
-    return Upfront(figures.total.seconds * scale, round(figures.total.calls * scale), len(ready.dataset), speed)
+    rows, judged = ready.dataset.iter_rows(), 0
+    while judged < SCAN_ROWS:
+        head = list(itertools.islice(rows, SAMPLE_ROWS))
+        if not head:
+            return None
+        sample = Dataset([s for s, _ in head], [r for _, r in head], ready.dataset.source,
+                         set(ready.dataset.fields_present), ready.dataset.sha256, ready.dataset.kind)
+        figures = await estimate(replace(ready, dataset=sample), cache)
+        if figures.total.seconds is None:
+            return None
+        if figures.total.calls:
+            scale = (len(ready.dataset) - judged) / len(head)
+            return Upfront(figures.total.seconds * scale, round(figures.total.calls * scale), len(ready.dataset),
+                           speed, judged)
+        judged += len(head)
+    return None

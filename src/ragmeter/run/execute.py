@@ -21,7 +21,7 @@ from ragmeter.metrics import Metric
 from ragmeter.results.gates import GateSettings, evaluate_gates
 from ragmeter.results.runs import Run
 from ragmeter.run.config import RunConfig
-from ragmeter.run.dry_run import estimate_key
+from ragmeter.run.dry_run import Upfront, estimate_key
 from ragmeter.run.prepare import Prepared, prepare
 from ragmeter.run.record import build_manifest
 from ragmeter.run.result import EvaluationResult
@@ -118,11 +118,13 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
     expected = await _say_estimate(ready, cache) if cfg.progress is not False else None
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
-                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink, expected=expected)
+                             progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink,
+                             expected=expected.seconds if expected else None,
+                             expected_calls=expected.calls if expected else None)
 
 
-async def _say_estimate(ready: Prepared, cache: Cache) -> float | None:
-    """The run's estimated seconds, printed on stderr before the first call when over a minute."""
+async def _say_estimate(ready: Prepared, cache: Cache) -> Upfront | None:
+    """The run's estimate, printed on stderr before the first call when over a minute."""
     from rich.console import Console
 
     from ragmeter.run.dry_run import SAY_ABOVE, upfront_estimate
@@ -131,7 +133,7 @@ async def _say_estimate(ready: Prepared, cache: Cache) -> float | None:
     found = await upfront_estimate(ready, cache)
     if found is not None and found.seconds > SAY_ABOVE:
         Console(stderr=True).print(f"ragmeter: {printable(found.line())}", highlight=False)
-    return found.seconds if found is not None else None
+    return found
 
 
 def _calibrate(result: EvaluationResult, labels: Labels, source: str) -> None:
