@@ -66,13 +66,42 @@ REDACTED = "[redacted]"
 def redact(text: str) -> str:
     """`text` with every known secret replaced: the value of each environment variable named
     like a key or token (8 characters or more), bearer tokens and sk-... keys. A server or
-    proxy that echoes the Authorization header back in an error body is printed safely."""
+    proxy that echoes the Authorization header back in an error body is printed safely; the
+    same rule holds for every file ragmeter writes (replies, results, manifests, the report).
+    Only characters a JSON string holds unescaped are replaced, so JSON text stays JSON."""
     import os
 
     for name, value in os.environ.items():
         if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
             text = text.replace(value, REDACTED)
     return _SECRET_SHAPES.sub(lambda m: (m.group(1) or "") + REDACTED, text)
+
+
+#: a URL's parts that carry credentials: user:password@, a query value, and path segments
+#: shaped like a token (20+ characters with upper- and lower-case letters and digits, or 32+ hex)
+_URL = re.compile(r"\b(https?://)([^\s\"'<>#/?@]+@)?([^\s\"'<>#/?]+)([^\s\"'<>#?]*)(\?[^\s\"'<>#]*)?", re.I)
+_TOKEN_SEGMENT = re.compile(r"^(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*[0-9])[A-Za-z0-9._~+=-]{20,}$|^[0-9a-fA-F]{32,}$")
+
+
+def redact_urls(text: str) -> str:
+    """redact(), and in every http(s) URL the credentials it may carry (a gateway token in
+    the path, `user:password@`, the query): for what ragmeter writes of a judge's address."""
+    def one(m: re.Match[str]) -> str:
+        path = "/".join(REDACTED if _TOKEN_SEGMENT.match(seg) else seg for seg in m.group(4).split("/"))
+        return (m.group(1) + (REDACTED + "@" if m.group(2) else "") + m.group(3) + path
+                + ("?" + REDACTED if m.group(5) and len(m.group(5)) > 1 else ""))
+    return redact(_URL.sub(one, text))
+
+
+def redact_value(value: Any, text: Any = redact) -> Any:
+    """A JSON-like value with every string (and key) passed through `text` (redact)."""
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {text(k) if isinstance(k, str) else k: redact_value(v, text) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v, text) for v in value]
+    return value
 
 
 def duration(seconds: float) -> str:

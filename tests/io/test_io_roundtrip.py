@@ -90,3 +90,27 @@ def test_csv_results_neutralise_formulas_and_read_back_unchanged(tmp_path):
     run = load_run(tmp_path / "run")
     assert [row["response"] for row in run.rows] == hostile  # ragmeter reads its own results back unchanged
     assert run.scores["exact_match"] == [1.0] * 5
+
+
+def test_csv_headers_are_neutralised_and_quoted_cells_read_back_exactly(tmp_path):
+    """Issue 50 (security 23, small 20): a dataset column named `=HYPERLINK(...)` was a bare
+    header cell, and a cell whose own text starts `'=` read back without its quote."""
+    import csv
+
+    from ragmeter.results.runs import load_run
+    from tests.cli_runner import run_cli
+
+    texts = ["'=already quoted", "''@twice", "'plain quote"]
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "user_input": "q?", "response": t, "reference": t,
+                                        '=HYPERLINK("http://x")': "v", "@cmd": "w"}) + "\n"
+                            for i, t in enumerate(texts)))
+    assert run_cli("evaluate", str(data), "--metrics", "exact_match", "--format", "csv",
+                   "--out", str(tmp_path / "run")).returncode == 0
+    with (tmp_path / "run" / "results.csv").open(newline="") as handle:
+        header = next(csv.reader(handle))
+    assert "'=HYPERLINK(\"http://x\")" in header and "'@cmd" in header
+    assert not any(h.startswith(("=", "+", "-", "@")) for h in header)
+    run = load_run(tmp_path / "run")
+    assert [row["response"] for row in run.rows] == texts
+    assert run.rows[0]['=HYPERLINK("http://x")'] == "v" and run.rows[0]["@cmd"] == "w"

@@ -326,3 +326,42 @@ def test_a_server_echoing_the_key_never_puts_it_on_stderr_or_in_files(tmp_path):
     assert "0123456789abcdef" not in done.stderr + done.stdout and "[redacted]" in done.stderr
     written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
     assert "0123456789abcdef" not in written
+
+
+@pytest.mark.parametrize("parses", [True, False])
+def test_a_key_echoed_into_replies_is_in_no_file_nor_the_cache(tmp_path, parses):
+    """Issue 50 (security 21, 22): a reply that did not parse was written as `raw_reply`
+    unredacted, and one that parsed kept the key in its reason, in results, the cache, the
+    report and compare.json. Every known secret is now redacted before a reply is parsed."""
+    from tests.cli_runner import run_cli
+    from tests.http_fakes import JSONHandler, serving
+
+    class Echo(JSONHandler):
+        def do_GET(self) -> None:
+            self._send({"data": [{"id": "m"}]})
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            said = f"you sent {self.headers['Authorization']} and the gateway token {token}"
+            content = json.dumps({"verdicts": [{"reason": said, "verdict": 1}]}) if parses else said
+            self._send({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 3, "completion_tokens": 3}})
+
+    key, token = "sk-echo-0123456789abcdefXYZ", "Gw7TokenQ2x9Lm4Vb8Np"
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "question": "q?", "contexts": ["c"], "answer": "a", "reference": "r"}\n')
+    cache = tmp_path / "c.sqlite"
+    env = {"ECHO_TEST_KEY": key, "GW_TOKEN": token, "RAGMETER_CACHE": str(cache)}
+    with serving(Echo) as url:
+        done = run_cli("evaluate", str(data), "--metrics", "context_precision", "--judge",
+                       f"openai-compat:{url}/v1/{token}#m", "--judge-opt", "api_key_env=ECHO_TEST_KEY",
+                       "--out", str(tmp_path / "run"), "--report", "--format", "csv", env=env)
+        assert done.returncode == 0, done.stderr
+        compared = run_cli("compare", str(tmp_path / "run"), str(tmp_path / "run"), "--out", str(tmp_path / "cmp"),
+                           env=env)
+    assert compared.returncode in (0, 1), compared.stderr
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != data)
+    assert b"0123456789abcdef" not in written and token.encode() not in written
+    assert b"[redacted]" in (tmp_path / "run" / "results.csv").read_bytes()
+    manifest = (tmp_path / "run" / "manifest.json").read_text()
+    assert f"{url}/v1/[redacted]#m" in manifest  # the gateway token in the URL's path, too

@@ -36,10 +36,13 @@ def expand(output: str, now: dt.datetime | None = None) -> str:
 def run_fingerprint(config: dict[str, object], dataset_sha256: str | None, metrics: list[Any],
                     judge: dict[str, object] | None, embeddings: dict[str, object] | None) -> dict[str, object]:
     """What makes two runs the same run: the data, the resolved metrics with their settings,
-    the judge's and the embedder's identities, and the config keys that change results."""
+    the judge's and the embedder's identities, and the config keys that change results.
+    Redacted as the manifest is (text.redact_urls), so a run reads back as the same run."""
+    from ragmeter.text import redact_urls, redact_value
+
     fingerprint = {"config": {k: config.get(k) for k in THE_RUN}, "dataset_sha256": dataset_sha256,
                    "metrics": metrics, "judge": judge, "embeddings": embeddings}
-    return json.loads(json.dumps(fingerprint))  # as it reads back from a manifest
+    return json.loads(json.dumps(redact_value(fingerprint, redact_urls)))  # as it reads back from a manifest
 
 
 def prepare_output(out_dir: Path, fingerprint: Mapping[str, object], overwrite: bool,

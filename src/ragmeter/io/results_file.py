@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragmeter.errors import ConfigError
-from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell
-from ragmeter.text import json_text
+from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell, csv_header
+from ragmeter.text import json_text, redact
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -120,10 +120,10 @@ class ResultsFile:
 
     def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         """The row at `index` scored again: its line is replaced when the file is committed."""
-        self.patches[index] = json_text(result_row(record, scores, self.names)).encode("utf-8")
+        self.patches[index] = redact(json_text(result_row(record, scores, self.names))).encode("utf-8")
 
     def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
-        self.add_line(json_text(result_row(record, scores, self.names)).encode("utf-8"))
+        self.add_line(redact(json_text(result_row(record, scores, self.names))).encode("utf-8"))
 
     def add_line(self, line: bytes) -> None:
         """A row already written as one line of JSON (`merge` passes shards' lines through)."""
@@ -239,8 +239,8 @@ def _write_csv(source: Path, out: Path) -> None:
         for row in chunk:
             columns.update(dict.fromkeys(row))
     with out.open("w", encoding="utf-8", newline="") as handle:
+        csv_header(csv.writer(handle, lineterminator="\r\n"), list(columns))
         writer = csv.DictWriter(handle, fieldnames=list(columns), lineterminator="\r\n")  # RFC 4180, as writers.py
-        writer.writeheader()
         for chunk in _chunks(source):
             writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in chunk)
 

@@ -19,8 +19,10 @@ FORMATS = ("jsonl", "csv", "parquet")
 
 
 def jsonl_bytes(rows: list[dict[str, object]]) -> bytes:
-    """Rows as JSON Lines (UTF-8, one object per line)."""
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+    """Rows as JSON Lines (UTF-8, one object per line), known secrets redacted."""
+    from ragmeter.text import redact
+
+    return redact("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)).encode("utf-8")
 
 
 def write_results(rows: list[dict[str, object]], out_dir: Path, fmt: str) -> Path:
@@ -45,18 +47,24 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """A value as a results CSV holds it: lists and objects as JSON, and text a spreadsheet
-    would run as a formula prefixed with a single quote, as OWASP recommends (`read_cell`
-    takes it off when ragmeter reads its own results back)."""
+    """A value (or a column name) as a results CSV holds it: lists and objects as JSON, and
+    text a spreadsheet would run as a formula prefixed with a single quote, as OWASP
+    recommends (`read_cell` takes it off when ragmeter reads its own results back). Text that
+    already starts with quotes before a formula gets one more, so reading it back is exact."""
     value = _flat(value)
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+    return "'" + value if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_STARTS) else value
 
 
 def read_cell(value: Any) -> Any:
-    """A results CSV cell as written before `csv_cell` quoted it."""
-    if isinstance(value, str) and value.startswith("'") and value[1:2] and value[1:].startswith(FORMULA_STARTS):
+    """A results CSV cell (or column name) as written before `csv_cell` quoted it."""
+    if isinstance(value, str) and value.startswith("'") and value.lstrip("'").startswith(FORMULA_STARTS):
         return value[1:]
     return value
+
+
+def csv_header(writer: Any, columns: list[str]) -> None:
+    """The header row, its names quoted as cells are (a dataset column named `=HYPERLINK(...)`)."""
+    writer.writerow([csv_cell(c) for c in columns])
 
 
 def _csv_bytes(rows: list[dict[str, object]]) -> bytes:
@@ -65,8 +73,8 @@ def _csv_bytes(rows: list[dict[str, object]]) -> bytes:
     # RFC 4180's CRLF: Python's csv quotes a field holding any character of the line
     # terminator, so a bare "\r" in a field is quoted too (with "\n" alone it was not, and the
     # file read back with more rows than it has)
+    csv_header(csv.writer(buffer, lineterminator="\r\n"), columns)
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\r\n")
-    writer.writeheader()
     for row in rows:
         writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buffer.getvalue().encode("utf-8")
@@ -89,7 +97,18 @@ def _parquet_value(value: Any, column: str) -> Any:
 
 
 def write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    """`obj` as JSON, whole or not at all, with known secrets redacted (text.redact)."""
+    from ragmeter.text import redact
+
+    atomic_write_bytes(path, (redact(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n").encode("utf-8"))
+
+
+def write_redacted(path: Path, page: bytes | str) -> None:
+    """A text file (a report page, a summary, JUnit XML) written whole, known secrets redacted."""
+    from ragmeter.text import redact
+
+    text = page.decode("utf-8") if isinstance(page, bytes) else page
+    atomic_write_bytes(path, redact(text).encode("utf-8"))
 
 
 def _umask() -> int:

@@ -248,6 +248,7 @@ class JudgeSession:
         async with self._slots:
             reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
                                           f"judge {self.judge.describe()}", self.faults)
+        reply = redacted(reply)
         stats.judge_calls += 1
         stats.prompt_tokens += reply.prompt_tokens
         stats.completion_tokens += reply.completion_tokens
@@ -258,6 +259,18 @@ class JudgeSession:
 
 class NoReply(BaseModel):
     """The reply of a request that only reads prompt tokens (JudgeSession.read_tokens)."""
+
+
+def redacted(reply: JudgeReply) -> JudgeReply:
+    """The reply with known secrets redacted (text.redact) before it is parsed, cached or
+    written: a server or proxy that echoes the Authorization header into a reply must not put
+    the key into results, raw replies, the cache or the report."""
+    from dataclasses import replace
+
+    from ragmeter.text import redact
+
+    text = redact(reply.text)
+    return reply if text == reply.text else replace(reply, text=text)
 
 
 @lru_cache(maxsize=1024)

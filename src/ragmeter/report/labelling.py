@@ -35,7 +35,7 @@ def write_labelling_page(run: str | Path | Run, metrics: list[str], out: str | P
     """Write the page for labelling `metrics` on a sample of `run`'s rows; `labels`: a
     labels.jsonl given earlier (its labels are shown, and saved again with the new ones);
     `scale`: (1, 5) for ratings instead of 0/1."""
-    from ragmeter.io.writers import atomic_write_bytes
+    from ragmeter.io.writers import write_redacted
     from ragmeter.labels.sample import sample_ids
 
     loaded = run if isinstance(run, Run) else load_run(run)
@@ -55,7 +55,7 @@ def write_labelling_page(run: str | Path | Run, metrics: list[str], out: str | P
             "metrics": [_metric(m, scale) for m in metrics], "rows": [_row(loaded, i, metrics) for i in ids],
             "given": _given(labels, loaded, metrics, scale) if labels else {}}
     target = Path(out)
-    atomic_write_bytes(target, _page(data, f"label {', '.join(metrics)} · {len(ids)} rows"))
+    write_redacted(target, _page(data, f"label {', '.join(metrics)} · {len(ids)} rows"))
     return target
 
 

@@ -26,13 +26,13 @@ TEXT_MAX = 2000
 def write_many_report(runs: list[str | Path | Run], out: str | Path = "report.html",
                       baseline: str | Path | Run | None = None, by: str | None = None,
                       title: str | None = None) -> Path:
-    from ragmeter.io.writers import atomic_write_bytes
+    from ragmeter.io.writers import write_redacted
 
     loaded, base = with_baseline(runs, baseline)
     result = compare_many(list(loaded), base, by=by)  # its tables follow `loaded`'s order
     page = render_many(result, rows_data(loaded, result), title or f"ragmeter: {len(loaded)} runs compared")
     target = Path(out)
-    atomic_write_bytes(target, page)
+    write_redacted(target, page)
     return target
 
 

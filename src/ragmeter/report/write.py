@@ -13,7 +13,7 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
                  judge_check: str | Path | None = None) -> Path:
     """Write the report for one run, or for two runs compared row by row (B against A);
     `judge_check`: a judge_check.json to show (by default the one beside the run, if any)."""
-    from ragmeter.io.writers import atomic_write_bytes
+    from ragmeter.io.writers import write_redacted
     from ragmeter.report.data import rows_json, summary
     from ragmeter.report.page import render
 
@@ -42,5 +42,5 @@ def write_report(run: str | Path | Run, run_b: str | Path | Run | None = None,
     shown = shown_ids(runs)
     page = render(summary(runs, comparison, checked, shown), [rows_json(r, shown[0]) for r in runs],
                   title or ("ragmeter report" if len(runs) == 1 else "ragmeter comparison"))
-    atomic_write_bytes(target, page)
+    write_redacted(target, page)
     return target

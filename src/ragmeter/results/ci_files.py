@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragmeter.io.writers import atomic_write_bytes
+from ragmeter.io.writers import write_redacted
 from ragmeter.stats import interval_text
 
 
@@ -110,5 +110,5 @@ def _xml_text(text: str) -> str:
 
 def write_text(path: str | Path, text: str | bytes) -> Path:
     target = Path(path)
-    atomic_write_bytes(target, text.encode("utf-8") if isinstance(text, str) else text)
+    write_redacted(target, text)
     return target

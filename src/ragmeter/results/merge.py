@@ -191,8 +191,8 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
 
     csv = shard.results.suffix == ".csv"
     for number, record in iter_records(shard.results, source):  # CSV, Parquet: a chunk at a time
-        row = typed_row({k: read_cell(v) for k, v in record.items()} if csv else record, shard.manifest, source,
-                        number)
+        cells = {read_cell(k): read_cell(v) for k, v in record.items()} if csv else record
+        row = typed_row(cells, shard.manifest, source, number)
         yield json_text(row).encode("utf-8"), row  # as the results file writes a row
 
 

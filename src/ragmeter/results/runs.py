@@ -140,7 +140,7 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
     if results.suffix == ".csv":  # cells a spreadsheet would run were quoted when written
         from ragmeter.io.writers import read_cell
 
-        records = [{k: read_cell(v) for k, v in r.items()} for r in records]
+        records = [{read_cell(k): read_cell(v) for k, v in r.items()} for r in records]
     rows = [typed_row(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
     return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
 

@@ -12,6 +12,7 @@ from ragmeter import __version__
 from ragmeter.engine.local import RunResult
 from ragmeter.results.manifest import Manifest, index_of
 from ragmeter.run.config import RunConfig
+from ragmeter.text import redact_urls, redact_value
 
 if TYPE_CHECKING:
     from ragmeter.cache import Cache
@@ -29,6 +30,8 @@ def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
     """The manifest as the JSON object written to manifest.json (checked against Manifest);
     `estimate`: a dry run's, reported beside the actuals."""
     record = _manifest_dict(cfg, run, judge, embedder, cache)
+    for key in ("config", "judge", "embeddings"):  # a gateway token in a judge's URL is not written
+        record[key] = redact_value(record[key], redact_urls)
     if estimate:
         record["estimate"] = beside_actuals(estimate, record)
     Manifest.model_validate(record)
