@@ -33,8 +33,45 @@ def test_requests_per_minute_across_calls_in_flight():
         await asyncio.gather(*(limits.acquire(10) for _ in range(63)))  # 63 calls in flight at once
 
     asyncio.run(burst())
-    assert fake.waits == [1.0, 1.0, 1.0]  # a minute's 60 at once, then one a second
-    assert fake.now == pytest.approx(3.0)
+    assert fake.waits == [60.0]  # a minute's 60, then the rest once the first minute has passed
+    assert fake.now == pytest.approx(60.0)
+
+
+def _most_in_a_minute(times: list[float]) -> int:
+    return max(sum(1 for u in times if t <= u < t + 60.0) for t in times)
+
+
+@pytest.mark.parametrize("rpm", [30, 30.5, 7])
+def test_no_minute_holds_more_than_rpm_requests(rpm):
+    """Issue 50: `rpm=30` sent 59 requests in the first minute (the bucket started full and
+    refilled on top). Every window of 60 s now holds at most rpm, under steady demand."""
+    fake = FakeTime()
+    limits = RateLimiter(rpm=rpm, clock=fake.clock, sleep=fake.sleep)
+    sent: list[float] = []
+
+    async def caller() -> None:
+        for _ in range(25):
+            await limits.acquire(1)
+            sent.append(fake.now)
+            fake.now += 0.7  # each call takes a moment
+
+    async def callers() -> None:
+        await asyncio.gather(*(caller() for _ in range(4)))
+
+    asyncio.run(callers())
+    assert len(sent) == 100 and _most_in_a_minute(sent) == int(rpm)
+
+
+def test_a_limit_under_one_a_minute_is_honoured():
+    fake = FakeTime()
+    limits = RateLimiter(rpm=0.5, clock=fake.clock, sleep=fake.sleep)
+
+    async def three() -> None:
+        for _ in range(3):
+            await limits.acquire(1)
+
+    asyncio.run(three())
+    assert fake.waits == [120.0, 120.0]  # one request each 2 minutes
 
 
 def test_tokens_per_minute_and_unused_reply_tokens_given_back():
@@ -42,13 +79,15 @@ def test_tokens_per_minute_and_unused_reply_tokens_given_back():
     limits = RateLimiter(tpm=1000, clock=fake.clock, sleep=fake.sleep)
 
     async def calls() -> None:
-        await limits.acquire(600)
-        await limits.acquire(600)  # 400 left: waits for 200 more, 12 s at 1000/min
-        limits.give_back(500)  # the reply used 100 of its 600
-        await limits.acquire(500)  # 500 there now: no wait
+        first = await limits.acquire(600)
+        limits.give_back(first, 500)  # the reply used 100 of its 600: 900 free
+        await limits.acquire(600)  # fits at once
+        await limits.acquire(600)  # 300 free: waits until the first minute's 100 and 600 have passed
+        assert fake.now == pytest.approx(60.0)
+        await limits.acquire(5000)  # larger than the limit: waits for an empty window and goes alone
 
     asyncio.run(calls())
-    assert fake.waits == [12.0]
+    assert fake.waits == [60.0, 60.0]
 
 
 def test_a_judge_with_limits_waits_for_them(monkeypatch):
@@ -69,7 +108,7 @@ def test_a_judge_with_limits_waits_for_them(monkeypatch):
     rows = [{"id": f"r{i}", "user_input": f"q{i}?", "retrieved_contexts": [f"c{i}"]} for i in range(2)]
     result = ragmeter.evaluate(rows, ["context_relevance"], judge=judge, cache=False, progress=False, concurrency=4)
     assert len(seen) == 4 and result.manifest["metrics"]["context_relevance"]["n"] == 2
-    assert fake.waits == [30.0, 30.0]  # 2 a minute over both replicas: the 3rd and 4th wait
+    assert fake.waits == [60.0]  # 2 a minute over both replicas: the 3rd and 4th wait for the next minute
 
 
 def test_limits_are_checked_settings():

@@ -151,9 +151,10 @@ class OpenAICompatJudge(Judge):
 
     async def _complete(self, request: JudgeRequest) -> JudgeReply:
         body = self._body(request)
+        grant = None
         if self.limits.active:  # the prompt's size is measured only where a limit counts it
             sent = json.dumps(body.get("messages") or body.get("prompt") or "")
-            await self.limits.acquire(estimated_tokens(len(sent), body["max_tokens"]))
+            grant = await self.limits.acquire(estimated_tokens(len(sent), body["max_tokens"]))
         start = time.perf_counter()
         data = await self._post(self._path(request), body)
         if data is None:
@@ -162,8 +163,8 @@ class OpenAICompatJudge(Judge):
             self._logprobs = False
             return await self._complete(request)
         reply = self._reply(data, request, start)
-        if self.limits.active and reply.completion_tokens:
-            self.limits.give_back(body["max_tokens"] - reply.completion_tokens)
+        if grant is not None and reply.completion_tokens:
+            self.limits.give_back(grant, body["max_tokens"] - reply.completion_tokens)
         return reply
 
     def _reply(self, data: dict[str, Any], request: JudgeRequest, start: float) -> JudgeReply:

@@ -1,38 +1,59 @@
 """Requests-per-minute and tokens-per-minute limits for a paid API (`--judge-opt rpm=500
 tpm=200000`), honoured across every call in flight and every replica of one judge: one
-limiter per judge, token buckets that refill continuously. A request waits until both
-buckets hold enough; it is charged its prompt (estimated at ~3 characters a token, as the
-dry run does for HTTP judges) plus the reply tokens it may use, as OpenAI's limits count
-them, and the unused reply tokens are given back when the reply says how many it used.
-A 429 is still retried with its `Retry-After` honoured (retry.py): the limits make it rare.
+limiter per judge, each limit a sliding window. No 60 seconds ever hold more than `rpm`
+requests or `tpm` tokens, as providers count them (a token bucket that starts full and
+refills on top let twice the limit through in the first minute, and a 429 followed). A
+limit under 1 a minute is a longer window: `rpm=0.5` is one request every 2 minutes. A
+request is charged its prompt (estimated at ~3 characters a token, as the dry run does for
+HTTP judges) plus the reply tokens it may use, as OpenAI's limits count them, and the unused
+reply tokens are given back when the reply says how many it used; one larger than `tpm`
+waits for a window with nothing else in it and goes alone. A 429 is still retried with its
+`Retry-After` honoured (retry.py): the limits make it rare.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 
+class Window:
+    """`per_minute` units in any window of 60 s (of 60/per_minute s for a single unit, under 1)."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.capacity = float(max(1, math.floor(per_minute)))
+        self.seconds = max(60.0, 60.0 * self.capacity / per_minute)
+        #: what was granted and when: [time, units], oldest first
+        self.granted: deque[list[float]] = deque()
+
+    def wait_for(self, amount: float, now: float) -> float:
+        """Seconds until `amount` fits (a larger amount than the limit: until the window is empty)."""
+        while self.granted and self.granted[0][0] + self.seconds <= now:
+            self.granted.popleft()
+        need = min(amount, self.capacity) - (self.capacity - sum(units for _, units in self.granted))
+        for at, units in self.granted:
+            if need <= 0:
+                break
+            need -= units
+            if need <= 0:
+                return at + self.seconds - now
+        return 0.0
+
+    def take(self, amount: float, now: float) -> list[float]:
+        entry = [now, min(amount, self.capacity)]
+        self.granted.append(entry)
+        return entry
+
+
 @dataclass
-class Bucket:
-    """`per_minute` units, refilled continuously; starts full (a minute's worth at once)."""
+class Grant:
+    """What one request took from each window: its unused reply tokens can be given back."""
 
-    per_minute: float
-    level: float = -1.0
-    updated: float = 0.0
-
-    def refill(self, now: float) -> None:
-        if self.level < 0:
-            self.level, self.updated = self.per_minute, now
-        self.level = min(self.per_minute, self.level + (now - self.updated) * self.per_minute / 60.0)
-        self.updated = now
-
-    def wait_for(self, amount: float) -> float:
-        """Seconds until `amount` (at most a full bucket) is there."""
-        short = min(amount, self.per_minute) - self.level
-        return 0.0 if short <= 0 else short * 60.0 / self.per_minute
+    entries: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -41,44 +62,41 @@ class RateLimiter:
     tpm: float | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    _buckets: dict[str, Bucket] = field(default_factory=dict)
+    _windows: dict[str, Window] = field(default_factory=dict)
     _lock: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
         if self.rpm:
-            self._buckets["requests"] = Bucket(self.rpm)
+            self._windows["requests"] = Window(self.rpm)
         if self.tpm:
-            self._buckets["tokens"] = Bucket(self.tpm)
+            self._windows["tokens"] = Window(self.tpm)
 
     @property
     def active(self) -> bool:
-        return bool(self._buckets)
+        return bool(self._windows)
 
-    async def acquire(self, tokens: int) -> None:
+    async def acquire(self, tokens: int) -> Grant:
         """Wait until one request of `tokens` tokens fits both limits, then take it. Callers
         queue in order (one waits at a time), so a large request is not starved by small ones."""
-        if not self._buckets:
-            return
+        if not self._windows:
+            return Grant()
         if self._lock is None:
             self._lock = asyncio.Lock()
         wanted = {"requests": 1.0, "tokens": float(tokens)}
         async with self._lock:
             while True:
                 now = self.clock()
-                for bucket in self._buckets.values():
-                    bucket.refill(now)
-                wait = max(b.wait_for(wanted[name]) for name, b in self._buckets.items())
+                wait = max(w.wait_for(wanted[name], now) for name, w in self._windows.items())
                 if wait <= 0:
                     break
                 await self.sleep(wait)
-            for name, bucket in self._buckets.items():
-                bucket.level -= min(wanted[name], bucket.per_minute)
+            return Grant({name: w.take(wanted[name], now) for name, w in self._windows.items()})
 
-    def give_back(self, tokens: int) -> None:
-        """Reply tokens charged but not used."""
-        bucket = self._buckets.get("tokens")
-        if bucket is not None and tokens > 0:
-            bucket.level = min(bucket.per_minute, bucket.level + tokens)
+    def give_back(self, grant: Grant, tokens: int) -> None:
+        """Reply tokens `grant` was charged but did not use."""
+        entry = grant.entries.get("tokens")
+        if entry is not None and tokens > 0:
+            entry[1] = max(0.0, entry[1] - tokens)
 
 
 def estimated_tokens(text_chars: int, max_tokens: int) -> int:
