@@ -14,7 +14,7 @@ from ragmeter.testing.runs import write_run
 
 
 def test_identical_runs_difference_zero_p_one(tmp_path):
-    scores = {"faithfulness": [0.1 * i for i in range(20)], "context_recall": [1.0, 0.0] * 10}
+    scores = {"faithfulness": [0.05 * i for i in range(20)], "context_recall": [1.0, 0.0] * 10}
     a, b = write_run(tmp_path / "a", scores), write_run(tmp_path / "b", scores)
     result = compare(a, b)
     for c in result.metrics.values():
@@ -239,3 +239,50 @@ def test_a_metric_of_one_run_only_is_named_not_dropped_silently(tmp_path, capsys
     out = capsys.readouterr().out
     assert "not compared (a metric of one run only): context_recall (only in A), answer_relevancy (only in B)" in \
         " ".join(out.split())
+
+
+@pytest.mark.parametrize("line_text, cell", [
+    ('"faithfulness": NaN', "nan"), ('"faithfulness": 1e308', "1e+308"), ('"faithfulness": Infinity', "inf"),
+    ('"faithfulness": 5.0', "5.0"), ('"faithfulness": -3', "-3"), ('"faithfulness": true', "True")])
+def test_hand_edited_scores_that_are_no_score_are_refused_naming_line_and_column(tmp_path, line_text, cell):
+    """Issue 50: NaN printed `nan nan-nan` and was called significant; an infinity `inf*`; NaN
+    tokens went into compare.json; 5.0, -3 and `true` were averaged without a word."""
+    a = write_run(tmp_path / "a", {"faithfulness": [0.5, 0.6, 0.7]})
+    b = write_run(tmp_path / "b", {"faithfulness": [0.5, 0.6, 0.7]})
+    results = b / "results.jsonl"
+    lines = results.read_text().splitlines()
+    lines[1] = lines[1].replace('"faithfulness": 0.6', line_text)
+    results.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError) as info:
+        compare(a, b)
+    message = str(info.value)
+    assert f"{results}, line 2, field 'faithfulness'" in message and cell in message
+
+
+def test_hand_edited_csv_scores_are_refused_too(tmp_path):
+    import csv
+
+    from ragmeter.results.runs import load_run
+
+    folder = write_run(tmp_path / "a", {"faithfulness": [0.5, 0.6]})
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    rows[1]["faithfulness"] = "-inf"
+    with (folder / "results.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows({k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in r.items()} for r in rows)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "results_file": "results.csv"}))
+    with pytest.raises(DataError, match=r"results.csv, row 2, field 'faithfulness': score -inf is not a number in"):
+        load_run(folder)
+
+
+def test_a_deleted_score_column_is_named_not_read_as_unscored(tmp_path):
+    from ragmeter.results.runs import load_run
+
+    folder = write_run(tmp_path / "a", {"faithfulness": [0.5, 0.6], "context_recall": [1.0, 0.0]})
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    (folder / "results.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "context_recall"})
+                                                  + "\n" for r in rows))
+    with pytest.raises(DataError, match="no column 'context_recall', which the run's manifest lists"):
+        load_run(folder)

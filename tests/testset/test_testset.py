@@ -100,6 +100,14 @@ def test_parse_types_and_bad_mixes():
         parse_types("factoid:0.5,essay:0.5")
     with pytest.raises(ConfigError, match="not TYPE:WEIGHT"):
         parse_types("factoid:lots")
+    # issue 50: `factoid:nan` passed the sum check (nan compares false), was dropped, and the plan looped forever
+    for odd in ("factoid:nan", "factoid:inf", "factoid:-inf,multi_hop:1", "factoid:-0.5,multi_hop:1.5"):
+        with pytest.raises(ConfigError, match="finite numbers >= 0"):
+            parse_types(odd)
+    from ragmeter.testset.pipeline import type_plan
+
+    with pytest.raises(ValueError, match="no question type"):
+        next(type_plan({}, 0))
 
 
 def test_inverted_groundedness_for_unanswerable():

@@ -11,6 +11,7 @@ rows are parsed when first asked for; a JSONL run keeps only where each row's li
 from __future__ import annotations
 
 import json
+import math
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,8 +142,19 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
         from ragmeter.io.writers import read_cell
 
         records = [{read_cell(k): read_cell(v) for k, v in r.items()} for r in records]
+    if records:
+        check_columns(records[0], manifest, str(results))
     rows = [typed_row(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
     return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
+
+
+def check_columns(first: dict[str, Any], manifest: Manifest, source: str) -> None:
+    """Every metric the manifest lists has its column (an unscored row holds it empty): a
+    deleted column would read as every row unscored."""
+    missing = [m for m in manifest.metrics if m not in first]
+    if missing:
+        raise DataError(f"no column {', '.join(repr(m) for m in missing)}, which the run's manifest lists (a "
+                        "results file edited by hand?)", source=source)
 
 
 def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) -> Run:
@@ -151,6 +163,12 @@ def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) 
         return Run.from_rows(manifest, [], [], folder)
     if not offsets:
         raise DataError(f"file is empty, but the manifest says {manifest.dataset.rows} rows", source=str(results))
+    with results.open("rb") as handle:
+        first = next((line for line in handle if line.strip()), b"{}")
+    try:
+        check_columns(json.loads(first), manifest, str(results))
+    except ValueError:
+        pass  # not JSON: said with its line number below
     columns = _score_columns(results, manifest, id_column)
     if columns is None:  # a file pyarrow cannot read by schema: parse every row
         with results.open("rb") as handle:
@@ -160,6 +178,7 @@ def _load_jsonl(manifest: Manifest, results: Path, id_column: str, folder: str) 
     ids, scores = columns
     if len(ids) != len(offsets):
         raise DataError(f"{len(offsets)} lines but {len(ids)} rows read", source=str(results))
+    check_scores(scores, manifest, str(results))
     return Run(manifest, ids, folder, scores, _offsets=offsets, _results=str(results))
 
 
@@ -218,20 +237,56 @@ def _read_manifest(path: Path) -> Manifest:
         raise DataError(f"not a ragmeter manifest: {explain_validation(exc)}", source=str(path)) from None
 
 
-def _score(value: Any, source: str, number: int, metric: str) -> float | None:
+def _score(value: Any, source: str, number: int, metric: str, bounded: bool = False) -> float | None:
+    """A score cell as a number; a hand-edited NaN, infinity, `true`, or a built-in metric's
+    score outside [0, 1] is refused, naming the file, line and column (it would be averaged,
+    called significant, or written as invalid JSON)."""
     if value is None or value == "":
         return None
     try:
-        return float(value)
+        if isinstance(value, bool):
+            raise TypeError
+        number_ = float(value)
     except (TypeError, ValueError):
         raise DataError(f"score is not a number: {str(value)[:40]!r}", source=source, row=number,
-                        field=metric) from None
+                        field=metric, unit=_unit(source)) from None
+    if not math.isfinite(number_) or (bounded and not -SLACK <= number_ <= 1.0 + SLACK):
+        raise DataError(f"score {str(value)[:40]} is not a number in [0, 1]" if bounded else
+                        f"score {str(value)[:40]} is not a finite number", source=source, row=number, field=metric,
+                        unit=_unit(source))
+    return number_
+
+
+#: a score's rounding room at the ends of [0, 1] (an average of ones can be 1.0000000000000002)
+SLACK = 1e-9
+
+
+def _unit(source: str) -> str:
+    return "line" if source.endswith(".jsonl") else "row"
+
+
+def bounded_metrics(manifest: Manifest) -> set[str]:
+    """The run's metrics whose scores are in [0, 1]: every built-in one (a plugin's may not be)."""
+    from ragmeter.metrics.registry import REGISTRY
+
+    return {label for label, m in manifest.metrics.items() if m.metric in REGISTRY}
+
+
+def check_scores(scores: dict[str, list[float | None]], manifest: Manifest, source: str) -> None:
+    """Columns read whole (pyarrow): the first score _score would refuse, refused the same way."""
+    bounded = bounded_metrics(manifest)
+    for metric, column in scores.items():
+        low, high = (-SLACK, 1 + SLACK) if metric in bounded else (-math.inf, math.inf)
+        for number, value in enumerate(column, start=1):
+            if value is not None and not (math.isfinite(value) and low <= value <= high):
+                _score(value, source, number, metric, metric in bounded)
 
 
 def typed_row(record: dict[str, Any], manifest: Manifest, source: str, number: int) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k != "__line__"}
+    bounded = bounded_metrics(manifest)
     for metric in manifest.metrics:
-        row[metric] = _score(row.get(metric), source, number, metric)
+        row[metric] = _score(row.get(metric), source, number, metric, metric in bounded)
         evidence = row.get(f"{metric}_evidence")
         if isinstance(evidence, str) and evidence.strip().startswith(("{", "[")):
             try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -54,8 +55,11 @@ def parse_types(text: str | dict[str, float] | None) -> dict[str, float]:
     unknown = [t for t in mix if t not in TYPES]
     if unknown:
         raise ConfigError(f"--types: unknown question type(s) {', '.join(unknown)} (known: {', '.join(TYPES)})")
-    if any(w < 0 for w in mix.values()) or abs(sum(mix.values()) - 1) > 1e-6:
-        raise ConfigError(f"--types: weights must be >= 0 and sum to 1, got {sum(mix.values()):g}")
+    odd = [f"{t}:{w:g}" for t, w in mix.items() if not math.isfinite(w) or w < 0]
+    if odd:
+        raise ConfigError(f"--types: weights must be finite numbers >= 0, got {', '.join(odd)}")
+    if abs(sum(mix.values()) - 1) > 1e-6:
+        raise ConfigError(f"--types: weights must sum to 1, got {sum(mix.values()):g}")
     return {t: w for t, w in mix.items() if w > 0}
 
 

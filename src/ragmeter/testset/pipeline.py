@@ -71,6 +71,8 @@ def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
     counts = {t: int(w * block) for t, w in types.items()}
     for t in sorted(types, key=lambda t: -(types[t] * block - counts[t]))[: block - sum(counts.values())]:
         counts[t] += 1
+    if not sum(counts.values()):  # nothing to yield: a loop without progress
+        raise ValueError(f"no question type to plan from {types}")
     while True:
         plan = [t for t, n in counts.items() for _ in range(n)]
         rng.shuffle(plan)
