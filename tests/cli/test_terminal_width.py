@@ -44,8 +44,8 @@ def test_metrics_folds_each_metric_into_a_block():
 
 
 def test_compare_keeps_long_metric_names_whole(tmp_path):
-    scores_a = {LONG: [1.0, 0.0] * 10, "faithfulness": [0.1 * i for i in range(20)]}
-    scores_b = {LONG: [0.0, 1.0] * 10, "faithfulness": [0.1 * i + 0.05 for i in range(20)]}
+    scores_a = {LONG: [1.0, 0.0] * 10, "faithfulness": [0.04 * i for i in range(20)]}
+    scores_b = {LONG: [0.0, 1.0] * 10, "faithfulness": [0.04 * i + 0.05 for i in range(20)]}
     a, b = write_run(tmp_path / "a", scores_a), write_run(tmp_path / "b", scores_b)
     out = run_cli("compare", str(a), str(b), env=NARROW).stdout
     assert_fits(out, LONG, "no significant difference", "+0.0500")

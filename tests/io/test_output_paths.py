@@ -46,14 +46,15 @@ def test_a_device_is_refused():
 @pytest.mark.parametrize("args", [
     ["report", "{run}", "--out", "{file}/report.html"],
     ["report", "{run}", "--out", "{folder}"],
-    ["compare", "{run}", "{run}", "--out", "{file}"],
-    ["compare", "{run}", "{run}", "--out", "{file}/cmp"],
+    ["compare", "{run}", "{run2}", "--out", "{file}"],
+    ["compare", "{run}", "{run2}", "--out", "{file}/cmp"],
 ])
 def test_an_output_path_that_cannot_be_written_is_one_line_with_exit_2(args, tmp_path):
     run = write_run(tmp_path / "run", {"faithfulness": [1.0, 0.0, 1.0]})
+    run2 = write_run(tmp_path / "run2", {"faithfulness": [1.0, 0.0, 1.0]})
     (tmp_path / "afile").write_text("keep me")
     (tmp_path / "afolder").mkdir()
-    places = {"{run}": str(run), "{file}": str(tmp_path / "afile"), "{folder}": str(tmp_path / "afolder")}
+    places = {"{run}": str(run), "{run2}": str(run2), "{file}": str(tmp_path / "afile"), "{folder}": str(tmp_path / "afolder")}
     filled = list(args)
     for key, value in places.items():
         filled = [a.replace(key, value) for a in filled]

@@ -357,7 +357,10 @@ def test_a_key_echoed_into_replies_is_in_no_file_nor_the_cache(tmp_path, parses)
                        f"openai-compat:{url}/v1/{token}#m", "--judge-opt", "api_key_env=ECHO_TEST_KEY",
                        "--out", str(tmp_path / "run"), "--report", "--format", "csv", env=env)
         assert done.returncode == 0, done.stderr
-        compared = run_cli("compare", str(tmp_path / "run"), str(tmp_path / "run"), "--out", str(tmp_path / "cmp"),
+        import shutil
+
+        shutil.copytree(tmp_path / "run", tmp_path / "again")
+        compared = run_cli("compare", str(tmp_path / "run"), str(tmp_path / "again"), "--out", str(tmp_path / "cmp"),
                            env=env)
     assert compared.returncode in (0, 1), compared.stderr
     written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != data)

@@ -203,3 +203,48 @@ def test_a_prompt_file_align_did_not_write_is_never_replaced(tmp_path):
     align(run, labels, "faithfulness", judge=ScriptedJudge(follower), out=tmp_path / "aligned")
     again = align(run, labels, "faithfulness", judge=ScriptedJudge(follower), out=tmp_path / "aligned", seed=5)
     assert str(mine) in again.written and "aligned" in json.loads(mine.read_text())  # its own file: replaced
+
+
+def _counting(calls: list[int]):
+    def judge(request: JudgeRequest) -> dict:
+        calls.append(1)
+        return follower(request)
+    return ScriptedJudge(judge)
+
+
+def test_a_bad_out_is_refused_before_any_judge_call(tmp_path):
+    """Issue 50: a file, /dev/null, a folder holding the user's own prompt file or align.json,
+    or an align.json symlinked elsewhere each cost every judge call, then exit 2 (or replaced
+    the user's file, or wrote through the link)."""
+    run, data = make_run(tmp_path)
+    labels = write_labels(tmp_path / "labels.jsonl", {r["id"]: int("red" in r["response"]) for r in data})
+    (tmp_path / "a_file").write_text("mine")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "faithfulness.verdicts.english.json").write_text('{"metric": "faithfulness"}')
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "align.json").write_text('{"my": "notes"}')
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "align.json").symlink_to(tmp_path / "outside.json")
+    calls: list[int] = []
+    for out, said in ((tmp_path / "a_file", "is not a folder"), (Path("/dev/null"), "is not a folder"),
+                      (mine, "was not written by `ragmeter align`"), (theirs, "was not written by `ragmeter align`"),
+                      (linked, "is a symbolic link")):
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            align(run, labels, "faithfulness", judge=_counting(calls), out=out)
+    assert calls == [] and not (tmp_path / "outside.json").exists()
+    assert (theirs / "align.json").read_text() == '{"my": "notes"}'
+
+
+def test_a_finished_align_has_every_reply_cached(tmp_path):
+    """Issue 50: align exited without flushing the cache (a re-run repeated 5-7 of 80 calls)
+    or closing its judge (aiohttp's 'Unclosed client session')."""
+    run, data = make_run(tmp_path)
+    labels = write_labels(tmp_path / "labels.jsonl", {r["id"]: int("red" in r["response"]) for r in data})
+    first: list[int] = []
+    align(run, labels, "faithfulness", judge=_counting(first), out=tmp_path / "aligned")
+    again: list[int] = []
+    align(run, labels, "faithfulness", judge=_counting(again), out=tmp_path / "aligned")
+    assert first and again == []

@@ -74,6 +74,14 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         with page.expect_download() as download:
             page.keyboard.press("s")
         saved = Path(download.value.path()).read_text(encoding="utf-8")
+        # issue 50: the 0/1 labels kept in the browser were restored into a 1-5 page of the same run and metric,
+        # and a 1 saved as the lowest rating; the storage key now holds the scale
+        rating = write_labelling_page(run, ["faithfulness"], tmp_path / "rating.html", sample=8, seed=0, scale=(1, 5))
+        page.goto(rating.as_uri())
+        assert page.locator("#progress").inner_text() == "0 of 8 rows labelled"
+        assert "kept in this browser as you go" in page.locator("#stored").inner_text()
+        page.goto(page_file.as_uri())  # while the 0/1 page still has its own
+        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
         browser.close()
     assert problems == []
     sha = load_run(run).manifest.dataset.sha256
@@ -96,6 +104,7 @@ def test_the_command_writes_label_html_and_checks_its_options(tmp_path):
     data = json.loads((tmp_path / "label.html").read_text().split('id="ragmeter-label-data">')[1].split("</script>")[0])
     assert len(data["rows"]) == 5 and [c["value"] for c in data["metrics"][0]["choices"]] == [1, 2, 3, 4, 5]
     for args, message in ((["--scale", "5,1"], "--scale 5,1: LOW must be below HIGH"),
+                          (["--scale", "0,1000000"], "--scale 0,1000000: at most 100 points"),
                           (["--strategy", "best"], "--strategy best: expected random or stratified"),
                           (["--sample", "0"], "--sample must be at least 1")):
         bad = run_cli("report", str(run), "--label", "faithfulness", *args, cwd=tmp_path)

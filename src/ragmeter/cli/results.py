@@ -36,12 +36,15 @@ def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more ru
     baseline (Holm over every run and metric), by slice with --by; gates apply to every run."""
     from ragmeter.errors import ConfigError
 
-    names = [m.strip() for m in metrics.split(",") if m.strip()] if metrics else None
+    names = _metric_names(metrics)
     gated = fail_under is not None or max_drop is not None or junit is not None
-    if len(runs) + (baseline is not None) < 2:
-        raise ConfigError("compare needs two runs or more (or one and --baseline)")
+    _check_compare_options(runs, baseline, top, max_drop)
     if gate not in ("mean", "lower"):  # before anything is read or printed
         raise ConfigError(f"--gate {gate}: compare takes mean or lower (calibrated needs a run's labels)")
+    if fail_under is not None:
+        from ragmeter.results.gates import parse_fail_under
+
+        parse_fail_under(fail_under)  # a bad bar refused before any run is read
     if len(runs) == 2 and baseline is None and by is None and not gated:
         from ragmeter.results.compare import compare, print_comparison, write_comparison
 
@@ -51,6 +54,39 @@ def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more ru
             print(plain(f"wrote {write_comparison(result, out)}"))
         return
     _compare_many(runs, baseline, by, names, out, fail_under, gate, max_drop, junit if gated else None)
+
+
+def _metric_names(metrics: Optional[str]) -> Optional[list[str]]:
+    from ragmeter.errors import ConfigError
+
+    if metrics is None:
+        return None
+    names = [m.strip() for m in metrics.split(",") if m.strip()]
+    if not names:
+        raise ConfigError(f"--metrics {metrics!r} names no metric")
+    return names
+
+
+def _check_compare_options(runs: list[Path], baseline: Optional[Path], top: int, max_drop: Optional[float]) -> None:
+    """compare's options refused before any run is read: too few runs, a run compared with
+    itself, a negative --top, a --max-drop that is no drop."""
+    import math
+
+    from ragmeter.errors import ConfigError
+
+    folders = [*runs, *([baseline] if baseline is not None else [])]
+    if len(folders) < 2:
+        raise ConfigError("compare needs two runs or more (or one and --baseline)")
+    seen: dict[Path, Path] = {}
+    for folder in folders:
+        key = folder.resolve()
+        if key in seen:
+            raise ConfigError(f"{folder} is given twice (as {seen[key]}): compare a run with another")
+        seen[key] = folder
+    if top < 0:
+        raise ConfigError(f"--top must be 0 or more, got {top}")
+    if max_drop is not None and not (math.isfinite(max_drop) and max_drop >= 0):
+        raise ConfigError(f"--max-drop must be a finite number >= 0 (a drop in the metric's units), got {max_drop}")
 
 
 def _compare_many(runs: list[Path], baseline: Optional[Path], by: Optional[str], names: Optional[list[str]],
@@ -156,6 +192,8 @@ def _scale(text: str) -> tuple[int, int]:
         raise ConfigError(f"--scale {text}: expected LOW,HIGH, e.g. 1,5") from None
     if low >= high:
         raise ConfigError(f"--scale {text}: LOW must be below HIGH")
+    if high - low > 100:  # a button per point: a million made a 48 MB page
+        raise ConfigError(f"--scale {text}: at most 100 points (a button each), e.g. 1,5 or 0,10")
     return low, high
 
 

@@ -126,3 +126,17 @@ def _models_dir() -> Path:
         return Path(os.environ["RAGMETER_MODELS"])
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "ragmeter" / "models"
+
+
+def check_gguf(path: Path) -> None:
+    """A model file named by path: it exists and is GGUF (llama.cpp's format), else one line
+    before anything loads it (llama.cpp's own error is a traceback)."""
+    from ragmeter.errors import ConfigError
+
+    if not path.is_file():
+        raise ConfigError(f"judge model file not found: {path}")
+    with path.open("rb") as handle:
+        magic = handle.read(4)
+    if magic != b"GGUF":
+        raise ConfigError(f"{path} is not a GGUF model file (llama.cpp's format: it starts with {magic!r}, "
+                          "not b'GGUF')")

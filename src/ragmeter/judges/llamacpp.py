@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
-from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, model_path
+from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, check_gguf, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp_decode import (
     PrefixStates,
@@ -129,8 +129,8 @@ class LlamaCppJudge(Judge):
             import llama_cpp  # noqa: F401
         except ImportError:
             raise ConfigError(f"the llamacpp judge needs llama-cpp-python: {INSTALL_HINT}") from None
-        if self.model_path is not None and not self.model_path.is_file():
-            raise ConfigError(f"judge model file not found: {self.model_path}")
+        if self.model_path is not None:
+            check_gguf(self.model_path)
         if self.bundled is not None and self.bundled.version() == "not-installed":
             raise ConfigError(f"the bundled judge {self.bundled.name} is not installed: {self.bundled.install}")
 
@@ -141,8 +141,12 @@ class LlamaCppJudge(Judge):
             start = time.perf_counter()
             path = self.model_path or model_path(self.bundled)  # type: ignore[arg-type]
             with _quiet_llama_logs():  # nested in a call's: it restores the default only at the outer exit
-                self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                  seed=self.params.seed, verbose=False)
+                try:
+                    self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                      seed=self.params.seed, verbose=False)
+                except ValueError as exc:  # a truncated or damaged file: llama.cpp says only that it failed
+                    raise ConfigError(f"llama.cpp cannot load {path} ({exc}): a damaged or truncated GGUF "
+                                      "file?") from None
             self.load_seconds = time.perf_counter() - start
         return self._llm
 

@@ -70,12 +70,14 @@ def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict
     follow the prompt's own instead of replacing them (both measured in docs/benchmarks.md)."""
     from ragmeter.accounting import MetricStats
     from ragmeter.io.readers import file_sha256
-    from ragmeter.meta_eval.align_inputs import load_inputs
+    from ragmeter.meta_eval.align_inputs import check_out, file_of, load_inputs
 
     started = time.perf_counter()
     if folds < 2 or examples < 1:
         raise ConfigError("align needs at least 2 folds and 1 example")
     inputs = load_inputs(Path(run), Path(labels), metric, judge)
+    if out is not None:  # a place that cannot take the files fails now, not after every judge call
+        check_out(Path(out), [file_of(inputs, name) for name in inputs.metric.aligned_prompts])
     if len(inputs.samples) < MIN_LABELS:
         raise DataError(f"{len(inputs.samples)} labelled rows for {metric}: align needs at least {MIN_LABELS} "
                         "(fewer leave each fold too few rows to tell a better prompt from chance)",
@@ -119,16 +121,20 @@ async def _cross_validate(inputs: Any, stats: Any, choice: Choice,
     """The run's prompt's scores, and each row's score under the prompt its fold was given
     (one event loop for the whole: the judge session's slots belong to it)."""
     plan = _Plan(inputs, stats, choice)
-    await plan.start()
-    if len({inputs.labels[i] >= 0.5 for i in plan.examples}) < 2:
-        raise DataError(f"no few-shot example of each label among the {len(inputs.samples)} labelled rows (a 0 on a "
-                        "reply of several items is an example only where the judge named the failing item)")
-    after: list[float | None] = [None] * len(inputs.samples)
-    for fold in sorted(set(assigned)):
-        held = [i for i, f in enumerate(assigned) if f == fold]
-        chosen = plan.choose([i for i, f in enumerate(assigned) if f != fold])
-        for i, value in zip(held, await plan.score([inputs.samples[i] for i in held], chosen)):
-            after[i] = value
+    try:
+        await plan.start()
+        if len({inputs.labels[i] >= 0.5 for i in plan.examples}) < 2:
+            raise DataError(f"no few-shot example of each label among the {len(inputs.samples)} labelled rows (a 0 "
+                            "on a reply of several items is an example only where the judge named the failing item)")
+        after: list[float | None] = [None] * len(inputs.samples)
+        for fold in sorted(set(assigned)):
+            held = [i for i, f in enumerate(assigned) if f == fold]
+            chosen = plan.choose([i for i, f in enumerate(assigned) if f != fold])
+            for i, value in zip(held, await plan.score([inputs.samples[i] for i in held], chosen)):
+                after[i] = value
+    finally:  # every reply committed, the judge's HTTP session closed, whatever stopped the work
+        inputs.session.cache.close()
+        await inputs.judge.aclose()
     return plan, [s.value for s in plan.base], after
 
 
@@ -253,20 +259,6 @@ def _measure(stat: Callable[..., float], columns: list[list[Any]]) -> Measure:
         return Measure(value=float("nan"), n=len(columns[0]))
 
 
-def _not_yours(path: Path) -> None:
-    """A prompt file align did not write (yours, edited) is never replaced; its own are."""
-    import json
-
-    if not path.exists():
-        return
-    try:
-        ours = "aligned" in json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        ours = False
-    if not ours:
-        raise ConfigError(f"{path} exists and was not written by `ragmeter align`: choose another --out")
-
-
 def _write(out: Path, plan: _Plan, chosen: list[int], result: AlignResult) -> list[str]:
     """The aligned prompt files (their `aligned` key says how they were made) and align.json."""
     from ragmeter.io.writers import write_json
@@ -277,8 +269,11 @@ def _write(out: Path, plan: _Plan, chosen: list[int], result: AlignResult) -> li
                   result.primary: {"before": result.before[result.primary].value,
                                    "after": result.after[result.primary].value}}
     files = {file_name(t): dump(to_file(t, plan.inputs.metric, aligned=provenance)) for t in plan.templates(chosen)}
+    from ragmeter.meta_eval.align_inputs import not_yours
+
     for name in files:
-        _not_yours(out / name)
+        not_yours(out / name)
+    not_yours(out / ALIGN_RECORD, "labels_sha256")
     written = [str(p) for p in write_prompt_files(files, out, force=True)]
     result.written = [*written, str(out / ALIGN_RECORD)]
     write_json(out / ALIGN_RECORD, result.model_dump(mode="json"))

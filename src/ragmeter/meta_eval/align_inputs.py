@@ -1,5 +1,6 @@
 """What `ragmeter align` starts from, all checked before any judge call: the run's rows and
-settings, the metric as the run configured it, and the people's labels on its rows."""
+settings, the metric as the run configured it, the people's labels on its rows, and the
+folder the aligned files go to (never a file align did not write)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,44 @@ def _metric(specs: list[Any], labels: list[str], label: str, folder: str) -> Met
         raise ConfigError(f"{label}'s prompts give no verdict or rating to learn from labels; align works for "
                           f"{', '.join(able)}")
     return found
+
+
+def file_of(inputs: Any, name: str) -> str:
+    from ragmeter.prompts.files import file_name
+
+    return file_name(inputs.prompts.get(inputs.metric.prompt_metric, name))
+
+
+def check_out(out: Path, names: list[str]) -> None:
+    """--out checked before the first judge call: a folder that can be written, holding no
+    prompt file and no align.json that align did not write (a symlink is not one)."""
+    import os
+
+    from ragmeter.prompts.files import ALIGN_RECORD
+
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is not a folder: align writes prompt files and {ALIGN_RECORD} into one")
+    for name in names:
+        not_yours(out / name, "aligned")
+    not_yours(out / ALIGN_RECORD, "labels_sha256")
+    existing = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())  # nothing made yet
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: cannot write there ({existing} is not a folder this user can write)")
+
+
+def not_yours(path: Path, key: str = "aligned") -> None:
+    """A file align did not write (yours, edited; a symlink to anywhere) is never replaced;
+    its own (they hold `key`) are."""
+    import json
+
+    if path.is_symlink():
+        raise ConfigError(f"{path} is a symbolic link: align writes only files of its own; choose another --out")
+    if not path.exists():
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        ours = isinstance(data, dict) and key in data
+    except (ValueError, UnicodeDecodeError, RecursionError, OSError):
+        ours = False
+    if not ours:
+        raise ConfigError(f"{path} exists and was not written by `ragmeter align`: choose another --out")

@@ -92,12 +92,16 @@ def write_prompt_files(files: dict[str, str], out_dir: Path, force: bool) -> lis
 
 def read_prompt_file(path: Path, metric_for: MetricLookup) -> PromptFile:
     """Parse and validate one file; every problem names the file."""
+    from ragmeter.io.json_files import TooDeep, json_value
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_value(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except TooDeep as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object with metric, name, language, instruction, "
                           f"input_fields and examples, got {type(data).__name__}")

@@ -93,7 +93,7 @@ def junit_runs(reports: dict[str, Any]) -> bytes:
 def _case(suite: Any, classname: str, name: str, passed: bool, message: str) -> None:
     import xml.etree.ElementTree as ET
 
-    case = ET.SubElement(suite, "testcase", classname=classname, name=_xml_text(name))
+    case = ET.SubElement(suite, "testcase", classname=_xml_text(classname), name=_xml_text(name))
     if not passed:
         failure = ET.SubElement(case, "failure", message=_xml_text(message)[:500], type="ragmeter.gate")
         failure.text = _xml_text(message)

@@ -18,6 +18,7 @@ a data file or baseline too small for it is refused before any judge call.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -184,6 +185,8 @@ def parse_fail_under(text: str | None) -> dict[str, float]:
             sep = ""
         if not sep or not name.strip():
             raise ConfigError(f"--fail-under expects METRIC=NUMBER[,METRIC=NUMBER...], got '{item.strip()}'")
+        if not math.isfinite(bars[name.strip()]):
+            raise ConfigError(f"--fail-under {item.strip()}: a bar must be a finite number")
     return bars
 
 

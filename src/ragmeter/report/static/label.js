@@ -7,9 +7,11 @@
   var labels = {};  // metric -> id -> label, on the metric's own scale
   data.metrics.forEach(function (m) { labels[m.name] = Object.assign({}, data.given[m.name] || {}); });
   var at = 0, focus = 0;
-  // one key per dataset and metric set: another run's page over the same rows resumes too
+  // one key per dataset, metric set and scale: another run's page over the same rows resumes
+  // too, but 0/1 labels are never restored into a 1-5 page (a 1 would become the lowest rating)
   var storeKey = "ragmeter-labels:" + data.dataset_sha256 + ":" +
-                 data.metrics.map(function (m) { return m.name; }).join(",");
+                 data.metrics.map(function (m) { return m.name + (m.scale ? "@" + m.scale.join("-") : "@0-1"); })
+                   .join(",");
 
   function keep() {
     try {
