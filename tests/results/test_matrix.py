@@ -107,3 +107,42 @@ def test_the_cli_prints_the_matrix_in_80_columns_and_gates_every_run(three_runs,
     refused = run_cli("compare", *map(str, three_runs), "--gate", "calibrated", "--fail-under", "faithfulness=0.5")
     assert refused.returncode == 2 and refused.stdout == ""  # refused before any table is printed
     assert refused.stderr.strip().count("\n") == 0 and "--gate calibrated" in refused.stderr
+
+
+def test_runs_over_another_test_set_with_the_same_ids_are_said(tmp_path):
+    """Issue 50: many-run compare and report compared runs over another dataset with the same
+    ids silently (two-run compare said 'The test sets differ')."""
+    from ragmeter.report.many import write_many_report
+
+    scores = {"faithfulness": [0.5, 0.6, 0.7, 0.8]}
+    ids = ["q0", "q1", "q2", "q3"]
+    asked = [{"id": i, "user_input": f"question {i}?", "response": "a", "retrieved_contexts": ["c"]} for i in ids]
+    other = [{**r, "user_input": f"another question about {r['id']}?"} for r in asked]
+    a = write_run(tmp_path / "a", scores, rows=asked)
+    b = write_run(tmp_path / "b", scores, rows=asked)
+    c = write_run(tmp_path / "c", scores, rows=other, dataset_sha="e" * 64)
+    result = compare_many([a, b, c])
+    assert result.testset_differs == {"c": "4 of the 4 shared ids ask another question or expect another reference "
+                                           "than in a (first: q0)"}
+    printed = run_cli("compare", str(a), str(b), str(c)).stdout
+    assert "The test sets differ: c: 4 of the 4 shared ids" in " ".join(printed.split())
+    page = write_many_report([a, b, c], tmp_path / "report.html").read_text()
+    assert "The test sets differ: c: 4 of the 4 shared ids" in page
+    assert compare_many([a, b]).testset_differs == {}
+
+
+def test_a_column_of_many_values_compares_its_largest_slices_and_says_how_many_more(tmp_path):
+    """Issue 50: --by on a column of 10,000 values printed 80,020 lines and wrote 26.7 MB."""
+    n = 60
+    rows = [{"id": f"q{i}", "user_input": f"question {i}?", "response": "a", "retrieved_contexts": ["c"],
+             "topic": "big" if i < 20 else f"t{i}"} for i in range(n)]
+    scores = {"faithfulness": [0.5] * n}
+    a = write_run(tmp_path / "a", scores, rows=rows)
+    b = write_run(tmp_path / "b", scores, rows=rows)
+    capped = compare_many([a, b], by="topic", max_slices=5)
+    assert capped.slices_total == 41 and len(capped.slices) == 5 and capped.slices[0].value == "big"
+    assert len(compare_many([a, b], by="topic", max_slices=None).slices) == 41
+    printed = " ".join(run_cli("compare", str(a), str(b), "--by", "topic").stdout.split())
+    assert "the 20 largest of 41 slices (21 more: --all-slices compares every one)" in printed
+    every = run_cli("compare", str(a), str(b), "--by", "topic", "--all-slices", "--out", str(tmp_path / "all"))
+    assert len(json.loads((tmp_path / "all" / "compare.json").read_text())["slices"]) == 41, every.stderr

@@ -29,7 +29,9 @@ def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more ru
                      "--max-drop", help="fail a run significantly worse than the baseline by more than this "
                                         "(default: any significant drop fails once a gate is asked for)")] = None,
                  junit: Annotated[Optional[Path], typer.Option(
-                     "--junit", help="write JUnit XML: one test suite per run, one case per gate")] = None) -> None:
+                     "--junit", help="write JUnit XML: one test suite per run, one case per gate")] = None,
+                 all_slices: Annotated[bool, typer.Option(
+                     "--all-slices", help="--by: compare every slice, not only the 20 largest")] = False) -> None:
     """Paired comparison of runs. Two: per metric the difference B - A with a 95% paired-bootstrap
     interval, a sign-flip p-value (Holm-adjusted across metrics) and the rows that moved most.
     More (or --baseline, --by, a gate): runs x metrics with intervals, each run against the
@@ -53,7 +55,7 @@ def compare_runs(runs: Annotated[list[Path], typer.Argument(help="two or more ru
         if out:
             print(plain(f"wrote {write_comparison(result, out)}"))
         return
-    _compare_many(runs, baseline, by, names, out, fail_under, gate, max_drop, junit if gated else None)
+    _compare_many(runs, baseline, by, names, out, fail_under, gate, max_drop, junit if gated else None, all_slices)
 
 
 def _metric_names(metrics: Optional[str]) -> Optional[list[str]]:
@@ -91,13 +93,13 @@ def _check_compare_options(runs: list[Path], baseline: Optional[Path], top: int,
 
 def _compare_many(runs: list[Path], baseline: Optional[Path], by: Optional[str], names: Optional[list[str]],
                   out: Optional[Path], fail_under: Optional[str], gate: str, max_drop: Optional[float],
-                  junit: Optional[Path]) -> None:
+                  junit: Optional[Path], all_slices: bool = False) -> None:
     from ragmeter.io.writers import make_folder, write_json
     from ragmeter.results.console import print_many
-    from ragmeter.results.matrix import compare_many, with_baseline
+    from ragmeter.results.matrix import MAX_SLICES, compare_many, with_baseline
 
     loaded, base = with_baseline(list(runs), baseline)
-    result = compare_many(list(loaded), base, names, by)
+    result = compare_many(list(loaded), base, names, by, max_slices=None if all_slices else MAX_SLICES)
     print_many(result, console())
     if out:
         path = make_folder(out) / "compare.json"

@@ -89,7 +89,8 @@ def _legend(result: ManyComparison) -> str:
                     for r in result.runs)
     return (f'<ul class="legend">{items}</ul><p>Compared on the {result.shared_rows:,} rows every run has; '
             f"differences are paired, with a sign-flip test Holm-adjusted over {result.tests} (run, metric) "
-            "pairs.</p>")
+            "pairs.</p>" + "".join(f'<p class="warn">The test sets differ: {escape(label)}: {escape(why)}</p>'
+                                   for label, why in result.testset_differs.items()))
 
 
 def _matrix(result: ManyComparison) -> str:
@@ -104,6 +105,9 @@ def _slices(result: ManyComparison) -> str:
     if result.by is None:
         return ""
     parts = [f'<section id="slices"><h2>By {escape(result.by)}</h2>']
+    if result.slices_total > len(result.slices):
+        parts.append(f"<p>The {len(result.slices)} largest of {result.slices_total:,} slices "
+                     "(`ragmeter compare --by ... --all-slices` compares every one).</p>")
     for s in result.slices:
         worse = f' <span class="verdict worse">worse: {escape(", ".join(s.worse))}</span>' if s.worse else ""
         parts.append(_grid(result, s.runs, f"{result.by} = {s.value} ({s.rows:,} rows)", _mean_marked, best=False,

@@ -107,7 +107,7 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
         result.verdict = verdict(result.difference, result.p_holm, result.higher_is_better, alpha)
         result.note = _interval_note(result, alpha, len(adjusted))
     same_file = run_a.manifest.dataset.sha256 == run_b.manifest.dataset.sha256
-    differing = [] if same_file else _testset_differs(run_a, run_b, shared)
+    differing = [] if same_file else testset_differs(run_a, run_b, shared)
     return Comparison(run_a=run_a.source, run_b=run_b.source,
                       same_dataset=not differing and len(shared) == len(run_a.ids) == len(run_b.ids),
                       dataset_a=run_a.manifest.dataset.sha256, dataset_b=run_b.manifest.dataset.sha256,
@@ -137,7 +137,7 @@ def _unique_ids(run: Run) -> None:
 TESTSET_FIELDS = ("user_input", "messages", "reference")
 
 
-def _testset_differs(run_a: Run, run_b: Run, shared: list[str]) -> list[str]:
+def testset_differs(run_a: Run, run_b: Run, shared: list[str]) -> list[str]:
     """Shared ids whose question or reference differ, each run read through its own columns
     (as text columns where the files allow, without parsing their rows)."""
     fields_a, fields_b = _testset_columns(run_a), _testset_columns(run_b)

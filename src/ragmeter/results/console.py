@@ -140,10 +140,16 @@ def print_many(result: Any, console: Any) -> None:
     if result.not_compared:
         console.print(printable("not compared: " + "; ".join(f"{m} ({w})" for m, w in result.not_compared.items())),
                       style="yellow", highlight=False)
+    for label, why in result.testset_differs.items():
+        console.print(printable(f"The test sets differ: {label}: {why}"), style="yellow", highlight=False)
     if result.by is None:
         return
     worse = [f"{s.value}: {w}" for s in result.slices for w in s.worse]
-    console.print(printable(f"by {result.by}: {len(result.slices)} slices; worse than {base}: "
+    left = result.slices_total - len(result.slices)
+    shown = f"{len(result.slices)} slices" if left <= 0 else (
+        f"the {len(result.slices)} largest of {result.slices_total:,} slices ({left:,} more: --all-slices compares "
+        "every one)")
+    console.print(printable(f"by {result.by}: {shown}; worse than {base}: "
                             + ("; ".join(worse) if worse else "none (Holm over every slice's tests)")),
                   style="red" if worse else None, highlight=False)
     for s in result.slices:

@@ -23,6 +23,8 @@ from ragmeter.stats import holm, mean_ci, paired_ci, sign_flip_p
 
 #: the value of a row that has no value in the `--by` column
 NO_VALUE = "(none)"
+#: slices compared with --by, the largest first (a column of ids would make one per row)
+MAX_SLICES = 20
 
 
 class Cell(BaseModel):
@@ -73,8 +75,12 @@ class ManyComparison(BaseModel):
     tests: int = 0
     by: str | None = None
     slices: list[Slice] = []
+    #: slices the data has; those beyond the MAX_SLICES largest are not compared unless asked
+    slices_total: int = 0
     #: metrics some runs have and others not: left out, with who lacks them
     not_compared: dict[str, str] = {}
+    #: per run whose shared ids ask another question than the baseline's, why (compare.testset_note)
+    testset_differs: dict[str, str] = {}
 
     def worse(self) -> list[str]:
         """"LABEL: metric" for each run significantly worse than the baseline on the whole data."""
@@ -83,10 +89,11 @@ class ManyComparison(BaseModel):
 
 def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None = None,
                  metrics: list[str] | None = None, by: str | None = None, alpha: float = ALPHA,
-                 run_names: list[str] | None = None) -> ManyComparison:
+                 run_names: list[str] | None = None, max_slices: int | None = MAX_SLICES) -> ManyComparison:
     """Compare runs (folders or loaded runs) on their shared rows and metrics against `baseline`
     (one of them, or another run; default: the first). `names`: the runs' short names (default:
-    their folders' names), in the order of `runs`."""
+    their folders' names), in the order of `runs`. With `by`, the `max_slices` largest slices
+    (None: every one; chosen by size, before any test, so Holm over them stays valid)."""
     loaded, base = with_baseline(runs, baseline)
     for run in loaded:
         if not run.ids:
@@ -101,10 +108,27 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
     result = ManyComparison(baseline=labels[id(base)], metrics=names, higher_is_better=higher,
                             shared_rows=len(shared), rows={labels[id(r)]: len(r.ids) for r in loaded},
                             runs=rows, best=_best(rows, names, higher), alpha=alpha, tests=tests,
-                            not_compared=missing)
+                            not_compared=missing, testset_differs=_testsets(loaded, base, labels, shared))
     if by is not None:
-        result.by, result.slices = by, _slices(loaded, base, labels, shared, names, by, alpha, higher)
+        result.by, result.slices, result.slices_total = by, *_slices(loaded, base, labels, shared, names, by, alpha,
+                                                                     higher, max_slices)
     return result
+
+
+def _testsets(loaded: list[Run], base: Run, labels: dict[int, str], shared: list[str]) -> dict[str, str]:
+    """The runs whose shared ids ask another question (or expect another reference) than the
+    baseline's, as two-run compare says it: runs over another test set with the same ids."""
+    from ragmeter.results.compare import testset_differs
+
+    found = {}
+    for run in loaded:
+        if run is base or run.manifest.dataset.sha256 == base.manifest.dataset.sha256:
+            continue
+        differing = testset_differs(base, run, shared)
+        if differing:
+            found[labels[id(run)]] = (f"{len(differing)} of the {len(shared):,} shared ids ask another question or "
+                                      f"expect another reference than in {labels[id(base)]} (first: {differing[0]})")
+    return found
 
 
 def with_baseline(runs: list[str | Path | Run],
@@ -210,7 +234,7 @@ def _best(rows: list[RunRow], names: list[str], higher: dict[str, bool]) -> dict
 
 
 def _slices(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str], names: list[str], by: str,
-            alpha: float, higher: dict[str, bool]) -> list[Slice]:
+            alpha: float, higher: dict[str, bool], most: int | None) -> tuple[list[Slice], int]:
     groups: dict[str, list[str]] = {}
     found = False
     for i in ids:
@@ -222,13 +246,14 @@ def _slices(loaded: list[Run], base: Run, labels: dict[int, str], ids: list[str]
         columns = sorted(k for k in base.row(ids[0]) if k not in names and not k.startswith(scores))
         raise DataError(f"--by {by}: no row of {base.source} has it (columns: {', '.join(columns)}; "
                         "a metadata key works too)")
+    largest = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))[:most]
     slices = [Slice(value=value, rows=len(members), runs=_table(loaded, base, labels, members, names))
-              for value, members in groups.items()]
+              for value, members in largest]
     _adjust({(s.value, r.label, m): c for s in slices for r in s.runs for m, c in r.cells.items()}, alpha, higher)
     for s in slices:  # Holm over every slice's tests together: many slices, many chances to be unlucky
         s.worse = [f"{r.label}: {m}" for r in s.runs for m, c in r.cells.items() if c.verdict == "worse"]
     slices.sort(key=lambda s: (not s.worse, -s.rows, s.value))
-    return slices
+    return slices, len(groups)
 
 
 def slice_value(row: dict[str, Any], by: str) -> str | None:
