@@ -65,9 +65,35 @@ def test_a_judge_that_is_down_still_stops_the_run(tmp_path):
     def down(request):
         raise TransientJudgeError("connection refused", status=None)
 
-    with pytest.raises(JudgeUnavailable, match=f"{IN_A_ROW} calls failed in a row: the judge looks down"):
+    with pytest.raises(JudgeUnavailable, match=f"{IN_A_ROW} calls failed in a row and a call that succeeded "
+                                               "before fails too: the judge looks down"):
         asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(down)))
     assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_rows_whose_prompts_always_fail_on_a_healthy_judge_are_theirs_not_the_judges(tmp_path):
+    """Issue 50: twelve rows in a row whose prompts always got a 500 from a healthy server
+    stopped the run as 'the judge looks down'. The breaker now sends again the last call that
+    succeeded: answered, the failures are the rows' own and the run goes on."""
+    bad = {f"r{i:02d}" for i in range(3, 15)}  # twelve in a row
+    result = asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(flaky(set(), bad))))
+    record = result.manifest["metrics"]["context_relevance"]
+    assert (record["n"], record["failed"]) == (8, 12)
+    faults = result.manifest["faults"]
+    assert faults["failed_calls"] == 12 and faults["judge_answered_probe"] >= 1
+
+
+def test_a_judge_that_goes_down_mid_run_still_stops_it(tmp_path):
+    calls = [0]
+
+    def dies(request):
+        calls[0] += 1
+        if calls[0] > 6:
+            raise TransientJudgeError("connection refused", status=None)
+        return {"rating": 2}
+
+    with pytest.raises(JudgeUnavailable, match="a call that succeeded before fails too"):
+        asyncio.run(run_config(config(tmp_path), data=ROWS, judge=ScriptedJudge(dies)))
 
 
 @pytest.mark.parametrize(("limit", "code"), [(0.05, 0), (0.01, 3)])

@@ -248,3 +248,27 @@ def test_a_finished_align_has_every_reply_cached(tmp_path):
     again: list[int] = []
     align(run, labels, "faithfulness", judge=_counting(again), out=tmp_path / "aligned")
     assert first and again == []
+
+
+def test_a_flaky_judge_does_not_stop_align(tmp_path, monkeypatch):
+    """Issue 50: align stopped at the first call that failed its retries; a row's failed call
+    is now tried again once the others are done, as in a run."""
+    from ragmeter.errors import TransientJudgeError
+    from ragmeter.judges import retry
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(retry.asyncio, "sleep", no_sleep)
+    run, data = make_run(tmp_path)
+    labels = write_labels(tmp_path / "labels.jsonl", {r["id"]: int("red" in r["response"]) for r in data})
+    failures = [0]
+
+    def flaky(request: JudgeRequest) -> dict:
+        if "Report 7 " in request.messages[-1]["content"] and len(request.messages) > 2 and failures[0] < 4:
+            failures[0] += 1  # the first aligned prompt's call for row 7, and its 3 retries
+            raise TransientJudgeError("HTTP 503 from the judge", status=503)
+        return follower(request)
+
+    result = align(run, labels, "faithfulness", judge=ScriptedJudge(flaky), out=tmp_path / "aligned")
+    assert failures[0] == 4 and result.after["roc_auc"].value == 1.0 and not result.notes

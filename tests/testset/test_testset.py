@@ -462,3 +462,37 @@ def test_conversational_rows_carry_the_turns_and_load_as_multi_turn(tmp_path):
     assert "User: When was the lighthouse" in standalone and "Assistant: In 1851." in standalone
     sample = load_dataset(tmp_path / "out" / "testset.jsonl").samples[0]
     assert sample.user_input == "And who kept it?" and [t.type for t in sample.messages] == ["human", "ai", "human"]
+
+
+def test_a_flaky_judge_does_not_stop_a_test_set_and_a_dead_one_does(tmp_path, monkeypatch):
+    """Issue 50: testset stopped at the first call that failed its retries. A failed attempt
+    is now asked again once; only a judge that is down (the breaker and its probe) stops."""
+    from ragmeter.errors import JudgeUnavailable, TransientJudgeError
+    from ragmeter.judges import retry
+
+    async def no_sleep(seconds: float) -> None:
+        return None
+
+    monkeypatch.setattr(retry.asyncio, "sleep", no_sleep)  # the retries' back-off
+    docs = write_docs(tmp_path / "docs")
+    emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 2), 0.0]
+                         for i in range(3)})
+    failed_once: set[str] = set()
+
+    def flaky(request):
+        text = request.messages[-1]["content"]
+        if request.tag == "testset.relevance" and "Cape2" in text and len(failed_once) < 4:
+            failed_once.add(f"Cape2 {len(failed_once)}")  # the call and its 3 retries
+            raise TransientJudgeError("HTTP 503 from the judge", status=503)
+        return reply(request)
+
+    result = generate_testset(docs, 3, judge=ScriptedJudge(flaky), embeddings=emb, progress=False)
+    assert sorted(r["user_input"] for r in result.rows) == ["When was the lighthouse of Cape0 built?",
+                                                            "When was the lighthouse of Cape2 built?"]
+    assert len(failed_once) == 4 and "judge call failed" not in result.quality["rejected_by"]
+
+    def down(request):
+        raise TransientJudgeError("connection refused", status=None)
+
+    with pytest.raises(JudgeUnavailable, match="the judge answered no call of this build: it looks down"):
+        generate_testset(docs, 3, judge=ScriptedJudge(down), embeddings=emb, progress=False, cache=False)

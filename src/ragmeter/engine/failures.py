@@ -2,7 +2,10 @@
 unscored with the reason (as a bad row would be), not the run's end; such rows are held out
 of the aggregates, written in their place, and tried once more when every other row is
 done, then patched in the results. Only a judge that fails IN_A_ROW calls with no success
-between stops the run (it is down, not flaky: resumable as before). Whether too many stayed
+between stops the run (it is down, not flaky: resumable as before), and only once a probe
+says so: the last call that succeeded in this run is sent again, and if it is answered the
+failures are the rows' own (prompts a healthy server always fails, say with a 500), so the
+run goes on. Whether too many stayed
 failed is the caller's test (`--max-failed`, a share; the CLI exits 3 above it); a re-run
 judges only those, since every other reply is in the cache.
 """
@@ -50,6 +53,10 @@ class Failures:
     """Failed calls in a run: the breaker for a judge that is down, and the rows held back."""
 
     in_a_row: int = 0
+    #: re-sends a call that succeeded before: True when the judge answers it (judges/session.py)
+    probe: Callable[[], Awaitable[bool]] | None = None
+    #: times the breaker's probe was answered: failures tied to the rows, not the judge
+    probed_alive: int = 0
     held: list[Held] = field(default_factory=list)
     recovered: int = 0
     #: (row id, metric) pairs still failed after the last try
@@ -58,11 +65,14 @@ class Failures:
     def answered(self) -> None:
         self.in_a_row = 0
 
-    def failed_call(self, exc: JudgeUnavailable) -> Score:
+    async def failed_call(self, exc: JudgeUnavailable) -> Score:
         self.in_a_row += 1
         if self.in_a_row >= IN_A_ROW:
-            raise JudgeUnavailable(f"{exc}; {IN_A_ROW} calls failed in a row: the judge looks down, not "
-                                   "flaky") from None
+            if self.probe is not None and await self.probe():
+                self.in_a_row, self.probed_alive = 0, self.probed_alive + 1
+                return failed_score(exc)
+            raise JudgeUnavailable(f"{exc}; {IN_A_ROW} calls failed in a row and a call that succeeded before "
+                                   "fails too: the judge looks down, not flaky") from None
         return failed_score(exc)
 
     async def retry(self, score: Callable[[str, Sample], Awaitable[Score]], in_flight: int,
@@ -84,4 +94,5 @@ class Failures:
 
     def record(self) -> dict[str, Any]:
         return {"failed_calls": len(self.failed), "recovered_calls": self.recovered,
-                "failed_rows": sorted({row_id for row_id, _ in self.failed})[:20]}
+                "failed_rows": sorted({row_id for row_id, _ in self.failed})[:20],
+                "judge_answered_probe": self.probed_alive}

@@ -91,7 +91,7 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
     await _preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
     tally = Tally([m.label for m in metrics])
-    failures = Failures()
+    failures = Failures(probe=judge_session.probe if judge_session else None)
     by_label = {m.label: m for m in metrics}
 
     def finished(sample: Sample, record: dict[str, Any], scores: dict[str, Score]) -> None:
@@ -240,7 +240,7 @@ async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
         except JudgeUnavailable as exc:
             if failures is None:
                 raise
-            score = failures.failed_call(exc)
+            score = await failures.failed_call(exc)
             stats.failed += 1
         except Unscorable as exc:
             score = Score(None, str(exc), exc.evidence)

@@ -62,6 +62,8 @@ class JudgeSession:
         self._inflight: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._identity_json: str | None = None  # the judge's identity never changes mid-run
         self._calibration = judge.calibration()  # fixed at construction, like the identity
+        #: the last request the judge answered: what probe() sends again
+        self.last_answered: JudgeRequest | None = None
 
     async def ask(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Answer:
@@ -244,11 +246,24 @@ class JudgeSession:
                 self.faults.add("unparseable")
                 raise
 
+    async def probe(self) -> bool:
+        """Whether the judge answers the last request it answered in this session, sent again
+        once (no retry, no cache): failures around it are then the rows', not the judge's."""
+        if self.last_answered is None:
+            return False
+        try:
+            async with self._slots:
+                await self.judge.complete(self.last_answered)
+        except Exception:  # noqa: BLE001 - any failure of the judge is a no
+            return False
+        return True
+
     async def _call(self, request: JudgeRequest, stats: MetricStats) -> JudgeReply:
         async with self._slots:
             reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
                                           f"judge {self.judge.describe()}", self.faults)
         reply = redacted(reply)
+        self.last_answered = request
         stats.judge_calls += 1
         stats.prompt_tokens += reply.prompt_tokens
         stats.completion_tokens += reply.completion_tokens

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import MetricStats
+from ragmeter.errors import JudgeUnavailable
 from ragmeter.judges.label_probs import label_fields
 from ragmeter.judges.session import JudgeSession, output_schema
 from ragmeter.metrics.base import Metric, MetricContext, Unscorable
@@ -64,16 +65,29 @@ class RecordingContext(MetricContext):
 
 async def score_rows(metric: Metric, samples: Sequence[Sample], prompts: PromptSet, session: JudgeSession,
                      stats: MetricStats) -> list[RowScore]:
-    """Each sample's score with `prompts` (cached like any run: the run's own calls are hits)."""
+    """Each sample's score with `prompts` (cached like any run: the run's own calls are hits).
+    A flaky judge is a run's (engine/failures.py): a row whose call failed its retries is
+    scored again once the others are done, unscored if it fails again; only a judge that is
+    down stops the work."""
+    from ragmeter.engine.failures import Failures
 
-    async def one(sample: Sample) -> RowScore:
+    failures = Failures(probe=session.probe)
+
+    async def one(sample: Sample, last_try: bool = False) -> RowScore | None:
         ctx = RecordingContext(session, prompts, metric.aligned_prompts, stats)
         try:
-            return RowScore((await metric.score(sample, ctx)).value, ctx.calls)
+            scored = RowScore((await metric.score(sample, ctx)).value, ctx.calls)
         except Unscorable:
             return RowScore(None, ctx.calls)
+        except JudgeUnavailable as exc:
+            await failures.failed_call(exc)  # raises when the judge is down
+            return RowScore(None, ctx.calls) if last_try else None
+        failures.answered()
+        return scored
 
-    return list(await asyncio.gather(*(one(s) for s in samples)))
+    first = list(await asyncio.gather(*(one(s) for s in samples)))
+    return [row if row is not None else await one(sample, last_try=True) or RowScore(None, [])
+            for row, sample in zip(first, samples)]
 
 
 def example_of(metric: Metric, call: Call, label: float) -> Example | None:

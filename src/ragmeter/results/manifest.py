@@ -67,6 +67,8 @@ class Faults(_Strict):
     recovered_calls: int = 0
     #: the first 20 rows with a failed call (a re-run judges only those)
     failed_rows: list[str] = Field(default_factory=list)
+    #: times IN_A_ROW calls failed but the judge answered a call that succeeded before: the rows' failures
+    judge_answered_probe: int = 0
 
 
 class Manifest(_Strict):

@@ -237,10 +237,10 @@ def _read_manifest(path: Path) -> Manifest:
         raise DataError(f"not a ragmeter manifest: {explain_validation(exc)}", source=str(path)) from None
 
 
-def _score(value: Any, source: str, number: int, metric: str, bounded: bool = False) -> float | None:
-    """A score cell as a number; a hand-edited NaN, infinity, `true`, or a built-in metric's
-    score outside [0, 1] is refused, naming the file, line and column (it would be averaged,
-    called significant, or written as invalid JSON)."""
+def _score(value: Any, source: str, number: int, metric: str) -> float | None:
+    """A score cell as a number; a hand-edited NaN, infinity, `true`, or a score outside
+    [0, 1] (every metric's range: the engine refuses to write another) is refused, naming the
+    file, line and column (it would be averaged, called significant, or written as invalid JSON)."""
     if value is None or value == "":
         return None
     try:
@@ -250,9 +250,8 @@ def _score(value: Any, source: str, number: int, metric: str, bounded: bool = Fa
     except (TypeError, ValueError):
         raise DataError(f"score is not a number: {str(value)[:40]!r}", source=source, row=number,
                         field=metric, unit=_unit(source)) from None
-    if not math.isfinite(number_) or (bounded and not -SLACK <= number_ <= 1.0 + SLACK):
-        raise DataError(f"score {str(value)[:40]} is not a number in [0, 1]" if bounded else
-                        f"score {str(value)[:40]} is not a finite number", source=source, row=number, field=metric,
+    if not (math.isfinite(number_) and -SLACK <= number_ <= 1.0 + SLACK):
+        raise DataError(f"score {str(value)[:40]} is not a number in [0, 1]", source=source, row=number, field=metric,
                         unit=_unit(source))
     return number_
 
@@ -265,28 +264,18 @@ def _unit(source: str) -> str:
     return "line" if source.endswith(".jsonl") else "row"
 
 
-def bounded_metrics(manifest: Manifest) -> set[str]:
-    """The run's metrics whose scores are in [0, 1]: every built-in one (a plugin's may not be)."""
-    from ragmeter.metrics.registry import REGISTRY
-
-    return {label for label, m in manifest.metrics.items() if m.metric in REGISTRY}
-
-
 def check_scores(scores: dict[str, list[float | None]], manifest: Manifest, source: str) -> None:
     """Columns read whole (pyarrow): the first score _score would refuse, refused the same way."""
-    bounded = bounded_metrics(manifest)
     for metric, column in scores.items():
-        low, high = (-SLACK, 1 + SLACK) if metric in bounded else (-math.inf, math.inf)
         for number, value in enumerate(column, start=1):
-            if value is not None and not (math.isfinite(value) and low <= value <= high):
-                _score(value, source, number, metric, metric in bounded)
+            if value is not None and not (math.isfinite(value) and -SLACK <= value <= 1 + SLACK):
+                _score(value, source, number, metric)
 
 
 def typed_row(record: dict[str, Any], manifest: Manifest, source: str, number: int) -> dict[str, Any]:
     row = {k: v for k, v in record.items() if k != "__line__"}
-    bounded = bounded_metrics(manifest)
     for metric in manifest.metrics:
-        row[metric] = _score(row.get(metric), source, number, metric, metric in bounded)
+        row[metric] = _score(row.get(metric), source, number, metric)
         evidence = row.get(f"{metric}_evidence")
         if isinstance(evidence, str) and evidence.strip().startswith(("{", "[")):
             try:

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.errors import UnparseableReply
+from ragmeter.engine.failures import Failures
+from ragmeter.errors import JudgeUnavailable, UnparseableReply
 from ragmeter.testset.checks import from_example, points_at_source, restates_question
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
@@ -86,18 +87,21 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
     plan = type_plan(settings.types, settings.seed)
     budget = settings.size * settings.max_attempts
     kept_vectors: list[tuple[str, list[float]]] = []
+    flaky = Flaky(Failures(probe=judging.session.probe))
     while len(outcome.kept) < settings.size:
         if outcome.attempts >= budget:
             outcome.stop_reason = f"attempt budget spent ({budget} = size x max_attempts)"
             break
         batch = []
         for _ in range(min(budget - outcome.attempts, settings.size - len(outcome.kept))):
-            item = rounds.next()
+            planned = flaky.again.pop(0) if flaky.again else None
+            item = planned[1] if planned else rounds.next()
             if item is None:
                 break
-            kind = next(plan)
-            pool = [next(partners) for _ in range(PARTNER_POOL)] if kind == "multi_hop" else []
-            batch.append((outcome.attempts, kind, item, pool))
+            kind = planned[0] if planned else next(plan)
+            pool = planned[2] if planned else [next(partners) for _ in range(PARTNER_POOL)] if kind == "multi_hop" \
+                else []
+            batch.append((outcome.attempts, kind, item, pool, planned is not None))
             outcome.attempts += 1
         if not batch:
             if rounds.advance():
@@ -105,15 +109,54 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
             outcome.stop_reason = rounds.exhausted()
             break
         written = frozenset(rounds.written)
-        rows = await asyncio.gather(*(_attempt(n, kind, item, pool, chunks, settings, judging, embed, written)
-                                      for n, kind, item, pool in batch))
+        rows = await asyncio.gather(*(flaky.attempt(
+            (kind, item, pool), again, _attempt(n, kind, item, pool, chunks, settings, judging, embed, written),
+            {"id": f"q{n + 1:04d}", "question_type": kind, "source": item[0].source})
+            for n, kind, item, pool, again in batch))
         for row in rows:
+            if row is None:  # its judge call failed: asked again in the next batch
+                continue
             if "user_input" in row:
                 rounds.record(row["seed_chunk_id"], row["user_input"], row.get("reference"))
             await _admit(row, outcome, kept_vectors, settings, embed)
             if bar is not None and "rejected_by" not in row:
                 bar.advance(1)
+    flaky.check()
     return outcome
+
+
+@dataclass
+class Flaky:
+    """A run's rule for a flaky judge, for test sets (engine/failures.py): an attempt whose
+    call failed its retries is asked again once, in the next batch; failing again, it is
+    rejected with the reason; only a judge that is down (the breaker's probe) stops the build."""
+
+    failures: Failures
+    #: (kind, item, pool) of attempts to ask again
+    again: list[tuple[str, tuple[Chunk, str], list[Chunk | None]]] = field(default_factory=list)
+    answered: int = 0
+    last: JudgeUnavailable | None = None
+
+    def check(self) -> None:
+        """A build whose every attempt failed its judge call had a judge that is down, however
+        few attempts there were (the breaker needs IN_A_ROW)."""
+        if self.last is not None and not self.answered:
+            raise JudgeUnavailable(f"{self.last}; the judge answered no call of this build: it looks down")
+
+    async def attempt(self, planned: tuple[str, tuple[Chunk, str], list[Chunk | None]], retried: bool,
+                      work: Any, row: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            done = await work
+        except JudgeUnavailable as exc:
+            self.last = exc
+            failed = await self.failures.failed_call(exc)  # raises when the judge is down
+            if not retried:
+                self.again.append(planned)
+                return None
+            return {**row, "rejected_by": "judge call failed", "detail": failed.reason}
+        self.failures.answered()
+        self.answered += 1
+        return done
 
 
 async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
