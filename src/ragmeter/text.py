@@ -63,16 +63,22 @@ _SECRET_SHAPES = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z
 REDACTED = "[redacted]"
 
 
-def redact(text: str) -> str:
+def secret_values() -> list[str]:
+    """The values redact() replaces by name: environment variables named like a key or token."""
+    import os
+
+    return [value for name, value in os.environ.items() if len(value) >= 8 and _SECRET_NAME.search(name)]
+
+
+def redact(text: str, known: list[str] | None = None) -> str:
     """`text` with every known secret replaced: the value of each environment variable named
     like a key or token (8 characters or more), bearer tokens and sk-... keys. A server or
     proxy that echoes the Authorization header back in an error body is printed safely; the
     same rule holds for every file ragmeter writes (replies, results, manifests, the report).
-    Only characters a JSON string holds unescaped are replaced, so JSON text stays JSON."""
-    import os
-
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name) and value in text:
+    Only characters a JSON string holds unescaped are replaced, so JSON text stays JSON.
+    `known`: secret_values() read once by a caller that redacts many texts."""
+    for value in secret_values() if known is None else known:
+        if value in text:
             text = text.replace(value, REDACTED)
     return _SECRET_SHAPES.sub(lambda m: (m.group(1) or "") + REDACTED, text)
 

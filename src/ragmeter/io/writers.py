@@ -12,6 +12,7 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,16 @@ FORMATS = ("jsonl", "csv", "parquet")
 
 def jsonl_bytes(rows: list[dict[str, object]]) -> bytes:
     """Rows as JSON Lines (UTF-8, one object per line), known secrets redacted."""
-    from ragmeter.text import redact
+    return b"".join(jsonl_lines(rows))
 
-    return redact("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)).encode("utf-8")
+
+def jsonl_lines(rows: Iterable[dict[str, object]]) -> Iterator[bytes]:
+    """jsonl_bytes a line at a time, for atomic_write_bytes to write as they come."""
+    from ragmeter.text import redact, secret_values
+
+    known = secret_values()
+    for row in rows:
+        yield (redact(json.dumps(row, ensure_ascii=False), known) + "\n").encode("utf-8")
 
 
 def write_results(rows: list[dict[str, object]], out_dir: Path, fmt: str) -> Path:
@@ -118,8 +126,9 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` whole or not at all (a temporary file renamed over it). The rule
+def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write `data` (bytes, or pieces of it written as they come: a large file never whole in
+    memory) to `path` whole or not at all (a temporary file renamed over it). The rule
     for what is already there: a regular file is replaced; a symlink is written through (its
     target is replaced, the link kept); a folder, FIFO, device or socket is refused, never
     replaced. A path that cannot be written is one ConfigError line naming it."""
@@ -133,8 +142,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with os.fdopen(fd, "wb", buffering=1 << 20) as handle:
+            for piece in [data] if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)

@@ -19,7 +19,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.trace_mapping import parse_attributes
 from ragmeter.io.traces import rows_from_phoenix, session_rows
-from ragmeter.io.writers import atomic_write_bytes, check_not_source, check_writable, jsonl_bytes
+from ragmeter.io.writers import atomic_write_bytes, check_not_source, check_writable, jsonl_lines
 from ragmeter.traces.phoenix import PREFIX, Phoenix, phoenix_url
 from ragmeter.traces.sample import check_share, start_moment, time_stratified
 
@@ -74,7 +74,7 @@ def pull_traces(source: str, out: str | Path, *, project: str = "default", windo
         traces, rows, chosen = _from_phoenix(phoenix_url(source), project, window, sessions, max_traces, mapping)
     else:
         traces, rows, chosen = _from_file(Path(source), window, sessions, mapping)
-    atomic_write_bytes(Path(out), jsonl_bytes(rows))
+    atomic_write_bytes(Path(out), jsonl_lines(rows))
     return Pulled(source, traces, chosen, len(rows), str(out), "sessions" if sessions else "traces")
 
 
