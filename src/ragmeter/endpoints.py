@@ -65,7 +65,8 @@ def fast_transport(url: str) -> Any:
         return aiohttp.ClientSession(connector=connector)
 
     parts = urlsplit(url)
-    proxy = urllib.request.getproxies_environment().get(parts.scheme)
+    found = urllib.request.getproxies_environment()
+    proxy = found.get(parts.scheme) or found.get("all")  # ALL_PROXY where no scheme's own is set, as httpx
     if proxy and urllib.request.proxy_bypass_environment(parts.hostname or ""):  # type: ignore[attr-defined]
         proxy = None
     return AiohttpTransport(client=session, proxy=checked_proxy(proxy, parts.scheme) if proxy else None)
@@ -81,8 +82,8 @@ def checked_proxy(proxy: str, scheme: str) -> Any:
         if not made.url.host:
             raise ValueError("no host")
     except (httpx.InvalidURL, ValueError) as exc:
-        raise ConfigError(f"the proxy in {scheme.upper()}_PROXY (or {scheme}_proxy) is not a URL ragmeter can use "
-                          f"({type(exc).__name__}): fix it, or unset it") from None
+        raise ConfigError(f"the proxy in {scheme.upper()}_PROXY (or {scheme}_proxy, or ALL_PROXY where neither is "
+                          f"set) is not a URL ragmeter can use ({type(exc).__name__}): fix it, or unset it") from None
     return made
 
 

@@ -110,6 +110,11 @@ def redact_value(value: Any, text: Any = redact) -> Any:
     return value
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 document`, `2 documents`, `1,234 chunks`: a count as a line says it."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
 def duration(seconds: float) -> str:
     """A span of time as people read it on one line: 42s, 3m05s, 1h20m (progress, estimates)."""
     seconds = int(round(seconds))

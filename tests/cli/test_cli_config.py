@@ -192,7 +192,7 @@ def test_bad_judge_settings_are_one_line_that_never_echoes_a_value(opt, message,
 def test_keys_in_judge_urls_are_refused_without_echoing_them(url):
     from ragmeter.judges.spec import parse_judge_spec
 
-    for spec in (f"openai-compat:{url}#m", {"spec": "openai-compat:http://judge.test/v1#m", "base_url": url}):
+    for spec in (f"openai-compat:{url}#m", {"backend": "openai-compat", "model": "m", "base_url": url}):
         with pytest.raises(ConfigError, match="must not hold credentials or a query") as err:
             parse_judge_spec(spec)
         assert "URLKEY" not in str(err.value) and "judge.test/v1" in str(err.value)

@@ -153,6 +153,8 @@ def test_each_command_reads_the_folder_the_last_one_wrote_and_answer_takes_a_lim
                    "--limit", "2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("2 rows: 2 answered")
+    written = [json.loads(line) for line in (tmp_path / "answers" / "answers.jsonl").read_text().splitlines()]
+    assert not any("__line__" in row for row in written)  # the reader's line number leaked into the file
     proc = run_cli("evaluate", str(tmp_path / "answers"), "--metrics", "exact_match", "--out", str(tmp_path / "run"),
                    cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

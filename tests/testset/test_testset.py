@@ -496,3 +496,23 @@ def test_a_flaky_judge_does_not_stop_a_test_set_and_a_dead_one_does(tmp_path, mo
 
     with pytest.raises(JudgeUnavailable, match="the judge answered no call of this build: it looks down"):
         generate_testset(docs, 3, judge=ScriptedJudge(down), embeddings=emb, progress=False, cache=False)
+
+
+def test_keep_on_probabilities_without_them_says_so(tmp_path):
+    """Issue 50: --keep-on probability|expected with a judge that gives no probabilities fell
+    back to the rating without a word; the quality report counts and says it."""
+    from rich.console import Console
+
+    from ragmeter.testset.quality import print_quality
+
+    docs = write_docs(tmp_path / "docs")
+    emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 2), 0.0]
+                         for i in range(3)})
+    result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb, progress=False,
+                              keep_on="probability")
+    assert result.quality["kept_on_rating"] == 6  # every critique made (standalone, relevance, groundedness)
+    console = Console(record=True, width=200)
+    print_quality(result.quality, console)
+    assert "--keep-on: the judge gave no label probabilities for 6 critiques" in console.export_text()
+    assert generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb,
+                            progress=False).quality["kept_on_rating"] == 0

@@ -58,5 +58,5 @@ def test_a_malformed_proxy_is_one_line(proxy, tmp_path):
                    "openai-compat:http://judge.test:9/v1#m", "--out", str(tmp_path / "run"),
                    env={"HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "NO_PROXY": None, "no_proxy": None})
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "the proxy in HTTP_PROXY (or http_proxy) is not a URL ragmeter can use" in done.stderr
+    assert "the proxy in HTTP_PROXY (or http_proxy, or ALL_PROXY where neither is set) is not a URL ragmeter can use" in done.stderr
     assert "notaport" not in done.stderr  # the value may hold a password: never echoed

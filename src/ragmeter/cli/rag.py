@@ -10,7 +10,7 @@ import typer
 
 from ragmeter.cli.common import console
 from ragmeter.judges.registry import DEFAULT_JUDGE
-from ragmeter.text import plain, seconds
+from ragmeter.text import counted, plain, seconds
 
 
 def register(app: typer.Typer) -> None:
@@ -38,7 +38,8 @@ def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html,
                        embeddings=embeddings, kind=kind, cache=not no_cache)
     rate = f"{info.embedded / info.embed_seconds:.1f} chunks/s embedding" if info.embed_seconds else "nothing to embed"
     skipped = info.manifest["documents"]["skipped"]
-    print(plain(f"{info.chunks} chunks from {info.manifest['documents']['count']} documents: {info.embedded} "
+    print(plain(f"{counted(info.chunks, 'chunk')} from {counted(info.manifest['documents']['count'], 'document')}: "
+                f"{info.embedded} "
                 f"embedded, {info.reused} reused ({rate}; {seconds(info.seconds)} in all)"
                 + (f"; skipped {len(skipped)}: {'; '.join(skipped)}" if skipped else "")))
     print(plain(f"wrote {out}"))

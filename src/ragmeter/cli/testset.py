@@ -11,7 +11,7 @@ import typer
 
 from ragmeter.cli.common import console, judge_setting
 from ragmeter.judges.registry import DEFAULT_JUDGE
-from ragmeter.text import plain, seconds
+from ragmeter.text import counted, plain, seconds
 
 
 def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "
@@ -55,7 +55,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
         from ragmeter.testset.build import plan
 
         estimate = plan(cfg)
-        print(f"{estimate['documents']} documents, {estimate['chunks']} chunks; {estimate['attempts']['at_least']} to "
+        print(f"{counted(estimate['documents'], 'document')}, {counted(estimate['chunks'], 'chunk')}; "
+              f"{estimate['attempts']['at_least']} to "
               f"{estimate['attempts']['at_most']} attempts: {estimate['judge_calls']['at_least']} to "
               f"{estimate['judge_calls']['at_most']} judge calls, {estimate['prompt_tokens_estimate']['at_least']:,} "
               f"to {estimate['prompt_tokens_estimate']['at_most']:,} prompt tokens ({estimate['token_count']}); "

@@ -52,6 +52,9 @@ def prepare_output(out_dir: Path, fingerprint: Mapping[str, object], overwrite: 
     fingerprint back (default: an evaluation run's)."""
     if out_dir.exists() and not out_dir.is_dir():
         raise ConfigError(f"output folder {out_dir} is a file, not a folder")
+    if out_dir.is_symlink() and not out_dir.exists():
+        raise ConfigError(f"output folder {out_dir} is a symbolic link to {os.readlink(out_dir)}, which does not "
+                          "exist: create that folder, or write elsewhere")
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=out_dir, prefix=".ragmeter-write-check."):

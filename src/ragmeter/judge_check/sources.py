@@ -14,6 +14,7 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.judge_check.cases import Source
 from ragmeter.samples import Sample
+from ragmeter.text import counted
 
 DATASET_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
@@ -80,5 +81,5 @@ def _from_documents(path: Path, limit: int | None, seed: int, chunk_size: int,
     if len(sources) < 2:
         raise DataError(f"the judge check needs at least 2 chunks of 200 characters or more, found {len(sources)} "
                         f"(chunk size {chunk_size})", source=str(path))
-    return sources, (f"{path} ({len(corpus.documents)} documents, {len(chunks)} chunks of {chunk_size} "
-                     f"characters)")
+    return sources, (f"{path} ({counted(len(corpus.documents), 'document')}, {counted(len(chunks), 'chunk')} of "
+                     f"{chunk_size} characters)")

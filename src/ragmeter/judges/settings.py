@@ -124,6 +124,12 @@ class HTTPJudgeConfig(JudgeSettings):
         for one in urls:
             if not one.startswith(("http://", "https://")):
                 raise ValueError(f"'{one[:60]}' is not an http(s) URL")
+            try:
+                from urllib.parse import urlsplit
+
+                urlsplit(one).port  # noqa: B018 - read for its check: a port must be 0-65535
+            except ValueError:
+                raise ValueError(f"'{one[:60]}' has no valid port (1-65535)") from None
             safe_url(one)
         return ",".join(urls)
 

@@ -66,7 +66,12 @@ def parse_judge_spec(spec: str | dict[str, object] | JudgeConfig | None) -> Judg
             if not isinstance(named, str):
                 raise ConfigError(f"judge: spec must be a string like 'openai:gpt-4o-mini', not {type(named).__name__}")
             base = parse_judge_spec(named)
-            settings = {**base.model_dump(exclude_unset=True), **{k: v for k, v in spec.items() if k != "spec"}}
+            given = base.model_dump(exclude_unset=True)
+            clash = sorted(k for k, v in spec.items() if k not in ("spec", "backend") and k in given and given[k] != v)
+            if clash:  # `--judge-opt base_url=` would silently replace the URL the spec names
+                raise ConfigError(f"judge {named}: the spec already gives {', '.join(clash)}; give it once (in the "
+                                  "spec, or as a setting)")
+            settings = {**given, **{k: v for k, v in spec.items() if k != "spec"}}
             return settings_from(settings, f"judge {named}")
         return settings_from(spec)
     backend, _, rest = spec.partition(":")

@@ -77,7 +77,12 @@ class ContextRelevance(Metric):
             raise UnparseableReply("; ".join(failures))
         value = relevance([w.value if w else None for w in weighed])
         valid = [w for w in weighed if w]
-        return Score(value, f"ratings {ratings} (0-2 each)",
+        expected = [w.value for w in valid]
+        reason = f"ratings {ratings} (0-2 each)"
+        if any(abs(e - r) > 0.005 for e, r in zip(expected, [r for r in ratings if r is not None])):
+            # the score is the mean expected rating under the judge's probabilities, not the top labels
+            reason += f"; expected under the judge's probabilities {', '.join(f'{e:.2f}' for e in expected)}"
+        return Score(value, reason,
                      {"ratings": ratings, "expected_ratings": [round(w.value, 4) if w else None for w in weighed],
                       "rating_probs": [w.probs if w else None for w in weighed], "failures": failures,
                       "judgment": mode_of(valid)})

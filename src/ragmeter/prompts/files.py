@@ -22,6 +22,8 @@ from ragmeter.prompts.template import PromptTemplate, builtin_prompt
 SUFFIX = ".json"
 #: `ragmeter align`'s record beside the prompt files it writes (not a prompt)
 ALIGN_RECORD = "align.json"
+#: the largest prompt file read (a 20 MB instruction was sent with every call)
+MAX_PROMPT_BYTES = 2**20
 #: Finds a metric by name: ragmeter.metrics.get_metric, passed in by the caller.
 MetricLookup = Callable[[str], Any]
 #: keys a prompt file may carry besides the template's own fields
@@ -94,6 +96,9 @@ def read_prompt_file(path: Path, metric_for: MetricLookup) -> PromptFile:
     """Parse and validate one file; every problem names the file."""
     from ragmeter.io.json_files import TooDeep, json_value
 
+    if path.stat().st_size > MAX_PROMPT_BYTES:  # it goes with every call, and into every cache key
+        raise ConfigError(f"{path}: {path.stat().st_size / 2**20:.1f} MiB; a prompt file is sent with every judge "
+                          f"call and may be at most {MAX_PROMPT_BYTES // 2**20} MiB")
     try:
         data = json_value(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:

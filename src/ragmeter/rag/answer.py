@@ -52,6 +52,7 @@ def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
     for number, row in enumerate(records, start=1):
         if not isinstance(row, dict):
             raise DataError("each row must be an object", source=source, row=number)
+        row.pop("__line__", None)  # the reader's line number, for errors: not a field of the answers file
         query = question_of(row)
         if not query:
             raise DataError("no question: expected `user_input` (text, or a list of turns) or `messages`",

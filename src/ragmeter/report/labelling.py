@@ -97,7 +97,14 @@ def _given(path: str | Path, run: Run, metrics: list[str],
 
     from ragmeter.labels.files import read_labels
 
-    read_labels(path, run.ids, run.metrics, run.manifest.dataset.sha256)  # every check, with its line
+    found = read_labels(path, run.ids, run.metrics, run.manifest.dataset.sha256)  # every check, with its line
+    unknown = sorted({i for m in metrics for i in found.unknown_ids.get(m, [])})
+    if unknown:
+        raise DataError(f"labels for {len(unknown)} row(s) the run does not have (first: {unknown[0]}): labels made "
+                        "on another run?", source=str(path))
+    if not any(found.count(m) for m in metrics):
+        raise DataError(f"no label for {', '.join(metrics)} (it labels {', '.join(found.by_metric) or 'nothing'}): "
+                        "resume a page for the metric it labels", source=str(path))
     given: dict[str, dict[str, float]] = {}
     page = "0/1" if scale is None else f"{scale[0]}-{scale[1]}"
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):

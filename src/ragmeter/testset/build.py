@@ -149,6 +149,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
         await embedder.aclose()
     quality = quality_report(outcome.kept, outcome.rejected, chunks, settings.language, stats,
                              outcome.stop_reason, settings.size, settings.min_score)
+    quality["kept_on_rating"] = judging.on_rating  # --keep-on probability|expected without probabilities
     manifest = {"kind": "testset", "ragmeter_version": _version(),
                 "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 "settings": asdict(settings), "chunking": options,

@@ -68,6 +68,8 @@ class Judging:
 
     def __init__(self, session: Any, language: str, stats: dict[str, MetricStats]) -> None:
         self.session, self.language, self.stats = session, language, stats
+        #: critiques kept on the rating although --keep-on asked for the probabilities (the judge gave none)
+        self.on_rating = 0
 
     def prompt(self, name: str, family: str = "testset") -> Any:
         from ragmeter.prompts.template import builtin_prompt

@@ -216,6 +216,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
         row[f"{criterion}_score"] = result["score"]
         row[f"{criterion}_expected"] = result["expected"]
         row[f"{criterion}_rationale"] = result["rationale"]
+        judging.on_rating += settings.keep_on != "rating" and not result.get("dist")
         if not passes(kind, criterion, result, settings.min_score, settings.keep_on):
             return {**row, "rejected_by": criterion,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}

@@ -131,6 +131,8 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "
         f"{report.get('kept_unsure', 0)} of {report['kept']}"
         + ("; --keep-on probability or expected keeps fewer" if report.get("kept_unsure") else ""),
+        *([f"--keep-on: the judge gave no label probabilities for {report['kept_on_rating']} critiques; those were "
+           "decided on the rating"] if report.get("kept_on_rating") else []),
         f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {seconds(report['seconds'])}; "
         f"per kept question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
         f"{seconds(report['seconds_per_kept'])}",
