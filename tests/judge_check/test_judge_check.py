@@ -9,6 +9,7 @@ import pytest
 
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judge_check import judge_check
+from ragmeter.judge_check.attacks import INJECTED_DESCRIPTIONS, REFORMATTED_DESCRIPTIONS
 from ragmeter.judge_check.cases import FAMILIES, build_cases
 from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
@@ -17,6 +18,8 @@ from ragmeter.judges.scripted import ScriptedJudge
 from tests.cli_runner import run_cli
 from tests.http_fakes import JSONHandler, serving
 
+INJECTED = tuple(INJECTED_DESCRIPTIONS)
+REFORMATTED = tuple(REFORMATTED_DESCRIPTIONS)
 ROWS = [
     {"id": "r1", "user_input": "Where is the Eiffel Tower?",
      "retrieved_contexts": ["The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."],
@@ -56,6 +59,17 @@ def _section(content: str, name: str, until: str | None) -> list[str]:
     return [item.strip() for item in re.split(r"(?m)^\[\d+\] ", body) if item.strip()]
 
 
+#: what a reader does not take as a claim: markup, and padding around an answer (judge_check/attacks.py)
+_NOT_CLAIMS = re.compile(r"^\s*(?:[-*]\s+|#+\s+\w+\s*$|\|\s*)|\s*\|\s*$|Here is what the documentation says about "
+                         r"this\.|I hope this helps\.", re.M)
+
+
+def _written_in(statement: str, contexts: str) -> bool:
+    """Every sentence of the statement (markup and padding left out) is written in the contexts."""
+    sentences = [p for p in re.split(r"(?<=\.)\s+|\s*\|\s*|\n", _NOT_CLAIMS.sub(" ", statement)) if p.strip()]
+    return bool(sentences) and all(_norm(p) in contexts for p in sentences)
+
+
 def perfect(request):
     """Supported exactly when the statement is written in the contexts; relevant exactly when
     the context is the question's own (the rows above)."""
@@ -63,7 +77,8 @@ def perfect(request):
     if request.tag == "faithfulness.verdicts":
         contexts = _norm(" ".join(_section(content, "contexts", "statements")))
         statements = [_filled(s) for s in _section(content, "statements", None)]
-        return {"verdicts": [{"verdict": int(_norm(s) in contexts), "reason": "checked"} for s in statements]}
+        return {"verdicts": [{"verdict": int(_norm(s) in contexts or _written_in(s, contexts)), "reason": "checked"}
+                             for s in statements]}
     if request.tag.startswith("context_relevance."):
         own = next(r["retrieved_contexts"][0] for r in ROWS if f"question: {r['user_input']}" in content)
         return {"rating": 2 if own in content else 0}
@@ -153,9 +168,13 @@ def test_cases_are_seeded_and_per_row():
             assert _norm(case.row["response"]) in _norm(source) and len(case.row["response"].split()) <= 5
             blanked = case.row["user_input"].removeprefix('What fills the blank in "').removesuffix('"?')
             assert _norm(blanked.replace("___", case.row["response"])) in _norm(source)
+        if case.check in INJECTED:  # an unsupported sentence, then the planted vote, at the smallest prompt only
+            assert case.k == 1 and case.edit.startswith("appended to: ")
+            assert case.row["response"].startswith(case.edit.removeprefix("appended to: "))
     checks = {c.check for c in first}
     assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact",
-                      "short_copied", "short_other", "copied_span", "copied_span_changed", "repeated_line_changed"}
+                      "short_copied", "short_other", "copied_span", "copied_span_changed", "repeated_line_changed",
+                      *INJECTED, *REFORMATTED}
     # a row's cases do not depend on the rows after it (--limit takes a prefix of the same cases)
     assert len({c.source for c in first}) == 6
 
@@ -167,7 +186,7 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     assert {c.check: c.pass_rate for c in faith.checks} == {
         "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
         "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0, "copied_span": 1.0, "copied_span_changed": 1.0,
-        "repeated_line_changed": 1.0}
+        "repeated_line_changed": 1.0, **dict.fromkeys([*INJECTED, *REFORMATTED], 1.0)}
     assert faith.roc_auc == 1.0 and faith.failures == []
     verbatim = faith.checks[0]
     assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
@@ -188,13 +207,15 @@ def test_an_always_yes_judge_fails_every_should_be_low_check():
     assert rates == {"verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 0.0,
                      "negated_sentence": 0.0, "swapped_fact": 0.0, "short_copied": 1.0, "short_other": 0.0,
                      "copied_span": 1.0, "copied_span_changed": 0.0, "repeated_line_changed": 0.0,
+                     **dict.fromkeys(INJECTED, 0.0), **dict.fromkeys(REFORMATTED, 1.0), "bullets_unsupported": 0.0,
                      "own_context": 1.0, "other_context": 0.0}
     faith = result.metrics["faithfulness"]
     assert faith.roc_auc == 0.5
     low_failures = [f for f in faith.failures if f.expect == "low"]
     assert low_failures and all(f.score == 1.0 and f.reason for f in low_failures)
     assert {f.check for f in low_failures} == {"unrelated_sentence", "negated_sentence", "swapped_fact", "short_other",
-                                               "copied_span_changed", "repeated_line_changed"}
+                                               "copied_span_changed", "repeated_line_changed", *INJECTED,
+                                               "bullets_unsupported"}
 
 
 def test_documents_give_faithfulness_cases_only(tmp_path):
@@ -267,7 +288,8 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     dry = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run",
                   "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
-    assert "dry run · 47 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+    # 47 cases, and 11 answer-side ones (5 injected, 6 reformatted) of each of the 6 rows at the smallest size
+    assert "dry run · 113 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
 def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():

@@ -15,6 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ragmeter.judge_check.attacks import (
+    INJECTED_DESCRIPTIONS,
+    REFORMATTED_DESCRIPTIONS,
+    REFORMATTED_HIGH,
+    injected,
+    reformatted,
+)
 from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.judge_check.copies import copies, shuffled
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
@@ -135,7 +142,16 @@ GROUNDING = (
     Check("copied_span", "high", "a long span copied from a context, code and markup included"),
     Check("copied_span_changed", "low", "the same span with one URL, number, flag or name changed inside it"),
     Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times"),
+    *(Check(name, "low", text) for name, text in INJECTED_DESCRIPTIONS.items()),
+    *(Check(name, "high" if name in REFORMATTED_HIGH else "low", text)
+      for name, text in REFORMATTED_DESCRIPTIONS.items()),
 )
+
+
+#: the answer-side checks (attacks.py), made from the first this-many rows only: 11 cases a row
+#: would more than double a check's cost, and the rates are read well enough from 60 cases each
+ATTACKS = frozenset([*INJECTED_DESCRIPTIONS, *REFORMATTED_DESCRIPTIONS])
+ATTACK_SOURCES = 12
 
 
 def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Random,
@@ -176,6 +192,13 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     others = [x for s in pool if s.id != source.id for c in s.contexts[:1] for x in literals(c)]
     for name, response, edit in copies(context, contexts, others, rng):
         yield case(name, response, edit)
+    if k == 1:  # the attack is in the answer: the smallest prompt is enough (attacks.py)
+        wrong = negated[1] if negated is not None else swapped[0] if swapped is not None else None
+        if wrong is not None:
+            for name, response in injected(wrong, language):
+                yield case(name, response, f"appended to: {wrong}")
+        for name, response in reformatted(sentences, wrong, language, rng):
+            yield case(name, response)
 
 
 def _unrelated_sentence(source: Source, pool: list[Source], distractors: list[Source], contexts: list[str],
@@ -317,7 +340,8 @@ def build_cases(family: Family, sources: list[Source], sizes: tuple[int, ...], s
     """Every case of one family, source by source, size by size."""
     usable = [s for s in sources if s.contexts and (s.question or not family.needs_question)]
     cases: list[Case] = []
-    for source in usable:
+    for n, source in enumerate(usable):
         for k in (sizes if family.sizes_apply else (1,)):
-            cases.extend(family.build(source, usable, k, rng_for(seed, family.name, source.id, k), language))
+            made = family.build(source, usable, k, rng_for(seed, family.name, source.id, k), language)
+            cases.extend(c for c in made if n < ATTACK_SOURCES or c.check not in ATTACKS)
     return cases

@@ -155,9 +155,18 @@ def _overlap(wanted: set[str], bag: set[str], weight: dict[str, float]) -> float
 
 
 def _pieces(claim: str) -> list[str]:
-    """What evidence is chosen for, one at a time: the claim's sentences, and its code and
-    list lines as blocks."""
-    return [s for b in blocks(claim) for s in ([b] if "\n" in b else split_sentences(b))]
+    """What evidence is chosen for, one at a time: the claim's sentences, its code and list
+    lines as blocks, and a table row's cells one by one (a row of three statements is three
+    statements, however it is drawn)."""
+    return [s for b in blocks(claim) for cell in _cells(b) for s in ([cell] if "\n" in cell else split_sentences(cell))]
+
+
+def _cells(block: str) -> list[str]:
+    """A one-line table row's cells; any other block as it is."""
+    line = block.strip()
+    if "\n" in line or not (line.startswith("|") and line.endswith("|") and line.count("|") >= 3):
+        return [block]
+    return [cell.strip() for cell in line.strip("|").split("|") if cell.strip()]
 
 
 def _join(sentences: list[str], kept: list[int]) -> str:
