@@ -393,3 +393,21 @@ def test_excerpts_choose_evidence_for_each_cell_of_a_table_row():
     assert _pieces("| The cache keeps replies. | A re-run makes no call. |") == [
         "The cache keeps replies.", "A re-run makes no call."]
     assert _pieces("a | b") == ["a | b"]  # a pipe in prose is no table
+
+
+def test_edited_prompt_files_are_checked_as_a_run_uses_them(tmp_path):
+    """`judge-check --prompts-dir`: a hardened prompt is measured on the checks before a run uses it."""
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    prompts = tmp_path / "prompts"
+    assert run_cli("prompts", "export", str(prompts), "--metrics", "faithfulness").returncode == 0
+    edited = prompts / "faithfulness.verdicts.english.json"
+    saved = json.loads(edited.read_text())
+    edited.write_text(json.dumps({**saved, "instruction": saved["instruction"] + " Judge carefully."}))
+    with serving(YesServer) as url:
+        proc = run_cli("judge-check", str(data), "--metrics", "faithfulness", "--judge", f"openai-compat:{url}/v1#m",
+                       "--sizes", "1", "--prompts-dir", str(prompts), "--out", str(tmp_path / "jc"), "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((tmp_path / "jc" / "runs" / "faithfulness" / "manifest.json").read_text())
+    assert manifest["prompts_dir"] == str(prompts)
+    assert manifest["prompts"]["faithfulness"]["verdicts"]["note"].startswith("edited since export")

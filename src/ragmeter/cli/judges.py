@@ -94,6 +94,9 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
                 chunk_size: Annotated[int, typer.Option("--chunk-size", help="documents: chunk size in "
                                                                             "characters")] = 2000,
                 concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,
+                prompts_dir: Annotated[Optional[Path], typer.Option(
+                    "--prompts-dir", help="edited prompt files (`ragmeter prompts export`): check them as a run "
+                                          "would use them")] = None,
                 no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
                 dry_run: DryRun = False) -> None:
     """Can I trust this judge on my data? Scores cases built from your rows whose right score
@@ -119,6 +122,8 @@ def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.cs
                                     embeddings=embeddings, cache=not no_cache, concurrency=concurrency):
             print_estimate(found, console())
         return
+    if prompts_dir is not None:
+        where["prompts_dir"] = str(prompts_dir)
     result = check(data, chosen, judge=judge_cfg, out=out, language=language, embeddings=embeddings,
                    cache=not no_cache, concurrency=concurrency, **where)
     print_judge_check(result, console())
