@@ -55,10 +55,12 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
             sink.abort()  # no half-written results file; the cache holds what was judged
         raise
     finally:
-        cache.close()
-        for closer in (judge, embedder):
-            if closer is not None:
-                await closer.aclose()
+        try:
+            cache.close()  # may raise on a full disk: the judge and embedder are closed all the same
+        finally:
+            for closer in (judge, embedder):
+                if closer is not None:
+                    await closer.aclose()
     note = judge.validity_note() if judge is not None else None
     if note and any(run.stats[m].judge_calls + run.stats[m].cache_hits for m in names):
         warnings.warn(note, JudgeValidityWarning, stacklevel=2)
