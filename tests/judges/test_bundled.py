@@ -26,6 +26,15 @@ def test_a_config_file_keeps_bundled_names_and_resolves_paths(tmp_path):
     assert load_config(config).judge == "llamacpp:qwen-coder-1.5b"
     config.write_text("dataset: d.jsonl\njudge: llamacpp:models/m.gguf\n")
     assert load_config(config).judge == f"llamacpp:{tmp_path / 'models' / 'm.gguf'}"
+    # the same judge as a mapping (issue 52, item 9: its path stayed relative to the working directory)
+    config.write_text("dataset: d.jsonl\njudge: {spec: 'llamacpp:models/m.gguf', n_threads: 2}\n")
+    assert load_config(config).judge == {"spec": f"llamacpp:{tmp_path / 'models' / 'm.gguf'}", "n_threads": 2}
+    config.write_text("dataset: d.jsonl\njudge: {backend: llamacpp, model: models/m.gguf}\n")
+    assert load_config(config).judge == {"backend": "llamacpp", "model": str(tmp_path / "models" / "m.gguf")}
+    config.write_text("dataset: d.jsonl\njudge: {backend: llamacpp, model: gemma-270m}\n")
+    assert load_config(config).judge == {"backend": "llamacpp", "model": "gemma-270m"}
+    config.write_text("dataset: d.jsonl\njudge: {backend: openai-compat, base_url: 'http://h/v1', model: m/x}\n")
+    assert load_config(config).judge["model"] == "m/x"  # a served model's name, not a path
 
 
 def test_parts_are_concatenated_in_order_once_and_checked(tmp_path):

@@ -179,12 +179,28 @@ def resolve_paths(cfg: RunConfig, base: Path) -> RunConfig:
             update[key] = rel(getattr(cfg, key))
     if isinstance(cfg.cache, str):
         update["cache"] = rel(cfg.cache)
-    backend, _, model = cfg.judge.partition(":") if isinstance(cfg.judge, str) else ("", "", "")
-    if model and _takes_path(backend):
-        from ragmeter.judges.bundled import BUNDLED
-
-        update["judge"] = cfg.judge if model in BUNDLED else f"{backend}:{rel(model)}"
+    update["judge"] = _judge_paths(cfg.judge, rel)
     return cfg.model_copy(update=update)
+
+
+def _judge_paths(judge: str | dict[str, Any], rel: Any) -> str | dict[str, Any]:
+    """A judge's model file resolved as the config's other paths are, whether the judge is a
+    spec string, a mapping with `spec`, or a mapping with `backend` and `model`."""
+    from ragmeter.judges.bundled import BUNDLED
+
+    def spec(text: str) -> str:
+        backend, _, model = text.partition(":")
+        return f"{backend}:{rel(model)}" if model and model not in BUNDLED and _takes_path(backend) else text
+
+    if isinstance(judge, str):
+        return spec(judge)
+    resolved = dict(judge)
+    if isinstance(resolved.get("spec"), str):
+        resolved["spec"] = spec(resolved["spec"])
+    model, backend = resolved.get("model"), resolved.get("backend")
+    if isinstance(model, str) and isinstance(backend, str) and model not in BUNDLED and _takes_path(backend):
+        resolved["model"] = rel(model)
+    return resolved
 
 
 def _takes_path(backend: str) -> bool:
