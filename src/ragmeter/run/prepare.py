@@ -1,6 +1,6 @@
 """A run checked and ready to score: the config read, the data loaded and sharded, the
 metrics, prompts, gates and baseline checked, the judge and embedder built (not loaded).
-Everything here fails before any judge call; the run (api.py), the dry run (dry_run.py),
+Everything here fails before any judge call; the run (execute.py), the dry run (dry_run.py),
 bench-judge (judge_speed.py) and Ray (engine/ray.py) all start from it."""
 
 from __future__ import annotations
