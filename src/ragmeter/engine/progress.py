@@ -187,8 +187,10 @@ def judge_calls(stats: dict[str, Any]) -> Callable[[], int]:
 
 def judge_work(stats: dict[str, Any]) -> Work:
     """Judge calls so far across `stats` (MetricStats by name), cache hits apart."""
+    made = judge_calls(stats)
+
     def text() -> str:
-        calls = sum(getattr(s, "judge_calls", 0) for s in stats.values())
+        calls = made()
         hits = sum(getattr(s, "cache_hits", 0) for s in stats.values())
         return f"{calls:,} judge call{'' if calls == 1 else 's'}" + (f" ({hits:,} cached)" if hits else "")
     return text

@@ -106,9 +106,7 @@ def _parquet_value(value: Any, column: str) -> Any:
 
 def write_json(path: Path, obj: Any) -> None:
     """`obj` as JSON, whole or not at all, with known secrets redacted (text.redact)."""
-    from ragmeter.text import redact
-
-    atomic_write_bytes(path, (redact(json.dumps(obj, indent=2, ensure_ascii=False)) + "\n").encode("utf-8"))
+    write_redacted(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_redacted(path: Path, page: bytes | str) -> None:

@@ -26,7 +26,7 @@ from ragmeter.judges.label_probs import align, label_fields
 from ragmeter.judges.reasons import SERVES, mode_for, unwritten
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.judges.window import fit_to_window
-from ragmeter.text import canonical_json
+from ragmeter.text import canonical_json, secret_values
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -64,6 +64,7 @@ class JudgeSession:
         self._calibration = judge.calibration()  # fixed at construction, like the identity
         #: the last request the judge answered: what probe() sends again
         self.last_answered: JudgeRequest | None = None
+        self._secrets = secret_values()  # what every reply is redacted of, read once, not per call
 
     async def ask(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Answer:
@@ -262,7 +263,7 @@ class JudgeSession:
         async with self._slots:
             reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
                                           f"judge {self.judge.describe()}", self.faults)
-        reply = redacted(reply)
+        reply = redacted(reply, self._secrets)
         self.last_answered = request
         stats.judge_calls += 1
         stats.prompt_tokens += reply.prompt_tokens
@@ -276,7 +277,7 @@ class NoReply(BaseModel):
     """The reply of a request that only reads prompt tokens (JudgeSession.read_tokens)."""
 
 
-def redacted(reply: JudgeReply) -> JudgeReply:
+def redacted(reply: JudgeReply, known: list[str] | None = None) -> JudgeReply:
     """The reply with known secrets redacted (text.redact) before it is parsed, cached or
     written: a server or proxy that echoes the Authorization header into a reply must not put
     the key into results, raw replies, the cache or the report."""
@@ -284,7 +285,7 @@ def redacted(reply: JudgeReply) -> JudgeReply:
 
     from ragmeter.text import redact
 
-    text = redact(reply.text)
+    text = redact(reply.text, known)
     return reply if text == reply.text else replace(reply, text=text)
 
 

@@ -261,7 +261,11 @@ SLACK = 1e-9
 
 
 def _unit(source: str) -> str:
-    return "line" if source.endswith(".jsonl") else "row"
+    """What an error names in this file: its format's unit (a JSON Lines line, else a row)."""
+    from ragmeter.io.formats import FORMATS
+
+    found = FORMATS.get(Path(source).suffix.lower())
+    return found.unit if found is not None else "row"
 
 
 def check_scores(scores: dict[str, list[float | None]], manifest: Manifest, source: str) -> None:
