@@ -16,6 +16,11 @@ REGISTRY: dict[str, str] = {
     "faithfulness": "ragmeter.metrics.faithfulness:Faithfulness",
     "response_relevancy": "ragmeter.metrics.response_relevancy:ResponseRelevancy",
     "context_relevance": "ragmeter.metrics.context_relevance:ContextRelevance",
+    # Abstention as an outcome: declined or answered, and whether the contexts could answer
+    "abstention": "ragmeter.metrics.abstention:Abstention",
+    "correct_abstention": "ragmeter.metrics.abstention:CorrectAbstention",
+    "false_confidence": "ragmeter.metrics.abstention:FalseConfidence",
+    "over_refusal": "ragmeter.metrics.abstention:OverRefusal",
     # Pleias citation family (cited answers: `text` + `generated_response` files)
     "citation_reprint": "ragmeter.metrics.citations:CitationReprint",
     "valid_quote": "ragmeter.metrics.citations:ValidQuote",
