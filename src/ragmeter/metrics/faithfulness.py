@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
 from ragmeter.metrics.blocks import parts
+from ragmeter.metrics.disagreement import FLAG, disagreements
 from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.literals import missing_each
@@ -74,6 +75,10 @@ class FaithfulnessOptions(JudgedOptions):
     #: and the token they make least likely ("weakest": often the word a contradiction turns
     #: on). Scores are unchanged; about 1.2x the judge time (judges/token_evidence.py).
     token_evidence: bool = False
+    #: `flag`: where one chunk holds a statement's detail and another states a different one
+    #: (or negates it), the evidence shows both spans and the row is counted in the summary
+    #: (metrics/disagreement.py; no calls, the score unchanged); `off`
+    disagreement: Literal["flag", "off"] = "flag"
 
 
 class Faithfulness(Metric):
@@ -150,13 +155,22 @@ class Faithfulness(Metric):
         evidence = {"statements": [_statement(*row) for row in rows],
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), "combine": self.options.combine,
-                    **({"excerpts": shown} if shown is not contexts else {})}
+                    **({"excerpts": shown} if shown is not contexts else {}), **self.disagreeing(claims, contexts)}
         labels = sum(v.verdict and not (gone and self.options.literals == "score")
                      for v, gone in zip(judged.parsed.verdicts, absent))
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
+        disagree = len(evidence.get(FLAG, []))
         return Score(value, f"{labels} of {len(claims)} statements supported by the contexts"
                      + (f"; not in any context: {', '.join(x for gone in absent for x in gone)[:200]}"
-                        if any(absent) else ""), evidence)
+                        if any(absent) else "")
+                     + (f"; the contexts disagree about {disagree} statement(s)" if disagree else ""), evidence)
+
+    def disagreeing(self, claims: list[str], contexts: list[str]) -> dict[str, Any]:
+        """`contexts_disagree` and the row's flag, where two chunks disagree about a statement."""
+        if self.options.disagreement == "off" or len(contexts) < 2:
+            return {}
+        found = disagreements(claims, contexts)
+        return {FLAG: found, "flags": [FLAG]} if found else {}
 
 
 def _statement(statement: str, verdict: Any, weighed: Weighed, tokens: Any, absent: list[str]) -> dict[str, Any]:

@@ -61,6 +61,11 @@ def literals(claim: str) -> list[str]:
     return out
 
 
+def negates(text: str) -> bool:
+    """Whether `text` holds a negation (English or Spanish): "not", "never", "no", "nunca"..."""
+    return bool(_NEGATION.search(text))
+
+
 def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
     """The literal details of `claim` that appear in none of `contexts` (case and spacing
     aside; a number also as the same value written another way, 95 for 95.0). In a claim

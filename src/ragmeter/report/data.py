@@ -54,7 +54,7 @@ def _run_summary(run: Run, metrics: list[str], shown: list[str] | None) -> dict[
                      "judge_seconds": m.judge_seconds, "wall_seconds": m.wall_seconds},
             "metrics": {name: {**m.metrics[name].model_dump(include={"mean", "ci95", "n", "unscored",
                                                                       "unscored_reasons", "judge_calls",
-                                                                      "calibrated"}),
+                                                                      "calibrated", "flags"}),
                                "histogram": histogram(run.scores[name])}
                         for name in metrics}}
 

@@ -111,10 +111,18 @@ def _summary(data: dict[str, Any]) -> str:
                       + (f'<br><small>{escape(c["note"])}</small>' if c.get("note") else "")]
         cells.append(histogram_svg([r["metrics"][name]["histogram"] for r in runs]))
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    index = "".join(_index(run, i) for i, run in enumerate(runs))
+    index = "".join(_index(run, i) for i, run in enumerate(runs)) + _flags(data)
     return (f'<section id="summary"><h2>Summary</h2><div class="scroll"><table class="summary"><thead><tr>'
             f'{"".join(f"<th>{h}</th>" for h in head)}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             f"{index}{_gates(runs)}</section>")
+
+
+def _flags(data: dict[str, Any]) -> str:
+    """Rows a metric flagged (faithfulness: the retrieved contexts disagree), per run."""
+    lines = [f"{'AB'[i] + ': ' if len(data['runs']) > 1 else ''}{_name(name)}: {count} row(s) flagged "
+             f"<b>{escape(flag)}</b>" for i, run in enumerate(data["runs"]) for name in data["metrics"]
+             for flag, count in (run["metrics"][name].get("flags") or {}).items()]
+    return f'<p class="flags">{"<br>".join(lines)} (the rows\' evidence shows the two spans)</p>' if lines else ""
 
 
 def _index(run: dict[str, Any], position: int) -> str:

@@ -54,6 +54,9 @@ def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bo
             console.print(printable(calibrated_line(name, m.calibrated)), highlight=False)
     _print_timing(run, console)
     for name, m in run.metrics.items():
+        for flag, count in (m.flags or {}).items():
+            console.print(printable(f"{name}: {count} row(s) flagged {flag} (their evidence shows the spans)"),
+                          highlight=False)
         for reason, count in m.unscored_reasons.items():
             console.print(f"[yellow]{printable(name)}: {count} unscored: {printable(reason)}[/yellow]")
 

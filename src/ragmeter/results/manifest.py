@@ -24,6 +24,8 @@ class MetricRecord(_Strict):
     #: of the unscored: rows whose judge call failed its retries, twice (engine/failures.py)
     failed: int = 0
     judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
+    #: rows the metric flagged, by flag (faithfulness: `contexts_disagree`)
+    flags: dict[str, int] | None = None
     judge_calls: int
     prompt_tokens: int
     completion_tokens: int

@@ -20,6 +20,8 @@ class Tally:
         self.values = {n: array("d") for n in names}
         self.reasons: dict[str, Counter[str | None]] = {n: Counter() for n in names}
         self.modes: dict[str, Counter[Any]] = {n: Counter() for n in names}
+        #: rows a metric flagged (evidence `flags`, e.g. faithfulness's `contexts_disagree`)
+        self.flags: dict[str, Counter[str]] = {n: Counter() for n in names}
         self._summaries: tuple[int, dict[str, dict[str, Any]]] | None = None  # (rows then, by metric)
 
     def add(self, scores: dict[str, Any]) -> None:
@@ -27,6 +29,7 @@ class Tally:
         for name, score in scores.items():
             # judgment: metrics/judgment.py's mode; absent for metrics without one
             self.add_value(name, score.value, score.reason, score.evidence.get("judgment"))
+            self.flags[name].update(score.evidence.get("flags") or ())
 
     def add_value(self, name: str, value: float | None, reason: str | None = None, mode: Any = None) -> None:
         """One row's score for one metric (None: unscored, for `reason`)."""
@@ -50,5 +53,6 @@ class Tally:
         if self._summaries is None or self._summaries[0] != len(self):
             self._summaries = (len(self), score_summaries(dict(self.values),
                                                           {n: dict(r) for n, r in self.reasons.items()}))
-        modes = dict(self.modes[name])
-        return {**self._summaries[1][name], **({"judgment": modes} if modes else {})}
+        modes, flags = dict(self.modes[name]), dict(self.flags[name])
+        return {**self._summaries[1][name], **({"judgment": modes} if modes else {}),
+                **({"flags": flags} if flags else {})}

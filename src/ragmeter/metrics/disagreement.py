@@ -1,0 +1,80 @@
+"""Where the retrieved chunks disagree about a statement, found without a judge call.
+
+A judge asked "is this supported by the contexts?" says yes when one chunk supports a
+statement and another contradicts it (Ragas, DeepEval and TruLens alike); the reader
+wants to see the disagreement. For each statement, each chunk's block that shares most
+of the statement's words (metrics/blocks.py, metrics/excerpts.py's words) is read: a chunk
+**holds** the statement when that block has its literal details (numbers, names, flags,
+versions: metrics/literals.py) and its polarity; a chunk **contradicts** it when the block
+says the same words around a different detail, or the same words negated. A statement
+with both is flagged, with the two spans. The score does not change: this is evidence,
+counted in the summary (`flags`), not a verdict. Cost: no calls, O(statements x blocks).
+
+Only literal and polarity disagreements are found; two chunks that disagree in other
+words ("rises" against "falls") are not (measured in docs/judge-check.md, the
+`conflicting` family).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragmeter.metrics.blocks import blocks
+from ragmeter.metrics.excerpts import words
+from ragmeter.metrics.literals import literals, missing, negates
+
+#: share of the statement's other words a block must hold to be about the same thing
+SAME_WORDS = 0.6
+#: statements with fewer matching words than this are too short to tell
+MIN_WORDS = 3
+FLAG = "contexts_disagree"
+
+
+@dataclass(frozen=True)
+class Reading:
+    chunk: int
+    span: str
+    holds: bool
+    detail: str  # why it contradicts ("8080 -> 9090", "negated"), or ""
+
+
+def disagreements(statements: list[str], contexts: list[str]) -> list[dict[str, object]]:
+    """One entry per statement the chunks disagree about: the statement, the chunk that
+    holds it and the chunk that contradicts it, each with its span."""
+    found = []
+    chunk_blocks = [blocks(c) for c in contexts]
+    for number, statement in enumerate(statements):
+        readings = [r for c, bs in enumerate(chunk_blocks) if (r := _read(statement, c, bs)) is not None]
+        holds = next((r for r in readings if r.holds), None)
+        against = next((r for r in readings if not r.holds), None)
+        if holds and against:
+            found.append({"statement": statement, "statement_index": number,
+                          "holds": {"chunk": holds.chunk, "span": holds.span},
+                          "contradicts": {"chunk": against.chunk, "span": against.span, "detail": against.detail}})
+    return found
+
+
+def _read(statement: str, chunk: int, chunk_blocks: list[str]) -> Reading | None:
+    """The chunk's block about the statement, and whether it holds or contradicts it (None:
+    no block is about it, or it neither holds nor contradicts)."""
+    details = literals(statement)
+    wanted = set(words(statement)) - {w for d in details for w in words(d)}
+    if len(wanted) < MIN_WORDS:
+        return None
+    best, share = "", 0.0
+    for block in chunk_blocks:
+        overlap = len(wanted & set(words(block))) / len(wanted)
+        if overlap > share:
+            best, share = block, overlap
+    if share < SAME_WORDS:
+        return None
+    negated = negates(statement) != negates(best)
+    absent = missing(statement, [best])
+    if not absent and not negated:
+        return Reading(chunk, best, True, "")
+    other = [d for d in literals(best) if d.lower() not in {x.lower() for x in details}]
+    if negated and not absent:
+        return Reading(chunk, best, False, "negated")
+    if absent and other:
+        return Reading(chunk, best, False, f"{absent[0]} -> {other[0]}")
+    return None
