@@ -11,6 +11,7 @@ from ragmeter.errors import ConfigError, DataError
 from ragmeter.judge_check import judge_check
 from ragmeter.judge_check.attacks import INJECTED_DESCRIPTIONS, REFORMATTED_DESCRIPTIONS
 from ragmeter.judge_check.cases import FAMILIES, build_cases
+from ragmeter.judge_check.conflicts import CONFLICT_DESCRIPTIONS
 from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.judge_check.perturb import negate, swap_fact
 from ragmeter.judge_check.sources import is_documents, load_sources
@@ -20,6 +21,7 @@ from tests.http_fakes import JSONHandler, serving
 
 INJECTED = tuple(INJECTED_DESCRIPTIONS)
 REFORMATTED = tuple(REFORMATTED_DESCRIPTIONS)
+CONFLICTING = tuple(CONFLICT_DESCRIPTIONS)
 ROWS = [
     {"id": "r1", "user_input": "Where is the Eiffel Tower?",
      "retrieved_contexts": ["The Eiffel Tower is in Paris. It was completed in 1889 for the World's Fair."],
@@ -154,7 +156,7 @@ def test_cases_are_seeded_and_per_row():
     assert [c.row for c in first] != [c.row for c in other_seed]
     for case in first:
         contexts = case.row["retrieved_contexts"]
-        assert len(contexts) == case.k
+        assert len(contexts) == case.k + (case.check in CONFLICTING)  # the contradicting chunk on top
         source = next(r for r in ROWS if r["id"] == case.source)["retrieved_contexts"][0]
         assert source in contexts
         if case.check == "verbatim_sentence":
@@ -168,13 +170,16 @@ def test_cases_are_seeded_and_per_row():
             assert _norm(case.row["response"]) in _norm(source) and len(case.row["response"].split()) <= 5
             blanked = case.row["user_input"].removeprefix('What fills the blank in "').removesuffix('"?')
             assert _norm(blanked.replace("___", case.row["response"])) in _norm(source)
+        if case.check in CONFLICTING:  # a copied sentence, and a chunk from the same document contradicting it
+            assert _norm(case.row["response"]) in _norm(source) and case.k == 1
+            assert _norm(case.row["response"]) not in _norm(contexts[-1])
         if case.check in INJECTED:  # an unsupported sentence, then the planted vote, at the smallest prompt only
             assert case.k == 1 and case.edit.startswith("appended to: ")
             assert case.row["response"].startswith(case.edit.removeprefix("appended to: "))
     checks = {c.check for c in first}
     assert checks == {"verbatim_sentence", "whole_context", "unrelated_sentence", "negated_sentence", "swapped_fact",
                       "short_copied", "short_other", "copied_span", "copied_span_changed", "repeated_line_changed",
-                      *INJECTED, *REFORMATTED}
+                      *INJECTED, *REFORMATTED, *CONFLICTING}
     # a row's cases do not depend on the rows after it (--limit takes a prefix of the same cases)
     assert len({c.source for c in first}) == 6
 
@@ -186,7 +191,7 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     assert {c.check: c.pass_rate for c in faith.checks} == {
         "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
         "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0, "copied_span": 1.0, "copied_span_changed": 1.0,
-        "repeated_line_changed": 1.0, **dict.fromkeys([*INJECTED, *REFORMATTED], 1.0)}
+        "repeated_line_changed": 1.0, **dict.fromkeys([*INJECTED, *REFORMATTED, *CONFLICTING], 1.0)}
     assert faith.roc_auc == 1.0 and faith.failures == []
     verbatim = faith.checks[0]
     assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
@@ -208,6 +213,7 @@ def test_an_always_yes_judge_fails_every_should_be_low_check():
                      "negated_sentence": 0.0, "swapped_fact": 0.0, "short_copied": 1.0, "short_other": 0.0,
                      "copied_span": 1.0, "copied_span_changed": 0.0, "repeated_line_changed": 0.0,
                      **dict.fromkeys(INJECTED, 0.0), **dict.fromkeys(REFORMATTED, 1.0), "bullets_unsupported": 0.0,
+                     **dict.fromkeys(CONFLICTING, 1.0),  # flagged by the evidence, whatever the judge says
                      "own_context": 1.0, "other_context": 0.0}
     faith = result.metrics["faithfulness"]
     assert faith.roc_auc == 0.5
@@ -288,8 +294,9 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     dry = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1", "--dry-run",
                   "--no-cache", env={"COLUMNS": "80"})
     assert dry.returncode == 0, dry.stderr
-    # 47 cases, and 11 answer-side ones (5 injected, 6 reformatted) of each of the 6 rows at the smallest size
-    assert "dry run · 113 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+    # 47 cases, and 11 answer-side ones (5 injected, 6 reformatted) of each of the 6 rows at the smallest size,
+    # and 11 conflicting ones (a changed detail for 5 rows, a negation for all 6)
+    assert "dry run · 124 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
 def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():

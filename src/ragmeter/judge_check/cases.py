@@ -15,20 +15,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ragmeter.judge_check.attacks import (
-    INJECTED_DESCRIPTIONS,
-    REFORMATTED_DESCRIPTIONS,
-    REFORMATTED_HIGH,
-    injected,
-    reformatted,
-)
+from ragmeter.judge_check import attacks
 from ragmeter.judge_check.claims import claim_sentences
+from ragmeter.judge_check.conflicts import CONFLICT_DESCRIPTIONS, conflicts
 from ragmeter.judge_check.copies import copies, shuffled
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
 from ragmeter.metrics.faithfulness import is_short
 from ragmeter.metrics.literals import literals
 
-Expect = Literal["high", "low"]
+#: high/low: the score; flagged: the row's evidence flags the contexts' disagreement
+Expect = Literal["high", "low", "flagged"]
 
 @dataclass(frozen=True)
 class Source:
@@ -142,15 +138,16 @@ GROUNDING = (
     Check("copied_span", "high", "a long span copied from a context, code and markup included"),
     Check("copied_span_changed", "low", "the same span with one URL, number, flag or name changed inside it"),
     Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times"),
-    *(Check(name, "low", text) for name, text in INJECTED_DESCRIPTIONS.items()),
-    *(Check(name, "high" if name in REFORMATTED_HIGH else "low", text)
-      for name, text in REFORMATTED_DESCRIPTIONS.items()),
+    *(Check(name, "low", text) for name, text in attacks.INJECTED_DESCRIPTIONS.items()),
+    *(Check(name, "high" if name in attacks.REFORMATTED_HIGH else "low", text)
+      for name, text in attacks.REFORMATTED_DESCRIPTIONS.items()),
+    *(Check(name, "flagged", text) for name, text in CONFLICT_DESCRIPTIONS.items()),
 )
 
 
 #: the answer-side checks (attacks.py), made from the first this-many rows only: 11 cases a row
 #: would more than double a check's cost, and the rates are read well enough from 60 cases each
-ATTACKS = frozenset([*INJECTED_DESCRIPTIONS, *REFORMATTED_DESCRIPTIONS])
+ATTACKS = frozenset([*attacks.INJECTED_DESCRIPTIONS, *attacks.REFORMATTED_DESCRIPTIONS, *CONFLICT_DESCRIPTIONS])
 ATTACK_SOURCES = 12
 
 
@@ -168,7 +165,7 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     def case(name: str, response: str, edit: str = "") -> Case:
         return _case("grounding", checks[name], k, source, {**base, "response": response}, edit)
 
-    def case_with(name: str, fields: dict[str, str], edit: str) -> Case:
+    def case_with(name: str, fields: dict[str, Any], edit: str) -> Case:
         return _case("grounding", checks[name], k, source, {**base, **fields}, edit)
 
     verbatim = rng.choice(sentences)
@@ -195,10 +192,13 @@ def grounding_cases(source: Source, pool: list[Source], k: int, rng: random.Rand
     if k == 1:  # the attack is in the answer: the smallest prompt is enough (attacks.py)
         wrong = negated[1] if negated is not None else swapped[0] if swapped is not None else None
         if wrong is not None:
-            for name, response in injected(wrong, language):
+            for name, response in attacks.injected(wrong, language):
                 yield case(name, response, f"appended to: {wrong}")
-        for name, response in reformatted(sentences, wrong, language, rng):
+        for name, response in attacks.reformatted(sentences, wrong, language, rng):
             yield case(name, response)
+        for name, response, disagreeing, edit in conflicts(sentences, contexts, others, language, rng):
+            # size k is the row's own contexts; the contradicting chunk comes on top
+            yield case_with(name, {"response": response, "retrieved_contexts": disagreeing}, edit)
 
 
 def _unrelated_sentence(source: Source, pool: list[Source], distractors: list[Source], contexts: list[str],

@@ -163,7 +163,11 @@ def _no_cases(label: str, family: str, needs_question: bool) -> MetricCheck:
                        failures=[], note=f"no cases: {why}")
 
 
-def passes(expect: str, score: float) -> bool:
+def passes(expect: str, score: float, evidence: dict[str, Any] | None = None) -> bool:
+    """A high case scores at least PASS_AT, a low one below it; a flagged one, whatever its
+    score, has its disagreement flagged in the evidence."""
+    if expect == "flagged":
+        return "contexts_disagree" in ((evidence or {}).get("flags") or ())
     return score >= PASS_AT if expect == "high" else score < PASS_AT
 
 
@@ -175,17 +179,19 @@ def measure(label: str, family: str, cases: list[Case], scores: list[float | Non
 
     checks: list[CheckResult] = []
     for check in FAMILIES[family].checks:
-        picked = [(c, s) for c, s in zip(cases, scores) if c.check == check.name]
+        picked = [(c, s, e) for c, s, e in zip(cases, scores, evidence) if c.check == check.name]
         if picked:
             checks.append(_check_result(check, picked))
-    scored = [(float(s), int(c.expect == "high")) for c, s in zip(cases, scores) if s is not None]
+    # the ROC-AUC is of the score: high cases against low ones (a flagged case is neither)
+    scored = [(float(s), int(c.expect == "high")) for c, s in zip(cases, scores)
+              if s is not None and c.expect != "flagged"]
     labels = [y for _, y in scored]
     auc = ci = None
     if 0 < sum(labels) < len(labels):
         values = [s for s, _ in scored]
         auc, ci = roc_auc(values, labels), bootstrap_ci(roc_auc, [values, [float(y) for y in labels]])
     failures = [_failure(c, s, r, e) for c, s, r, e in zip(cases, scores, reasons, evidence)
-                if s is not None and not passes(c.expect, s)]
+                if s is not None and not passes(c.expect, s, e)]
     failures.sort(key=lambda f: abs((f.score or 0.0) - PASS_AT), reverse=True)
     kept: list[Failure] = []
     for result in checks:
@@ -194,11 +200,11 @@ def measure(label: str, family: str, cases: list[Case], scores: list[float | Non
                        failures=kept, assumed_relevant=sum(c.assumed for c in cases))
 
 
-def _check_result(check: Any, picked: list[tuple[Case, float | None]]) -> CheckResult:
+def _check_result(check: Any, picked: list[tuple[Case, float | None, dict[str, Any]]]) -> CheckResult:
     from ragmeter.stats import proportion_ci
 
-    scored = [(c, s) for c, s in picked if s is not None]
-    wins = [passes(c.expect, s) for c, s in scored]
+    scored = [(c, s) for c, s, _ in picked if s is not None]
+    wins = [passes(c.expect, s, e) for c, s, e in picked if s is not None]
     by_k: dict[str, list[bool]] = {}
     for (case, _), won in zip(scored, wins):
         by_k.setdefault(str(case.k), []).append(won)

@@ -55,26 +55,26 @@ def disagreements(statements: list[str], contexts: list[str]) -> list[dict[str, 
 
 
 def _read(statement: str, chunk: int, chunk_blocks: list[str]) -> Reading | None:
-    """The chunk's block about the statement, and whether it holds or contradicts it (None:
-    no block is about it, or it neither holds nor contradicts)."""
+    """Whether the chunk holds the statement (any of its blocks about it does) or else
+    contradicts it (its block most about it states another detail, or negates it); None
+    when no block is about it or the one that is neither holds nor contradicts."""
     details = literals(statement)
     wanted = set(words(statement)) - {w for d in details for w in words(d)}
     if len(wanted) < MIN_WORDS:
         return None
-    best, share = "", 0.0
-    for block in chunk_blocks:
-        overlap = len(wanted & set(words(block))) / len(wanted)
-        if overlap > share:
-            best, share = block, overlap
-    if share < SAME_WORDS:
-        return None
-    negated = negates(statement) != negates(best)
-    absent = missing(statement, [best])
+    about = sorted(((len(wanted & set(words(b))) / len(wanted), i) for i, b in enumerate(chunk_blocks)), reverse=True)
+    readings = [_reading(statement, details, chunk, chunk_blocks[i]) for share, i in about if share >= SAME_WORDS]
+    return next((r for r in readings if r and r.holds), None) or next((r for r in readings if r), None)
+
+
+def _reading(statement: str, details: list[str], chunk: int, block: str) -> Reading | None:
+    negated = negates(statement) != negates(block)
+    absent = missing(statement, [block])
     if not absent and not negated:
-        return Reading(chunk, best, True, "")
-    other = [d for d in literals(best) if d.lower() not in {x.lower() for x in details}]
+        return Reading(chunk, block, True, "")
     if negated and not absent:
-        return Reading(chunk, best, False, "negated")
+        return Reading(chunk, block, False, "negated")
+    other = [d for d in literals(block) if d.lower() not in {x.lower() for x in details}]
     if absent and other:
-        return Reading(chunk, best, False, f"{absent[0]} -> {other[0]}")
+        return Reading(chunk, block, False, f"{absent[0]} -> {other[0]}")
     return None
