@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ragmeter.metrics.blocks import blocks
 from ragmeter.metrics.excerpts import words
-from ragmeter.metrics.literals import literals, missing, negates
+from ragmeter.metrics.literals import literals, missing, negations
 
 #: share of the statement's other words a block must hold to be about the same thing
 SAME_WORDS = 0.6
@@ -63,18 +63,26 @@ def _read(statement: str, chunk: int, chunk_blocks: list[str]) -> Reading | None
     if len(wanted) < MIN_WORDS:
         return None
     about = sorted(((len(wanted & set(words(b))) / len(wanted), i) for i, b in enumerate(chunk_blocks)), reverse=True)
-    readings = [_reading(statement, details, chunk, chunk_blocks[i]) for share, i in about if share >= SAME_WORDS]
+    readings = [_reading(statement, details, wanted, chunk, chunk_blocks[i]) for share, i in about
+                if share >= SAME_WORDS]
     return next((r for r in readings if r and r.holds), None) or next((r for r in readings if r), None)
 
 
-def _reading(statement: str, details: list[str], chunk: int, block: str) -> Reading | None:
-    negated = negates(statement) != negates(block)
+def _reading(statement: str, details: list[str], wanted: set[str], chunk: int, block: str) -> Reading | None:
+    negated = negations(statement) != negations(block)
     absent = missing(statement, [block])
-    if not absent and not negated:
+    if _plain(statement) in _plain(block) or (not absent and not negated):
         return Reading(chunk, block, True, "")
+    own = set(words(block)) - {w for d in literals(block) for w in words(d)}
+    if len(wanted & own) < SAME_WORDS * len(own):  # a longer block about more: not the same statement
+        return None
     if negated and not absent:
         return Reading(chunk, block, False, "negated")
     other = [d for d in literals(block) if d.lower() not in {x.lower() for x in details}]
     if absent and other:
         return Reading(chunk, block, False, f"{absent[0]} -> {other[0]}")
     return None
+
+
+def _plain(text: str) -> str:
+    return " ".join(words(text))

@@ -61,9 +61,9 @@ def literals(claim: str) -> list[str]:
     return out
 
 
-def negates(text: str) -> bool:
-    """Whether `text` holds a negation (English or Spanish): "not", "never", "no", "nunca"..."""
-    return bool(_NEGATION.search(text))
+def negations(text: str) -> int:
+    """How many negations `text` holds (English or Spanish): "not", "never", "no", "nunca"..."""
+    return len(_NEGATION.findall(text))
 
 
 def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
