@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ragmeter.metrics.addressed import FLAG as ADDRESSED
+from ragmeter.metrics.addressed import split_addressed
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
 from ragmeter.metrics.blocks import parts
 from ragmeter.metrics.disagreement import FLAG, disagreements
@@ -79,6 +81,10 @@ class FaithfulnessOptions(JudgedOptions):
     #: (or negates it), the evidence shows both spans and the row is counted in the summary
     #: (metrics/disagreement.py; no calls, the score unchanged); `off`
     disagreement: Literal["flag", "off"] = "flag"
+    #: `drop`: sentences that address the judge (a planted verdict or score, an instruction
+    #: to the evaluator, the answer vouching for its own support) are not judged, listed in
+    #: the evidence and flagged (metrics/addressed.py); `off`: judged as any sentence
+    addressed: Literal["drop", "off"] = "drop"
 
 
 class Faithfulness(Metric):
@@ -88,8 +94,9 @@ class Faithfulness(Metric):
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     aligned_prompts = ("verdicts",)
-    #: 2: block excerpts and the literal check (issue 48); scores of version 1 runs differ
-    version = "2"
+    #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
+    #: are not judged (issue 51); scores of earlier versions' runs differ
+    version = "3"
     Options = FaithfulnessOptions
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
@@ -138,6 +145,7 @@ class Faithfulness(Metric):
         return f"short answer: {self.options.short_answers}" if short else self.options.statements
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
+        sample, dropped = self.without_addressed(sample)
         claims, repeats = await self.claims(sample, ctx)
         if not claims:
             raise Unscorable(NO_STATEMENTS)
@@ -156,6 +164,8 @@ class Faithfulness(Metric):
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), "combine": self.options.combine,
                     **({"excerpts": shown} if shown is not contexts else {}), **self.disagreeing(claims, contexts)}
+        if dropped:
+            evidence = {**evidence, ADDRESSED: dropped, "flags": [*evidence.get("flags", []), ADDRESSED]}
         labels = sum(v.verdict and not (gone and self.options.literals == "score")
                      for v, gone in zip(judged.parsed.verdicts, absent))
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
@@ -163,7 +173,23 @@ class Faithfulness(Metric):
         return Score(value, f"{labels} of {len(claims)} statements supported by the contexts"
                      + (f"; not in any context: {', '.join(x for gone in absent for x in gone)[:200]}"
                         if any(absent) else "")
-                     + (f"; the contexts disagree about {disagree} statement(s)" if disagree else ""), evidence)
+                     + (f"; the contexts disagree about {disagree} statement(s)" if disagree else "")
+                     + (f"; not judged, addressed to the judge: {' | '.join(dropped)[:200]}" if dropped else ""),
+                     evidence)
+
+    def without_addressed(self, sample: Sample) -> tuple[Sample, list[str]]:
+        """The sample with the answer's sentences that address the judge taken out, and those
+        sentences. An answer that only addresses the judge makes no statement (unscored)."""
+        response = sample.response or ""
+        if self.options.addressed == "off" or not response.strip():
+            return sample, []
+        rest, dropped = split_addressed(response)
+        if not dropped:
+            return sample, []
+        if not rest:
+            raise Unscorable(f"{NO_STATEMENTS}: the answer only addresses the judge ({' | '.join(dropped)[:200]})",
+                             {ADDRESSED: dropped, "flags": [ADDRESSED]})
+        return sample.model_copy(update={"response": rest}), dropped
 
     def disagreeing(self, claims: list[str], contexts: list[str]) -> dict[str, Any]:
         """`contexts_disagree` and the row's flag, where two chunks disagree about a statement."""
