@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import ragmeter
-from ragmeter.meta_eval import balanced_accuracy, cohen_kappa, load_labelled, roc_auc, word_overlap
+from ragmeter.meta_eval import balanced_accuracy, bootstrap_ci, cohen_kappa, load_labelled, roc_auc, word_overlap
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "shared" / "data" / "meta-eval"
@@ -60,6 +60,7 @@ def answerability(args: argparse.Namespace) -> dict[str, Any]:
         kept = [(p, y) for p, y in zip(probs, labels) if p is not None]
         floor = [word_overlap(r["user_input"], r["retrieved_contexts"]) for r in labelled]
         out[language] = {"rows": len(kept), "roc_auc": round(roc_auc(*zip(*kept)), 3),
+                         "roc_auc_ci95": _ci(*zip(*kept)),
                          "balanced_accuracy": round(balanced_accuracy(*zip(*kept)), 3),
                          "floor_word_overlap_auc": round(roc_auc(floor, labels), 3),
                          "seconds": round(time.perf_counter() - started, 1)}
@@ -96,7 +97,7 @@ def declines(args: argparse.Namespace) -> dict[str, Any]:
         n = len(labelled)
         out[language] = {
             "answers": n, "declined_by_people": sum(people),
-            "declines_roc_auc": round(roc_auc(probs, people), 3),
+            "declines_roc_auc": round(roc_auc(probs, people), 3), "declines_roc_auc_ci95": _ci(probs, people),
             "declines_balanced_accuracy": round(balanced_accuracy(probs, people), 3),
             "phrase_list_roc_auc": round(roc_auc(phrase, people), 3),
             "phrase_list_balanced_accuracy": round(balanced_accuracy(phrase, people), 3),
@@ -107,6 +108,11 @@ def declines(args: argparse.Namespace) -> dict[str, Any]:
             "missed": [r["id"] for r, p, y in zip(labelled, probs, people) if (p >= 0.5) != bool(y)],
         }
     return out
+
+
+def _ci(scores: Any, labels: Any) -> list[float]:
+    low, high = bootstrap_ci(roc_auc, [list(scores), [float(y) for y in labels]])
+    return [round(low, 3), round(high, 3)]
 
 
 def _counts(metric: str, truth: str) -> int:

@@ -84,3 +84,16 @@ def test_an_empty_response_is_unscored_without_a_call():
     assert result.rows[0]["correct_abstention"] is None
     assert "empty" in result.rows[0]["correct_abstention_reason"]
     assert judge.calls() == 0
+
+
+def test_likelihood_answerability_borrows_context_relevance_prompt_and_needs_token_reads():
+    from ragmeter.metrics import get_metric
+    from ragmeter.prompts.prompt_set import PromptSet
+
+    metric = get_metric({"abstention": {"answerability": "likelihood"}})
+    prompts = PromptSet.build([metric], "spanish")
+    assert prompts.get("context_relevance", "likelihood").language == "spanish"
+    assert get_metric("abstention").borrowed_prompts == ()
+    result, judge = run([ROW], {"abstention.declines": verdict(1)}, metrics=["abstention"], answerability="likelihood")
+    assert result.rows[0]["abstention"] is None
+    assert "reads prompt-token probabilities" in result.rows[0]["abstention_reason"]

@@ -78,6 +78,11 @@ class Abstention(Metric):
     #: (declined, answerable) -> this metric's share of the row
     counts: ClassVar[Mapping[tuple[bool, bool], bool]] = {(True, False): True, (False, True): True}
 
+    def __init__(self, label: str | None = None, **options: Any) -> None:
+        super().__init__(label, **options)
+        if self.options.answerability == "likelihood":
+            self.borrowed_prompts = (("context_relevance", "likelihood"),)
+
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Decision
 

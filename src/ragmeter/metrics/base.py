@@ -123,6 +123,9 @@ class Metric(ABC):
     # Not ClassVars: a metric's needs may follow its settings (answer_correctness's weights,
     # faithfulness's statements), so an instance may set them in __init__.
     required: tuple[str, ...]
+    #: prompts of other metrics this one sends, as (metric, prompt name): resolved for the run
+    #: like its own (abstention's likelihood read is context_relevance's, with its fitted line)
+    borrowed_prompts: tuple[tuple[str, str], ...] = ()
     #: fields of which the data must have at least one (ranking: reference ids or grades)
     needs_one_of: ClassVar[tuple[str, ...]] = ()
     prompt_names: ClassVar[tuple[str, ...]] = ()

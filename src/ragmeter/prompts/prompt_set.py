@@ -12,7 +12,7 @@ from typing import Any
 from ragmeter.errors import ConfigError
 from ragmeter.prompts.files import MetricLookup, load_prompt_dir
 from ragmeter.prompts.languages import has_builtin, normalize_language
-from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_prompt
+from ragmeter.prompts.template import PromptTemplate, builtin_exists, builtin_or_english, builtin_prompt
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,8 @@ class PromptSet:
             for name in metric.prompt_names:
                 owner = metric.prompt_metric
                 resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, metric)
+            for owner, name in metric.borrowed_prompts:  # another metric's built-in prompt (or a file for it)
+                resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, None)
         return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
 
     def get(self, metric: str, name: str) -> PromptTemplate:
@@ -78,7 +80,8 @@ def _resolve(metric: str, name: str, language: str, files: dict[tuple[str, str, 
                               f"`ragmeter prompts adapt --language {language} --out DIR` or export, translate "
                               f"and pass --prompts-dir DIR")
         # the metric's own prompts: built-in files, or those a user's metric ships
-        template = next(t for t in owner.prompts(language) if t.name == name)
+        template = next(t for t in owner.prompts(language) if t.name == name) if owner is not None \
+            else builtin_or_english(metric, name, language)
         if template.language == language:
             return ResolvedPrompt(template, "built-in")
         # The English fallback is the prompt this run uses: a folder's English file (as
