@@ -317,6 +317,12 @@ def test_documents_html_and_tables(tmp_path):
     table.write_text(json.dumps({"text": "hello", "source": "a"}) + "\n" + json.dumps({"source": "b"}) + "\n")
     with pytest.raises(DataError, match="docs.jsonl, row 2, field 'text'"):
         load_documents(table)
+    # every suffix io reads is a table of documents, as judge-check reads it (issue 52: .ndjson was raw text)
+    ndjson = tmp_path / "docs.ndjson"
+    ndjson.write_text(json.dumps({"text": "hello there", "source": "a"}) + "\n")
+    assert [(d.source, d.text) for d in load_documents(ndjson).documents] == [("a", "hello there")]
+    from ragmeter.judge_check.sources import is_documents
+    assert not is_documents(ndjson) and is_documents(tmp_path / "docs.jsonl") is False
 
 
 def test_bad_input(tmp_path):

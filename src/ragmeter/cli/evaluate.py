@@ -11,6 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
+from ragmeter.io.formats import suffixes_text
 from ragmeter.run.config import default
 from ragmeter.text import plain
 
@@ -96,7 +97,7 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
     _execute(cfg, verbose, dry_run)
 
 
-def evaluate(data: Annotated[Path, typer.Argument(help="dataset: .jsonl, .json, .csv or .parquet")],
+def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text()}")],
              metrics: Annotated[Optional[str], typer.Option(
                  help="comma-separated metric names, or all, or applicable (every metric whose fields the data "
                       "has)")] = None,

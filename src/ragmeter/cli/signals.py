@@ -70,7 +70,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     STOPPING.set()
     if len(_received) == 1:
         _say(stopping_line())
-        raise KeyboardInterrupt
+        _interrupt()
+        return
     if len(_received) == 2:
         _say("ragmeter: still stopping (closing the judge, writing the cache); once more to stop at once")
         return
@@ -78,6 +79,24 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     import os
 
     os._exit(exit_code())
+
+
+def _interrupt() -> None:
+    """KeyboardInterrupt in the main thread. Inside a running event loop it is raised from a
+    callback of its own, which the loop lets through to asyncio.run's clean-up; raised in the
+    handler it would land in whichever task was running (an HTTP client's write, say), which
+    keeps it as that task's exception and logs "Task exception was never retrieved"."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        raise KeyboardInterrupt from None
+    loop.call_soon_threadsafe(_raise_interrupt)
+
+
+def _raise_interrupt() -> None:
+    raise KeyboardInterrupt
 
 
 def _say(line: str) -> None:

@@ -46,6 +46,24 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
+def is_data_file(path: Path) -> bool:
+    """Whether a registered format reads this file (its suffix): a dataset or a table of
+    documents, not a document itself. The one place other packages ask."""
+    return path.suffix.lower() in FORMATS
+
+
+def unit_of(source: str | Path) -> str:
+    """What an error in this file names: "line" (JSON Lines) or "row" (its format's `unit`)."""
+    found = FORMATS.get(Path(str(source)).suffix.lower())
+    return found.unit if found else "row"
+
+
+def suffixes_text() -> str:
+    """The suffixes read, for help texts: ".jsonl, .ndjson, .json, .csv or .parquet"."""
+    names = list(FORMATS)
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def format_of(path: Path) -> Format:
     """The format of a file by its suffix, or a DataError naming the ones there are."""
     found = FORMATS.get(path.suffix.lower())

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
-from ragmeter.io.formats import FORMATS, JSON, JSONL, format_of, plain
+from ragmeter.io.formats import FORMATS, JSON, JSONL, format_of, plain, unit_of
 from ragmeter.io.json_files import TooDeep, json_value, line_of
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
@@ -168,7 +168,7 @@ def build_dataset(records: list[dict[str, object]], source: str,
                   columns: Mapping[str, str] | None, digest: str | None) -> Dataset:
     """Map columns and validate every row into a Sample."""
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
-    unit = "line" if source.endswith((".jsonl", ".ndjson")) else "row"
+    unit = unit_of(source)
     for index, record in enumerate(records, start=1):
         _check_encodable(record, source, line_of(record, index), unit)
     if is_cited_file(all_columns, dict(columns or {})):

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.formats import is_data_file
 from ragmeter.judge_check.cases import Source
 from ragmeter.samples import Sample
 from ragmeter.text import counted
-
-DATASET_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet")
 
 
 def is_documents(data: Any) -> bool:
@@ -26,7 +25,7 @@ def is_documents(data: Any) -> bool:
     path = Path(data)
     if path.is_dir():  # a folder ragmeter wrote (answers, test set, run) is a dataset
         return not (path / "manifest.json").is_file()
-    return path.is_file() and path.suffix.lower() not in DATASET_SUFFIXES
+    return path.is_file() and not is_data_file(path)
 
 
 def load_sources(data: Any, *, columns: dict[str, str] | None = None, limit: int | None = None, seed: int = 0,

@@ -72,5 +72,7 @@ def _number(value: Any) -> bool:
 
 
 def _unit(source: str) -> str:
-    """JSONL errors name the line, as the dataset reader's do."""
-    return "line" if source.endswith((".jsonl", ".ndjson")) else "row"
+    """JSONL errors name the line, as the dataset reader's do (the format's own unit)."""
+    from ragmeter.io.formats import unit_of
+
+    return unit_of(source)

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.formats import is_data_file
 from ragmeter.io.json_files import line_of
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
 HTML_SUFFIXES = (".html", ".htm")
-TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 
 
 @dataclass
@@ -37,7 +37,7 @@ def load_documents(docs: Any) -> Corpus:
     path = Path(docs)
     if path.is_dir():
         return _from_folder(path)
-    if path.suffix.lower() in TABLE_SUFFIXES:
+    if is_data_file(path):  # any format io reads (.jsonl, .ndjson, .json, .csv, .parquet)
         from ragmeter.io.readers import read_records
 
         records, _ = read_records(path)
