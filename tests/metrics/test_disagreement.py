@@ -66,3 +66,10 @@ def test_disagreement_off_leaves_no_flag():
                                progress=False)
     assert "contexts_disagree" not in result.rows[0]["faithfulness_evidence"]
     assert result.summary()["faithfulness"].get("flags") is None
+
+
+def test_a_spanish_no_is_a_negation_even_where_the_rest_is_copied_word_for_word():
+    statement = '"FMT" puede ser "date", "seconds" o "ns" según la precisión deseada.'
+    found = disagreements([statement], [f"--rfc-3339=FMT\n muestra la fecha. {statement}",
+                                        '"FMT" no puede ser "date", "seconds" o "ns" según la precisión deseada.'])
+    assert found and found[0]["holds"]["chunk"] == 0 and found[0]["contradicts"]["detail"] == "negated"

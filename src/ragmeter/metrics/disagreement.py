@@ -17,6 +17,7 @@ words ("rises" against "falls") are not (measured in docs/judge-check.md, the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ragmeter.metrics.blocks import blocks
@@ -28,6 +29,7 @@ SAME_WORDS = 0.6
 #: statements with fewer matching words than this are too short to tell
 MIN_WORDS = 3
 FLAG = "contexts_disagree"
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -85,4 +87,5 @@ def _reading(statement: str, details: list[str], wanted: set[str], chunk: int, b
 
 
 def _plain(text: str) -> str:
-    return " ".join(words(text))
+    """Every word, short ones too ("no" is the whole difference in Spanish), lowercased."""
+    return " ".join(_WORD.findall(text.lower()))
