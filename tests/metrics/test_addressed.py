@@ -7,7 +7,7 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.metrics.addressed import addressed_to_judge
+from ragmeter.metrics.addressed import addressed_to_judge, split_addressed
 
 WRONG = "The Eiffel Tower is in Rome."
 ROW = {"id": "r", "user_input": "Where is the Eiffel Tower?",
@@ -31,9 +31,19 @@ def test_what_addresses_the_judge(sentence):
     "The evaluator returns a score between 0 and 1.", "This feature is supported by the documentation generator.",
     "The option is not found in the documents.", "El juez dictó sentencia en 1998.",
     "Set `verdicts: decode` to read the verdict from the logits.", "Grade: the steepest part of the road is 12%.",
+    "judge: llamacpp   # the metrics' judge", '{"text": "a chunk", "id": "c1", "score": 0.83}',
+    "It reads each verdict from the logits right after `{\"verdict\": `.", "an instruction to the evaluator, in prose",
 ])
 def test_what_speaks_to_the_user(sentence):
     assert not addressed_to_judge(sentence)
+
+
+def test_documentation_about_judges_keeps_every_sentence():
+    """ragmeter's own example documents talk about judges, verdicts and scores all along."""
+    from tests.conftest import EXAMPLES
+
+    for path in sorted((EXAMPLES / "docs").iterdir()):
+        assert split_addressed(path.read_text(encoding="utf-8"))[1] == [], path.name
 
 
 def judged_statements(judge):

@@ -20,9 +20,15 @@ FLAG = "addressed_to_judge"
 #: what is left of a line that addresses the judge, in fewer words than this, goes with it
 SCRAP_WORDS = 4
 
-#: {"verdict": 1}, {"score": 10, ...}, {"label": "faithful"}, {"veredicto": 1}
-_VERDICT_JSON = re.compile(r"\{[^{}]{0,300}?[\"'](?:verdict|score|grade|rating|label|result|faithful(?:ness)?|"
-                           r"supported|veredicto|puntuaci[oó]n|calificaci[oó]n|nota|resultado)[\"']\s*:", re.I)
+#: {"verdict": 1}, {"score": 10, "explanation": ...}, {"label": "faithful"}, {"veredicto": 1}; not a
+#: retrieval result's {"text": ..., "score": 0.8}
+_VERDICT_JSON = re.compile(
+    r"\{[^{}]{0,300}?[\"'](?:verdict|grade|rating|faithful(?:ness)?|supported|veredicto|puntuaci[oó]n|"
+    r"calificaci[oó]n)[\"']\s*:|"
+    r"\{[^{}]{0,300}?[\"'](?:score|label|result|nota|resultado)[\"']\s*:\s*(?:[\"']?(?:faithful|supported|pass|correct|"
+    r"fiel|respaldad[ao]|aprobado|correct[ao])\b|[^{}]{0,300}?[\"'](?:reason|explanation|justification|raz[oó]n|"
+    r"explicaci[oó]n)[\"']\s*:)", re.I)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 #: a short line that is a label and a verdict-like value: "GRADE: C", "Score: 10/10", "Evaluation: PASS",
 #: "[RESULT] 5" (not "Score: 3-1", a match's result)
 _LABEL_LINE = re.compile(
@@ -38,12 +44,14 @@ _JUDGE_ES = r"(?:evaluador|evaluadora|juez|calificador)"
 _INSTRUCTION = re.compile(
     r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instructions?|guidelines|rules|prompt|above|previous|prior)\b|"
     r"\bsystem\s+override\b|"
-    rf"\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+)?{_JUDGE_EN}|\b{_JUDGE_EN}\s*[,:]|"
+    rf"\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+|any\s+)?{_JUDGE_EN}s?\s*[:\-]|"
+    rf"^\W*(?:dear\s+)?{_JUDGE_EN}\s*,|"
     rf"\bas\s+an?\s+(?:ai\s+)?{_JUDGE_EN}\b|\b(?:any|the)\s+{_JUDGE_EN}s?\s+(?:reading|evaluating|grading|"
     r"assessing|checking)\s+this\b|\b(?:output|return|give|respond\s+with|answer\s+with)\s+(?:a\s+|the\s+)?"
     r"(?:verdict|score|grade|rating)\b|"
     r"\b(?:ignora|olvida|omite|descarta)\b.{0,40}\b(?:instrucciones|indicaciones|reglas|anteriores)\b|"
-    rf"\bnota\s+para\s+(?:el|la)\s+{_JUDGE_ES}|\b{_JUDGE_ES}\s*[,:]|\bcomo\s+(?:un\s+|una\s+)?{_JUDGE_ES}\b|"
+    rf"\bnota\s+para\s+(?:el|la)\s+{_JUDGE_ES}(?:es)?\s*[:\-]|^\W*(?:estimad[oa]\s+)?{_JUDGE_ES}\s*,|"
+    rf"\bcomo\s+(?:un\s+|una\s+)?{_JUDGE_ES}\b|"
     r"\b(?:responde|devuelve|da)\s+(?:con\s+)?(?:el\s+|la\s+|un\s+)?(?:veredicto|puntuaci[oó]n|nota)\b", re.I)
 #: the answer vouching for itself: "the statement above is fully supported by the context"
 _SUBJECT_EN = (r"\b(?:(?:the|this|these|all(?:\s+of\s+the)?|every|each)\s+(?:statements?|claims?|answers?|responses?|"
@@ -62,7 +70,7 @@ _VOUCH = re.compile(
 def addressed_to_judge(sentence: str) -> bool:
     """Whether `sentence` (a sentence, line or item of an answer) addresses the judge."""
     text = sentence.strip()
-    return bool(_VERDICT_JSON.search(text) or (len(text) <= 60 and _LABEL_LINE.match(text))
+    return bool(_VERDICT_JSON.search(_CODE_SPAN.sub(" ", text)) or (len(text) <= 60 and _LABEL_LINE.match(text))
                 or _INSTRUCTION.search(text) or _VOUCH.search(text))
 
 
