@@ -233,3 +233,12 @@ def test_the_any_counter_counts_parameters_returns_and_star_args(tmp_path, monke
                                   "x: Any = 1\n")
     monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
     assert any_in_signatures(("pkg",)) == 4
+
+
+def test_the_architecture_map_names_every_module_as_its_docstring_says():
+    """docs/architecture.md's module map is generated from the tree (issue 52 item 10)."""
+    from tests import architecture_map
+
+    doc = architecture_map.DOC.read_text(encoding="utf-8")
+    start, end = doc.index(architecture_map.START), doc.index(architecture_map.END) + len(architecture_map.END)
+    assert doc[start:end] == architecture_map.markdown(), "regenerate: python -m tests.architecture_map"
