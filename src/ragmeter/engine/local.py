@@ -137,7 +137,7 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
     wall = time.perf_counter() - start
     judge_s = judge_session.judge_seconds if judge_session else 0.0
     embed_s = embed_session.seconds if embed_session else 0.0
-    load_s = getattr(judge, "load_seconds", 0.0)
+    load_s = judge.load_seconds if judge else 0.0
     timings = {"wall_seconds": wall, "judge_seconds": judge_s, "embed_seconds": embed_s,
                "judge_load_seconds": load_s, "model_busy_seconds": clock.total,
                "overhead_seconds": max(0.0, wall - clock.total),

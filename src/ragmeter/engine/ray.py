@@ -107,7 +107,7 @@ class ScoringWorker:
         return {"scores": scores.rows, "stats": {k: asdict(v) for k, v in run.stats.items()},
                 "faults": dict(faults.counts), "entries": cache.drain(),
                 "timings": {**run.timings, "cpu_seconds": time.process_time() - cpu,
-                            "judge_load_seconds": getattr(self.judge, "load_seconds", 0.0)}}
+                            "judge_load_seconds": (self.judge.load_seconds if self.judge else 0.0)}}
 
     def pid(self) -> int:
         return os.getpid()

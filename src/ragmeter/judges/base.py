@@ -126,6 +126,15 @@ class Judge(ABC):
     reasons: str = "all"
     #: True when the backend answers a request's `evidence` (token PMI of its claims).
     reads_tokens: bool = False
+    #: True when requests go through a batch API: the run hands it the cache as the store of
+    #: submitted batches (`use_store`), keeps every request in flight and waits up to a day
+    queued: bool = False
+    #: the environment variable holding the API key, for the manifest (the name, never the key)
+    api_key_env: str | None = None
+    #: seconds the model took to load (in-process judges; 0 for servers)
+    load_seconds: float = 0.0
+    #: batch ids and their last status (batch API judges), for the manifest
+    batches: dict[str, str] | None = None
 
     def __init__(self, model: str, params: DecodingParams | None = None) -> None:
         self.model = model
@@ -138,6 +147,13 @@ class Judge(ABC):
 
     def describe(self) -> str:
         return f"{self.backend}:{self.model}"
+
+    def use_store(self, cache: Any) -> None:
+        """Where a `queued` judge remembers submitted batches across restarts: the run's cache."""
+
+    def servers(self) -> list[dict[str, Any]] | None:
+        """Each replica's record, for a judge spread over several servers; None otherwise."""
+        return None
 
     def validity_note(self) -> str | None:
         """A warning a run using this judge should show (a bundled judge at chance), or None."""

@@ -39,7 +39,7 @@ MAX_REQUESTS = 50_000  # OpenAI's limit per batch
 class BatchJudge(OpenAICompatJudge):
     """An OpenAICompatJudge whose requests go through /batches instead of one POST each."""
 
-    batch = True
+    queued = True
 
     def __init__(self, *args: Any, poll_seconds: float = 30.0, quiet_seconds: float = 1.0,
                  completion_window: str = "24h", **kwargs: Any) -> None:

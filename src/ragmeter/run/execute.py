@@ -113,9 +113,8 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
                      cfg.progress)
         return await run_on_ray(job, cache, faults, cfg.engine, sink)
     concurrency, timeout = cfg.concurrency, cfg.timeout
-    use_store = getattr(ready.judge, "use_store", None)
-    if use_store is not None:  # the batch API: every request in flight, a day to answer
-        use_store(cache)
+    if ready.judge is not None and ready.judge.queued:  # the batch API: every request in flight, a day to answer
+        ready.judge.use_store(cache)
         concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
     expected = await _say_estimate(ready, cache) if cfg.progress is not False else None
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,

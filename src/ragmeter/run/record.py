@@ -82,10 +82,9 @@ def beside_actuals(stored: dict[str, object] | None, manifest: dict[str, object]
 
 def judge_record(judge: Judge) -> dict[str, object]:
     """The judge's name and identity, never its key; a fleet adds each replica's record."""
-    servers = judge.servers() if hasattr(judge, "servers") else None
-    batches = getattr(judge, "batches", None)
+    servers, batches = judge.servers(), judge.batches
     calibrated = {key: rule.record() for key, rule in judge.calibration().items()}
-    return {"name": judge.describe(), **judge.identity(), "api_key_env": getattr(judge, "api_key_env", None),
+    return {"name": judge.describe(), **judge.identity(), "api_key_env": judge.api_key_env,
             "reasons": judge.reasons,
             **({"calibration": calibrated} if calibrated else {}),
             **({"servers": servers} if servers else {}), **({"batches": batches} if batches is not None else {})}
