@@ -113,10 +113,10 @@ def test_a_judge_with_limits_waits_for_them(monkeypatch):
 
 def test_limits_are_checked_settings():
     from ragmeter.errors import ConfigError
-    from ragmeter.judges.spec import judge_config
+    from ragmeter.judges.spec import judge_settings
 
-    assert judge_config(backend="openai-compat", base_url="http://h/v1", model="m", rpm=500, tpm=2e5).rpm == 500
+    assert judge_settings(backend="openai-compat", base_url="http://h/v1", model="m", rpm=500, tpm=2e5).rpm == 500
     with pytest.raises(ConfigError, match="rpm"):
-        judge_config(backend="openai-compat", base_url="http://h/v1", model="m", rpm=0)
+        judge_settings(backend="openai-compat", base_url="http://h/v1", model="m", rpm=0)
     with pytest.raises(ConfigError, match="does not use rpm"):
-        judge_config(backend="llamacpp", rpm=10)
+        judge_settings(backend="llamacpp", rpm=10)

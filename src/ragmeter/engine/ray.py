@@ -32,7 +32,7 @@ from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset, Rows
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
-from ragmeter.judges.spec import JudgeConfig
+from ragmeter.judges.spec import JudgeSettings
 from ragmeter.metrics.base import Metric
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.results.tally import Tally
@@ -53,7 +53,7 @@ class RayJob:
     prompts: PromptSet
     judge: Judge | None
     embedder: Any
-    judge_config: JudgeConfig | None  # parsed once by prepare; None when a Judge object was given
+    judge_config: JudgeSettings | None  # parsed once by prepare; None when a Judge object was given
     embeddings: str | dict[str, Any]
     cache: str | bool
     concurrency: int
@@ -83,7 +83,7 @@ class ScoreList:
 class ScoringWorker:
     """One Ray actor: a judge, an embedder and a cache reader that live as long as it does."""
 
-    def __init__(self, judge_config: JudgeConfig, embeddings_spec: str | dict[str, Any], metrics: list[Metric],
+    def __init__(self, judge_config: JudgeSettings, embeddings_spec: str | dict[str, Any], metrics: list[Metric],
                  prompts: PromptSet, cache_setting: str | bool, concurrency: int, policy: RetryPolicy) -> None:
         from ragmeter.embeddings import make_embedder
         from ragmeter.judges.spec import make_judge

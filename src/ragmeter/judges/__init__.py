@@ -2,7 +2,7 @@
 retries and validates (session.py). `make_judge(spec)` builds one from a spec string."""
 
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
-from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
+from ragmeter.judges.spec import JudgeSettings, make_judge, parse_judge_spec
 
-__all__ = ["DecodingParams", "Judge", "JudgeConfig", "JudgeReply", "JudgeRequest", "make_judge",
+__all__ = ["DecodingParams", "Judge", "JudgeSettings", "JudgeReply", "JudgeRequest", "make_judge",
            "parse_judge_spec"]

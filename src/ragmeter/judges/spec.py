@@ -20,20 +20,19 @@ from ragmeter.judges.settings import (
 if TYPE_CHECKING:
     from ragmeter.judges.base import Judge
 
-#: a parsed judge: one backend's typed settings (the YAML `judge:` mapping)
-JudgeConfig = JudgeSettings
-__all__ = ["DEFAULT_JUDGE", "HFConfig", "HTTPJudgeConfig", "JudgeConfig", "JudgeSettings", "LlamaCppConfig",
-           "ScriptedConfig", "judge_config", "make_judge", "parse_judge_spec"]
+#: a parsed judge is one backend's typed settings (a JudgeSettings: the YAML `judge:` mapping)
+__all__ = ["DEFAULT_JUDGE", "HFConfig", "HTTPJudgeConfig", "JudgeSettings", "LlamaCppConfig",
+           "ScriptedConfig", "judge_settings", "make_judge", "parse_judge_spec"]
 
 
-def judge_config(origin: str = "judge", **settings: object) -> JudgeConfig:
+def judge_settings(origin: str = "judge", **settings: object) -> JudgeSettings:
     """The backend's typed config, or one ConfigError line that names the bad key and never
     echoes a value (a value may be a key pasted in the wrong place)."""
     return settings_from(settings, origin)
 
 
-def settings_from(settings: dict[str, object], origin: str = "judge") -> JudgeConfig:
-    """`judge_config` for a mapping read from a file or a spec (keys are not Python names)."""
+def settings_from(settings: dict[str, object], origin: str = "judge") -> JudgeSettings:
+    """`judge_settings` for a mapping read from a file or a spec (keys are not Python names)."""
     settings = dict(settings)
     if "api_key" in settings:
         raise ConfigError(f"{origin}: api_key is not a setting (a key in a config is stored and shared with "
@@ -52,7 +51,7 @@ def settings_from(settings: dict[str, object], origin: str = "judge") -> JudgeCo
         raise ConfigError(f"{origin}: {explain_validation(exc, sorted(known))}") from None
 
 
-def parse_judge_spec(spec: str | dict[str, object] | JudgeConfig | None) -> JudgeConfig:
+def parse_judge_spec(spec: str | dict[str, object] | JudgeSettings | None) -> JudgeSettings:
     """`llamacpp` (the default bundled judge), `llamacpp:qwen-coder-1.5b` or `llamacpp:gemma-270m`
     (a bundled judge by name), `llamacpp:/m.gguf`, `openai:gpt-4o-mini`, `openai-compat:URL#model`,
     `hf:/dir`."""
@@ -80,6 +79,6 @@ def parse_judge_spec(spec: str | dict[str, object] | JudgeConfig | None) -> Judg
     return settings_from(settings_class(backend).from_spec(backend, rest))
 
 
-def make_judge(spec: str | dict[str, object] | JudgeConfig | None) -> Judge:
+def make_judge(spec: str | dict[str, object] | JudgeSettings | None) -> Judge:
     """Build the judge a spec names. Heavy backends are imported only when chosen."""
     return build(parse_judge_spec(spec))

@@ -17,7 +17,7 @@ from ragmeter.io.stream import can_stream, stream_dataset
 from ragmeter.io.writers import check_writable
 from ragmeter.judges.base import Judge
 from ragmeter.judges.registry import build
-from ragmeter.judges.spec import JudgeConfig, make_judge, parse_judge_spec
+from ragmeter.judges.spec import JudgeSettings, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.results.gates import GateSettings
@@ -63,7 +63,7 @@ class Prepared:
     prompts: PromptSet
     judge: Judge | None
     #: the judge spec, parsed once (None when a Judge object was given): Ray workers build theirs from it
-    judge_config: JudgeConfig | None
+    judge_config: JudgeSettings | None
     embedder: Any
     fingerprint: dict[str, Any]
     gates: GateSettings
@@ -134,7 +134,7 @@ def _labels(path: str, dataset: Rows, metrics: list[str]) -> Any:
     return read_labels(path, dataset.ids(), metrics, dataset.sha256)
 
 
-def make_run_judge(cfg: RunConfig, judge_cfg: JudgeConfig) -> Judge:
+def make_run_judge(cfg: RunConfig, judge_cfg: JudgeSettings) -> Judge:
     """The config's judge (`judge_cfg`, its parsed spec); with `batch`, its batch-API form
     (HTTP judges only, not on Ray)."""
     if not cfg.batch:
