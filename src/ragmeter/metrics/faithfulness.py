@@ -27,7 +27,8 @@ from ragmeter.metrics.addressed import FLAG as ADDRESSED
 from ragmeter.metrics.addressed import split_addressed
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
 from ragmeter.metrics.blocks import parts
-from ragmeter.metrics.disagreement import FLAG, disagreements
+from ragmeter.metrics.disagreement import FLAG as DISAGREE
+from ragmeter.metrics.disagreement import disagreements
 from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.literals import missing_each
@@ -169,7 +170,7 @@ class Faithfulness(Metric):
         labels = sum(v.verdict and not (gone and self.options.literals == "score")
                      for v, gone in zip(judged.parsed.verdicts, absent))
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
-        disagree = len(evidence.get(FLAG, []))
+        disagree = len(evidence.get(DISAGREE, []))
         return Score(value, f"{labels} of {len(claims)} statements supported by the contexts"
                      + (f"; not in any context: {', '.join(x for gone in absent for x in gone)[:200]}"
                         if any(absent) else "")
@@ -196,7 +197,7 @@ class Faithfulness(Metric):
         if self.options.disagreement == "off" or len(contexts) < 2:
             return {}
         found = disagreements(claims, contexts)
-        return {FLAG: found, "flags": [FLAG]} if found else {}
+        return {DISAGREE: found, "flags": [DISAGREE]} if found else {}
 
 
 def _statement(statement: str, verdict: Any, weighed: Weighed, tokens: Any, absent: list[str]) -> dict[str, Any]:
