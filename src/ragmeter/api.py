@@ -46,6 +46,7 @@ class EvaluateOptions(RunOptions, total=False):
     progress: bool | None  # the progress line (None: when stderr is a terminal)
     overwrite: bool  # replace another run's results in `out`
     labels: str | Path | None  # labels.jsonl: human labels on some rows -> what people would say (docs/act.md)
+    max_failed: float  # the share of (row, metric) pairs whose judge calls may stay failed; more fails passes()
 
 
 #: the keyword arguments RunConfig also has take its defaults, so a run from Python and one
@@ -53,7 +54,7 @@ class EvaluateOptions(RunOptions, total=False):
 DEFAULTS: dict[str, Any] = {
     **{key: default(key) for key in ("judge", "embeddings", "columns", "cache", "concurrency", "limit", "language",
                                      "prompts_dir", "format", "timeout", "retries", "progress", "overwrite",
-                                     "labels")},
+                                     "labels", "max_failed")},
     "price_per_million": None, "out": None}
 
 

@@ -101,17 +101,44 @@ def test_max_failed_sets_the_exit_code(limit, code, capsys):
     import typer
 
     from ragmeter.cli.evaluate import _failed_calls
+    from ragmeter.results.gates import GateReport, failed_calls
 
     manifest = {"dataset": {"rows": 20}, "metrics": {"context_relevance": {}},
                 "faults": {"failed_calls": 1, "recovered_calls": 0, "failed_rows": ["r05"]}}
+    gate = failed_calls(manifest, limit)
+    assert (gate.value, gate.bar, gate.passed) == (0.05, limit, not code)
+    assert failed_calls({**manifest, "faults": {"failed_calls": 0}}, limit) is None
+
+    class Result:
+        gates = GateReport(results=[gate])
+
+    assert Result.gates.exit_code == code
     if code:
         with pytest.raises(typer.Exit) as exit_:
-            _failed_calls(manifest, limit)
+            _failed_calls(Result())
         assert exit_.value.exit_code == 3
     else:
-        _failed_calls(manifest, limit)
+        _failed_calls(Result())
     said = " ".join(capsys.readouterr().err.split())
     assert "1 of 20 (row, metric) pairs stayed failed" in said and "run again to retry only those" in said
+
+
+@pytest.mark.parametrize(("limit", "passes"), [(0.05, True), (0.01, False)])
+def test_the_api_and_passes_apply_max_failed_as_the_cli_does(tmp_path, limit, passes):
+    """Issue 52 item 3: a run-level rule, not a CLI flag: evaluate(max_failed=...) takes it,
+    result.gates carries it, and passes() (what the pytest plugin asserts) fails with it."""
+    import ragmeter
+
+    result = ragmeter.evaluate(ROWS, ["context_relevance"], judge=ScriptedJudge(flaky(set(), {"r05"})), retries=0,
+                               cache=False, progress=False, max_failed=limit)
+    failed = [g for g in result.gates.results if g.kind == "failed"]
+    assert len(failed) == 1 and failed[0].passed is passes and failed[0].value == 0.05
+    assert result.gates.exit_code == (0 if passes else 3)
+    assert bool(result.passes()) is passes
+    assert bool(result.passes(context_relevance=0.5)) is passes  # any gate the caller sets fails with it too
+    clean = ragmeter.evaluate(ROWS, ["context_relevance"], judge=ScriptedJudge(flaky(set())), cache=False,
+                              progress=False, max_failed=limit)
+    assert clean.gates is None and clean.passes()
 
 
 def server(answer):

@@ -212,34 +212,28 @@ def _execute(cfg: RunConfig, verbose: bool = False, dry_run: bool = False) -> No
     for warning in caught:
         Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
     print(plain(f"wrote {result.results_path} and {result.manifest_path}"))
-    _failed_calls(result.manifest, cfg.max_failed)
+    _failed_calls(result)
     if result.gates is not None:
-        for gate in result.gates.results:
+        for gate in [g for g in result.gates.results if g.kind != "failed"]:
             mark = "[green]pass[/green]" if gate.passed else "[red]FAIL[/red]"
             console().print(f"{mark} {printable(gate.message)}", highlight=False)
         if not result.gates.passed:
             raise typer.Exit(result.gates.exit_code)
 
 
-def _failed_calls(manifest: dict[str, Any], limit: float) -> None:
-    """Exit 3 when more (row, metric) pairs stayed failed than `--max-failed` allows."""
+def _failed_calls(result: Any) -> None:
+    """Say how many (row, metric) pairs stayed failed; exit 3 when more than `--max-failed`
+    allows (the run-level rule results/gates.py applies for every entry point)."""
     from rich.console import Console
 
     from ragmeter.text import printable
 
-    faults = manifest.get("faults") or {}
-    failed = faults.get("failed_calls", 0)
-    if not failed:
+    found = next((g for g in (result.gates.results if result.gates is not None else []) if g.kind == "failed"), None)
+    if found is None:
         return
-    pairs = manifest["dataset"]["rows"] * max(1, len(manifest["metrics"]))
-    share = failed / pairs
-    recovered = faults.get("recovered_calls", 0)
-    line = (f"{failed} of {pairs} (row, metric) pairs stayed failed after their judge calls' retries and a last "
-            f"try ({share:.1%}; {recovered} recovered on that try); rows {', '.join(faults['failed_rows'][:5])}"
-            f"{' …' if failed > 5 else ''} are unscored: run again to retry only those")
-    Console(stderr=True).print(f"[yellow]{printable(line)}[/yellow]", highlight=False)
-    if share > limit:
-        Console(stderr=True).print(printable(f"more than --max-failed {limit:.0%}: exit 3"), highlight=False)
+    Console(stderr=True).print(f"[yellow]{printable(found.message)}[/yellow]", highlight=False)
+    if not found.passed:
+        Console(stderr=True).print(printable(f"more than --max-failed {found.bar:.0%}: exit 3"), highlight=False)
         raise typer.Exit(3)
 
 

@@ -7,6 +7,10 @@ Three kinds, each one `GateResult`:
   An interval gate with fewer than MIN_ROWS_FOR_INTERVAL scored rows cannot decide: a
   bootstrap interval over a handful of rows is too narrow to trust, and would pass.
 - unscored: the share of unscored rows of any metric must not exceed `max_unscored`.
+- failed: a run-level rule, not a metric's: more (row, metric) pairs stayed failed after
+  their judge calls' retries and a last try than `max_failed` allows (exit 3). Present
+  only when some pair failed; the CLI, `evaluate()` and `EvaluationResult.passes()` (so the
+  pytest plugin) all apply it.
 - baseline: a metric fails when it is significantly worse than the baseline run (paired
   sign-flip test, Holm-adjusted across metrics, at ALPHA) and its mean drop is larger than
   `max_drop`; merely lower is not a failure. Below MIN_ROWS_FOR_INTERVAL pairs it cannot
@@ -87,7 +91,7 @@ class GateSettings(BaseModel):
 
 
 class GateResult(BaseModel):
-    kind: Literal["threshold", "unscored", "baseline"]
+    kind: Literal["threshold", "unscored", "baseline", "failed"]
     metric: str
     passed: bool
     message: str
@@ -114,10 +118,13 @@ class GateReport(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """0 passed, 1 a gate failed, 2 no gate failed but some could not decide (too few rows)."""
+        """0 passed, 3 too many failed judge calls, 1 a gate failed, 2 no gate failed but some
+        could not decide (too few rows)."""
         failures = self.failures()
         if not failures:
             return 0
+        if any(f.kind == "failed" for f in failures):
+            return 3
         return 1 if any(f.decided for f in failures) else 2
 
     def __bool__(self) -> bool:
@@ -199,6 +206,21 @@ def evaluate_gates(settings: GateSettings, metrics: dict[str, Any], comparison: 
         results += [_baseline(c, settings.max_drop, comparison.alpha, settings.min_rows)
                     for c in comparison.metrics.values()]
     return GateReport(results=results)
+
+
+def failed_calls(manifest: dict[str, Any], limit: float) -> GateResult | None:
+    """The `max_failed` rule over a finished run's manifest; None when no pair failed."""
+    faults = manifest.get("faults") or {}
+    failed = faults.get("failed_calls", 0)
+    if not failed:
+        return None
+    pairs = manifest["dataset"]["rows"] * max(1, len(manifest["metrics"]))
+    share, rows = failed / pairs, faults.get("failed_rows", [])
+    message = (f"{failed} of {pairs} (row, metric) pairs stayed failed after their judge calls' retries and a last "
+               f"try ({share:.1%}; {faults.get('recovered_calls', 0)} recovered on that try); rows "
+               f"{', '.join(rows[:5])}{' …' if failed > 5 else ''} are unscored: run again to retry only those")
+    return GateResult(kind="failed", metric="(judge calls)", passed=share <= limit, value=share, bar=limit,
+                      higher_is_better=False, message=message)
 
 
 def _get(record: Any, key: str) -> Any:

@@ -18,7 +18,7 @@ from ragmeter.judges.base import Judge
 from ragmeter.judges.bundled import JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.metrics import Metric
-from ragmeter.results.gates import GateSettings, evaluate_gates
+from ragmeter.results.gates import GateReport, GateSettings, evaluate_gates, failed_calls
 from ragmeter.results.runs import Run
 from ragmeter.run.config import RunConfig
 from ragmeter.run.dry_run import Upfront, estimate_key
@@ -73,6 +73,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         _calibrate(result, ready.labels, cfg.output)
     if ready.gates.active:
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)
+    _apply_failed(result, cfg.max_failed)
     if write:
         from ragmeter.results.manifest import Manifest
 
@@ -156,6 +157,19 @@ def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | 
     result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
     result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
                                 "results": [g.model_dump(mode="json") for g in result.gates.results]}
+
+
+def _apply_failed(result: EvaluationResult, limit: float) -> None:
+    """The run-level `max_failed` rule, beside the gates (a run with no gates gets a report
+    holding only it, when some pair failed)."""
+    found = failed_calls(result.manifest, limit)
+    if found is None:
+        return
+    results = [*(result.gates.results if result.gates is not None else []), found]
+    result.gates = GateReport(results=results, worst=result.gates.worst if result.gates is not None else {})
+    recorded = result.manifest.get("gates") or {"mode": None}
+    result.manifest["gates"] = {**recorded, "passed": result.gates.passed,
+                                "results": [g.model_dump(mode="json") for g in results]}
 
 
 def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:

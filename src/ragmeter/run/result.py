@@ -9,8 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.results.compare import Comparison
-from ragmeter.results.gates import MIN_ROWS_FOR_INTERVAL, GateMode, GateReport, GateSettings, evaluate_gates
+from ragmeter.results.gates import (
+    MIN_ROWS_FOR_INTERVAL,
+    GateMode,
+    GateReport,
+    GateSettings,
+    evaluate_gates,
+    failed_calls,
+)
 from ragmeter.results.runs import Run
+from ragmeter.run.config import default
 
 
 @dataclass
@@ -42,6 +50,10 @@ class EvaluationResult:
         settings = GateSettings(thresholds=thresholds, gate=gate, min_rows=min_rows)
         settings.check_metrics(list(self.manifest["metrics"]))
         report = evaluate_gates(settings, self.manifest["metrics"])
+        limit = (self.manifest.get("config") or {}).get("max_failed", default("max_failed"))
+        failed = failed_calls(self.manifest, limit)
+        if failed is not None:  # the run's own rule: too many failed judge calls fail any gate
+            report = GateReport(results=[*report.results, failed])
         return report.with_worst_rows(list(self.rows), list(self.ids))
 
     def as_run(self, source: str = "<in-memory>") -> Run:
