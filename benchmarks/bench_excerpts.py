@@ -20,7 +20,8 @@ import argparse
 import re
 from collections import defaultdict
 
-from ragmeter.judge_check.cases import FAMILIES, Case, build_cases
+from ragmeter.judge_check.cases import Case, build_cases
+from ragmeter.judge_check.families import FAMILIES
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.metrics.excerpts import excerpts
 

@@ -10,9 +10,10 @@ import pytest
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judge_check import judge_check
 from ragmeter.judge_check.attacks import INJECTED_DESCRIPTIONS, REFORMATTED_DESCRIPTIONS
-from ragmeter.judge_check.cases import FAMILIES, build_cases
+from ragmeter.judge_check.cases import build_cases
 from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.judge_check.conflicts import CONFLICT_DESCRIPTIONS
+from ragmeter.judge_check.families import FAMILIES
 from ragmeter.judge_check.perturb import negate, swap_fact
 from ragmeter.judge_check.sources import is_documents, load_sources
 from ragmeter.judges.scripted import ScriptedJudge

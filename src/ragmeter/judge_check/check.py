@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import ConfigError
-from ragmeter.judge_check.cases import FAMILIES, METRIC_FAMILY, Case, build_cases
+from ragmeter.judge_check.cases import Case, build_cases
+from ragmeter.judge_check.families import FAMILIES, METRIC_FAMILY
 from ragmeter.judge_check.results import CheckResult, Failure, JudgeCheckResult, MetricCheck
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.registry import DEFAULT_JUDGE
