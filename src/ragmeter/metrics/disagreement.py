@@ -40,49 +40,63 @@ class Reading:
     detail: str  # why it contradicts ("8080 -> 9090", "negated"), or ""
 
 
+@dataclass(frozen=True)
+class Piece:
+    """A statement or a block, read once: its literal details, and its words outside them."""
+
+    text: str
+    details: tuple[str, ...]
+    words: frozenset[str]  # every matching word (metrics/excerpts.py's words)
+    own: frozenset[str]  # the words outside its details
+
+    @classmethod
+    def of(cls, text: str) -> Piece:
+        details, found = tuple(literals(text)), frozenset(words(text))
+        return cls(text, details, found, found - {w for d in details for w in words(d)})
+
+
 def disagreements(statements: list[str], contexts: list[str]) -> list[dict[str, object]]:
     """One entry per statement the chunks disagree about: the statement, the chunk that
     holds it and the chunk that contradicts it, each with its span."""
     found = []
-    chunk_blocks = [blocks(c) for c in contexts]
-    for number, statement in enumerate(statements):
+    chunk_blocks = [[Piece.of(b) for b in blocks(c)] for c in contexts]  # read once, whatever the statements
+    for number, text in enumerate(statements):
+        statement = Piece.of(text)
+        if len(statement.own) < MIN_WORDS:
+            continue
         readings = [r for c, bs in enumerate(chunk_blocks) if (r := _read(statement, c, bs)) is not None]
         holds = next((r for r in readings if r.holds), None)
         against = next((r for r in readings if not r.holds), None)
         if holds and against:
-            found.append({"statement": statement, "statement_index": number,
+            found.append({"statement": text, "statement_index": number,
                           "holds": {"chunk": holds.chunk, "span": holds.span},
                           "contradicts": {"chunk": against.chunk, "span": against.span, "detail": against.detail}})
     return found
 
 
-def _read(statement: str, chunk: int, chunk_blocks: list[str]) -> Reading | None:
+def _read(statement: Piece, chunk: int, chunk_blocks: list[Piece]) -> Reading | None:
     """Whether the chunk holds the statement (any of its blocks about it does) or else
     contradicts it (its block most about it states another detail, or negates it); None
     when no block is about it or the one that is neither holds nor contradicts."""
-    details = literals(statement)
-    wanted = set(words(statement)) - {w for d in details for w in words(d)}
-    if len(wanted) < MIN_WORDS:
-        return None
-    about = sorted(((len(wanted & set(words(b))) / len(wanted), i) for i, b in enumerate(chunk_blocks)), reverse=True)
-    readings = [_reading(statement, details, wanted, chunk, chunk_blocks[i]) for share, i in about
-                if share >= SAME_WORDS]
+    wanted = statement.own
+    about = sorted(((len(wanted & b.words) / len(wanted), i) for i, b in enumerate(chunk_blocks)), reverse=True)
+    readings = [_reading(statement, chunk, chunk_blocks[i]) for share, i in about if share >= SAME_WORDS]
     return next((r for r in readings if r and r.holds), None) or next((r for r in readings if r), None)
 
 
-def _reading(statement: str, details: list[str], wanted: set[str], chunk: int, block: str) -> Reading | None:
-    negated = negations(statement) != negations(block)
-    absent = missing(statement, [block])
-    if _plain(statement) in _plain(block) or (not absent and not negated):
-        return Reading(chunk, block, True, "")
-    own = set(words(block)) - {w for d in literals(block) for w in words(d)}
-    if len(wanted & own) < SAME_WORDS * len(own):  # a longer block about more: not the same statement
+def _reading(statement: Piece, chunk: int, block: Piece) -> Reading | None:
+    negated = negations(statement.text) != negations(block.text)
+    absent = missing(statement.text, [block.text])
+    if _plain(statement.text) in _plain(block.text) or (not absent and not negated):
+        return Reading(chunk, block.text, True, "")
+    if len(statement.own & block.own) < SAME_WORDS * len(block.own):  # a longer block about more: not the same
         return None
     if negated and not absent:
-        return Reading(chunk, block, False, "negated")
-    other = [d for d in literals(block) if d.lower() not in {x.lower() for x in details}]
+        return Reading(chunk, block.text, False, "negated")
+    mine = {x.lower() for x in statement.details}
+    other = [d for d in block.details if d.lower() not in mine]
     if absent and other:
-        return Reading(chunk, block, False, f"{absent[0]} -> {other[0]}")
+        return Reading(chunk, block.text, False, f"{absent[0]} -> {other[0]}")
     return None
 
 
