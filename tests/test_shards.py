@@ -168,3 +168,27 @@ def test_csv_and_parquet_shards_merge_to_the_whole_runs_rows(tmp_path, fmt):
     assert merged.ids == [r["id"] for r in ROWS]
     assert [(r["rouge"], r["exact_match"], r["rouge_evidence"]) for r in merged.rows] == \
         [(r["rouge"], r["exact_match"], r["rouge_evidence"]) for r in whole.rows]
+
+
+def test_merged_shards_count_the_rows_their_metrics_flagged(tmp_path):
+    """A flag (faithfulness's contexts_disagree) is counted from the merged rows' evidence."""
+    from ragmeter.judges.scripted import ScriptedJudge
+
+    torn = ["The server listens on port 8080 by default.", "The server listens on port 9090 by default."]
+    rows = [{"id": f"q{i}", "user_input": "Which port?", "response": "The server listens on port 8080 by default.",
+             "retrieved_contexts": torn if i % 3 == 0 else torn[:1]} for i in range(12)]
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    folders = []
+    for index in range(2):
+        folder = tmp_path / f"shard{index}"
+        cfg = build_config({"dataset": str(path), "output": str(folder), "metrics": ["faithfulness"],
+                            "judge": "scripted", "shard": f"{index}/2", "progress": False, "cache": False})
+        judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "ok", "verdict": 1}]}})
+        asyncio.run(run_config(cfg, judge=judge))
+        folders.append(folder)
+    shard_flags = [json.loads((f / "manifest.json").read_text())["metrics"]["faithfulness"].get("flags") for f in folders]
+    assert sum((f or {}).get("contexts_disagree", 0) for f in shard_flags) == 4
+    merge_runs(folders, tmp_path / "merged")
+    merged = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    assert merged["metrics"]["faithfulness"]["flags"] == {"contexts_disagree": 4}

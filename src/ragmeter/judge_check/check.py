@@ -21,6 +21,7 @@ from ragmeter.judge_check.families import FAMILIES, METRIC_FAMILY
 from ragmeter.judge_check.results import CheckResult, Failure, JudgeCheckResult, MetricCheck
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.metrics.disagreement import FLAG as DISAGREE
 
 __all__ = ["DEFAULT_SIZES", "JudgeCheckResult", "check_report", "estimate_check", "judge_check", "measure", "plan"]
 
@@ -168,7 +169,7 @@ def passes(expect: str, score: float, evidence: dict[str, Any] | None = None) ->
     """A high case scores at least PASS_AT, a low one below it; a flagged one, whatever its
     score, has its disagreement flagged in the evidence."""
     if expect == "flagged":
-        return "contexts_disagree" in ((evidence or {}).get("flags") or ())
+        return DISAGREE in ((evidence or {}).get("flags") or ())
     return score >= PASS_AT if expect == "high" else score < PASS_AT
 
 

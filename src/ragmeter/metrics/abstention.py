@@ -75,8 +75,8 @@ class Abstention(Metric):
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("declines", "answerable")
     Options = AbstentionOptions
-    #: (declined, answerable) -> this metric's share of the row
-    counts: ClassVar[Mapping[tuple[bool, bool], bool]] = {(True, False): True, (False, True): True}
+    #: the outcomes, as (declined, answerable), that this metric counts
+    counts: ClassVar[frozenset[tuple[bool, bool]]] = frozenset({(True, False), (False, True)})
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         super().__init__(label, **options)
@@ -90,7 +90,7 @@ class Abstention(Metric):
         d, a = reading.declined, reading.answerable
         parts = {(True, False): d * (1 - a), (False, False): (1 - d) * (1 - a),
                  (True, True): d * a, (False, True): (1 - d) * a}
-        return sum(p for key, p in parts.items() if self.counts.get(key))
+        return sum(p for key, p in parts.items() if key in self.counts)
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         reading = await self.reading(sample, ctx)
@@ -131,7 +131,7 @@ class CorrectAbstention(Abstention):
 
     name = "correct_abstention"
     description = "Share of rows whose answer declined where its contexts hold no answer (judge-read)."
-    counts = {(True, False): True}
+    counts = frozenset({(True, False)})
 
 
 class FalseConfidence(Abstention):
@@ -141,7 +141,7 @@ class FalseConfidence(Abstention):
     description = ("Share of rows answered although their contexts hold no answer (judge-read); lower is "
                    "better.")
     higher_is_better = False
-    counts = {(False, False): True}
+    counts = frozenset({(False, False)})
 
 
 class OverRefusal(Abstention):
@@ -150,7 +150,7 @@ class OverRefusal(Abstention):
     name = "over_refusal"
     description = "Share of rows that declined although their contexts hold an answer (judge-read); lower is better."
     higher_is_better = False
-    counts = {(True, True): True}
+    counts = frozenset({(True, True)})
 
 
 def _declined_text(reading: Reading) -> str:

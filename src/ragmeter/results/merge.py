@@ -68,9 +68,9 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
                 raise DataError(f"merge: row id {row_id!r} is in more than one shard's results (or twice in one)")
             seen.add(row_id)
             for name in names:
-                tally.add_value(name, row.get(name), row.get(f"{name}_reason"))
                 evidence = row.get(f"{name}_evidence")
-                tally.flags[name].update((evidence.get("flags") or ()) if isinstance(evidence, dict) else ())
+                tally.add_value(name, row.get(name), row.get(f"{name}_reason"),
+                                flags=(evidence.get("flags") or ()) if isinstance(evidence, dict) else ())
             sink.add_line(line)
         _check_counts(ordered)
         path = sink.commit()

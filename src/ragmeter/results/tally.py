@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from ragmeter.stats import score_summaries
@@ -28,11 +29,13 @@ class Tally:
         """One row's Scores (metrics/base.py), by metric label."""
         for name, score in scores.items():
             # judgment: metrics/judgment.py's mode; absent for metrics without one
-            self.add_value(name, score.value, score.reason, score.evidence.get("judgment"))
-            self.flags[name].update(score.evidence.get("flags") or ())
+            self.add_value(name, score.value, score.reason, score.evidence.get("judgment"),
+                           score.evidence.get("flags") or ())
 
-    def add_value(self, name: str, value: float | None, reason: str | None = None, mode: Any = None) -> None:
-        """One row's score for one metric (None: unscored, for `reason`)."""
+    def add_value(self, name: str, value: float | None, reason: str | None = None, mode: Any = None,
+                  flags: Iterable[str] = ()) -> None:
+        """One row's score for one metric (None: unscored, for `reason`), and what it flagged."""
+        self.flags[name].update(flags)
         if value is None:
             self.values[name].append(math.nan)
             self.reasons[name][reason] += 1
