@@ -109,7 +109,7 @@ def report_determinism(first, rows: int | None, judge: str) -> None:
 
 def report_probe_overhead(judge: str, rows: int) -> None:
     """Judge seconds with the probe off, then on, same rows, no cache (the model loads once first)."""
-    from ragmeter.judges import llamacpp
+    from ragmeter.judges.llamacpp import judge as llamacpp
 
     real = llamacpp.label_fields
     seconds = {}

@@ -342,21 +342,21 @@ class _Vocab:
 def test_the_decoder_writes_the_label_the_calibrated_probability_favours():
     import numpy as np
 
-    from ragmeter.judges.llamacpp_decode import _calibrated_label
+    from ragmeter.judges.llamacpp.decode import calibrated_label
 
     logits = np.array([0.0, 1.0, 2.0, 0.5, 1.5])  # raw: "1" is the greedy token
     read = {"field": "verdict", "probs": {"0": 0.3, "1": 0.7}, "typed": ""}
     lowering = ("verdict", 2.0, -3.0)  # sigmoid(2 logit(0.7) - 3) = 0.213: calibrated, a 0
-    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 2) == 1  # the best token that begins "0"
-    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 4) == 1
-    assert _calibrated_label(_Vocab(), logits, None, read, lowering, 0) == 0  # whitespace decides nothing
+    assert calibrated_label(_Vocab(), logits, None, read, lowering, 2) == 1  # the best token that begins "0"
+    assert calibrated_label(_Vocab(), logits, None, read, lowering, 4) == 1
+    assert calibrated_label(_Vocab(), logits, None, read, lowering, 0) == 0  # whitespace decides nothing
     raising = ("verdict", 1.0, 0.0)  # the identity line: 0.7 stays a 1
-    assert _calibrated_label(_Vocab(), logits, None, read, raising, 2) == 2
-    assert _calibrated_label(_Vocab(), logits, None, read, None, 2) == 2  # no line for the field
+    assert calibrated_label(_Vocab(), logits, None, read, raising, 2) == 2
+    assert calibrated_label(_Vocab(), logits, None, read, None, 2) == 2  # no line for the field
 
 
 def test_each_label_of_a_field_takes_its_own_line_where_there_are_several():
-    from ragmeter.judges.llamacpp_decode import line_for
+    from ragmeter.judges.llamacpp.decode import line_for
 
     one = (("verdict", 2.0, -1.0),)
     assert line_for(one, "verdict", 0) == line_for(one, "verdict", 3) == ("verdict", 2.0, -1.0)

@@ -3,7 +3,7 @@ part: test_probabilities_bundled.py)."""
 
 from __future__ import annotations
 
-from ragmeter.judges.text_decode import Part, text_plan
+from ragmeter.judges.llamacpp.texts import Part, text_plan
 from ragmeter.metrics.schemas import Rating, entities, labelled, questions, statements, verdicts
 
 
@@ -15,7 +15,7 @@ def test_bounded_text_lists_and_small_int_labels_are_written():
 
 
 def test_other_shapes_are_decoded_under_the_grammar():
-    assert text_plan(verdicts(2).model_json_schema()) is None  # verdict_decode.py's
+    assert text_plan(verdicts(2).model_json_schema()) is None  # verdicts.py's
     assert text_plan(Rating.model_json_schema()) is None  # a label alone: read_label
     assert text_plan(labelled(("yes", "no")).model_json_schema()) is None  # a string label
     assert text_plan({"properties": {"items": {"type": "array", "items": {"type": "string"}}}}) is None  # unbounded

@@ -10,8 +10,7 @@ import pytest
 import ragmeter
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.calibration import Platt, calibrate
-from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.judges.token_evidence import (
+from ragmeter.judges.llamacpp.token_evidence import (
     byte_offsets,
     claim_spans,
     claim_tokens,
@@ -19,6 +18,7 @@ from ragmeter.judges.token_evidence import (
     features,
     tokens_in,
 )
+from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.prompts.template import builtin_prompt
 
 COMBINER = {"claims": "statements", "evidence": "contexts", "weights": [2.0, -1.0, 0.5, 0.25], "fitted_on": "test"}

@@ -3,7 +3,7 @@ reason's text is cut at its closing quote (the model parts: test_probabilities_b
 
 from __future__ import annotations
 
-from ragmeter.judges.verdict_decode import _closing_quote, _string_content, verdict_count
+from ragmeter.judges.llamacpp.verdicts import closing_quote, string_content, verdict_count
 from ragmeter.metrics.schemas import Rating, statements, verdicts
 
 
@@ -16,14 +16,14 @@ def test_only_fixed_verdict_lists_are_read_from_logits():
 
 
 def test_a_reason_ends_at_its_unescaped_quote():
-    assert _closing_quote('The context says \\"Paris\\". "}, {') == 28
-    assert _closing_quote("no end yet") is None
-    assert _string_content('says \\"Paris\\"\\n twice') == 'says "Paris" twice'
-    assert len(_string_content("x" * 300)) == 100
+    assert closing_quote('The context says \\"Paris\\". "}, {') == 28
+    assert closing_quote("no end yet") is None
+    assert string_content('says \\"Paris\\"\\n twice') == 'says "Paris" twice'
+    assert len(string_content("x" * 300)) == 100
 
 
 def test_a_single_rating_field_is_read_too():
-    from ragmeter.judges.verdict_decode import label_field
+    from ragmeter.judges.llamacpp.verdicts import label_field
 
     assert label_field(Rating.model_json_schema()) == ("rating", ["0", "1", "2"])
     assert label_field(verdicts(2).model_json_schema()) is None

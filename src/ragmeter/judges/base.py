@@ -62,7 +62,7 @@ class DecodingParams:
 @dataclass(frozen=True)
 class ClaimEvidence:
     """Asks a backend that can read prompt-token probabilities (in-process llama.cpp) for each
-    claim's token PMI given the evidence (judges/token_evidence.py): which texts of the last
+    claim's token PMI given the evidence (judges/llamacpp/token_evidence.py): which texts of the last
     message are claims, and the same messages without the evidence. With `combiner` (label
     field, then weights on logit(p), 1, minimum PMI, mean PMI: judges/calibration.py), each
     claim's label is written as the combined probability favours."""

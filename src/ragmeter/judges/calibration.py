@@ -36,7 +36,7 @@ class Platt:
     slope: float
     intercept: float
     fitted_on: str
-    #: Where the backend reads token evidence (judges/token_evidence.py): which input field
+    #: Where the backend reads token evidence (judges/llamacpp/token_evidence.py): which input field
     #: holds the claims and which the evidence, the weights on logit(p), 1, minimum and mean
     #: token PMI, and what they were fitted on. Claims without features get the line above.
     combiner: dict[str, Any] | None = None

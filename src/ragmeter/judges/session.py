@@ -41,7 +41,7 @@ class Answer:
     truncated: bool
     cached: bool
     probs: dict[str, dict[str, float]]
-    #: Per claim, token PMI given the evidence (judges/token_evidence.py), where it was read.
+    #: Per claim, token PMI given the evidence (judges/llamacpp/token_evidence.py), where it was read.
     evidence: list[dict[str, Any] | None] | None = None
 
 
@@ -104,7 +104,7 @@ class JudgeSession:
 
     async def read_tokens(self, prompt: Prompt, inputs: Mapping[str, object], reads: tuple[str, str],
                           stats: MetricStats) -> tuple[dict[str, object] | None, bool, Any]:
-        """Token evidence alone, no reply (judges/token_evidence.py): the PMI of the `reads[0]`
+        """Token evidence alone, no reply (judges/llamacpp/token_evidence.py): the PMI of the `reads[0]`
         text given the `reads[1]` field, cached like a reply; with whether the prompt was cut
         to fit and the judge's line for this prompt version (or None). Only for judges that
         read prompt tokens (`judge.reads_tokens`)."""

@@ -59,7 +59,7 @@ class JudgeSettings(BaseModel):
 class LlamaCppConfig(JudgeSettings):
     """In-process llama.cpp: a bundled judge by name or a GGUF path."""
 
-    factory: ClassVar[str] = "ragmeter.judges.llamacpp:LlamaCppJudge"
+    factory: ClassVar[str] = "ragmeter.judges.llamacpp.judge:LlamaCppJudge"
     serial: ClassVar[bool] = True
     takes_path: ClassVar[bool] = True
     bundled_models: ClassVar[bool] = True

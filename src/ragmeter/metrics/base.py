@@ -84,7 +84,7 @@ class MetricContext:
 
     @property
     def reads_tokens(self) -> bool:
-        """Whether the judge reads prompt-token probabilities (judges/token_evidence.py)."""
+        """Whether the judge reads prompt-token probabilities (judges/llamacpp/token_evidence.py)."""
         return self._judge is not None and self._judge.judge.reads_tokens
 
     async def read_tokens(self, prompt: PromptTemplate, inputs: Mapping[str, object], reads: tuple[str, str]) -> Any:

@@ -76,7 +76,7 @@ class FaithfulnessOptions(JudgedOptions):
     #: record each statement's token evidence (in-process llama.cpp judges): how much the
     #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
     #: and the token they make least likely ("weakest": often the word a contradiction turns
-    #: on). Scores are unchanged; about 1.2x the judge time (judges/token_evidence.py).
+    #: on). Scores are unchanged; about 1.2x the judge time (judges/llamacpp/token_evidence.py).
     token_evidence: bool = False
     #: `flag`: where one chunk holds a statement's detail and another states a different one
     #: (or negates it), the evidence shows both spans and the row is counted in the summary

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ragmeter.errors import JudgeError
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, decided
+from ragmeter.judges.llamacpp import native
 from ragmeter.judges.render import cut_at_stop
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class PrefixStates:
              halt: Halt | threading.Event | None = None) -> dict[int, float]:
         """Leave exactly `prompt` evaluated in a fresh context, logits of its last token ready;
         with `read` (indices into `prompt.rest`), also the log-probability of each such token
-        given the tokens before it (judges/token_evidence.py). `halt` set stops it between
+        given the tokens before it (judges/llamacpp/token_evidence.py). `halt` set stops it between
         prompt batches (JudgeError): a long prompt is seconds of work per batch."""
         fresh_state(llm)
         if prompt.shared and not self._restore(llm, prompt.shared):
@@ -107,7 +108,7 @@ class PrefixStates:
         if state is None:
             return False
         self._states.move_to_end(shared)
-        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, state, len(state), 0) != len(state):
+        if llama_cpp.llama_state_seq_set_data(native.context_pointer(llm), state, len(state), 0) != len(state):
             fresh_state(llm)
             return False
         llm.input_ids[:len(shared)] = shared
@@ -118,11 +119,11 @@ class PrefixStates:
     def _save(self, llm: Llama, shared: tuple[int, ...]) -> None:
         import llama_cpp
 
-        size = llama_cpp.llama_state_seq_get_size(llm._ctx.ctx, 0)
+        size = llama_cpp.llama_state_seq_get_size(native.context_pointer(llm), 0)
         if size > self.max_bytes:
             return
         state = (ctypes.c_uint8 * size)()
-        if llama_cpp.llama_state_seq_get_data(llm._ctx.ctx, state, size, 0) != size:
+        if llama_cpp.llama_state_seq_get_data(native.context_pointer(llm), state, size, 0) != size:
             return
         self._states[shared] = state
         self._bytes += size
@@ -155,19 +156,21 @@ def eval_reading(llm: Llama, tokens: list[int], read: frozenset[int],
     n_vocab = llm.n_vocab()
     want = {i - 1 for i in read if 0 < i < len(tokens)}
     out: dict[int, float] = {}
-    llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
+    native.context(llm).kv_cache_seq_rm(-1, llm.n_tokens, -1)
+    batch = native.batch(llm)
     for lo in range(0, len(tokens), llm.n_batch):
         _check_halt(halt)
         chunk = tokens[lo:lo + llm.n_batch]
-        llm._batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=False)
+        batch.set_batch(batch=chunk, n_past=llm.n_tokens, logits_all=False)
         for j in range(len(chunk)):
-            llm._batch.batch.logits[j] = (lo + j) in want or j == len(chunk) - 1
-        llm._ctx.decode(llm._batch)
+            batch.batch.logits[j] = (lo + j) in want or j == len(chunk) - 1
+        native.context(llm).decode(batch)
         llm.input_ids[llm.n_tokens:llm.n_tokens + len(chunk)] = chunk
         llm.n_tokens += len(chunk)
         for j in range(len(chunk)):
             if (lo + j) in want:
-                row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, j), shape=(n_vocab,))
+                logits = llama_cpp.llama_get_logits_ith(native.context_pointer(llm), j)
+                row = np.ctypeslib.as_array(logits, shape=(n_vocab,))
                 top = float(row.max())
                 norm = top + float(np.log(np.exp(row - top).sum()))
                 out[lo + j + 1] = float(row[tokens[lo + j + 1]]) - norm
@@ -194,7 +197,7 @@ def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: 
     import llama_cpp
     import numpy as np
 
-    vocab = llm._model.vocab
+    vocab = native.vocab(llm)
     n_vocab = llm.n_vocab()
     grammar = _Grammar(llama_cpp, vocab, gbnf, n_vocab) if gbnf else None
     quote = llm.tokenize(b'"', add_bos=False, special=False)[0] if skip_reason is not None else -1
@@ -208,7 +211,7 @@ def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: 
                 finish = "stopped"
                 break
             logits = last_logits(llm)
-            read = probe.observe(text.decode("utf-8", errors="ignore"), _token_scores(llm, logits)) \
+            read = probe.observe(text.decode("utf-8", errors="ignore"), token_scores(llm, logits)) \
                 if probe is not None else None
             if skip_reason is not None and skip_reason(text.decode("utf-8", errors="ignore")) and \
                     (grammar is None or grammar.allows(quote)):
@@ -219,7 +222,7 @@ def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: 
                     token = grammar.choose(token, logits)
                 if read is not None and lines and probe is not None:
                     line = line_for(lines, read["field"], sum(f["field"] == read["field"] for f in probe.found))
-                    token = _calibrated_label(llm, logits, grammar, read, line, token)
+                    token = calibrated_label(llm, logits, grammar, read, line, token)
             if llama_cpp.llama_vocab_is_eog(vocab, token):
                 finish = "stop"
                 break
@@ -246,7 +249,8 @@ def last_logits(llm: Llama) -> Logits:
     import llama_cpp
     import numpy as np
 
-    return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
+    logits = llama_cpp.llama_get_logits_ith(native.context_pointer(llm), -1)
+    return np.ctypeslib.as_array(logits, shape=(llm.n_vocab(),))
 
 
 def line_for(lines: tuple[tuple[str, float, float], ...], field: str,
@@ -256,7 +260,7 @@ def line_for(lines: tuple[tuple[str, float, float], ...], field: str,
     return mine[min(index, len(mine) - 1)] if mine else None
 
 
-def _calibrated_label(llm: Llama, logits: Logits, grammar: _Grammar | None, read: LabelDist,
+def calibrated_label(llm: Llama, logits: Logits, grammar: _Grammar | None, read: LabelDist,
                       line: tuple[str, float, float] | None, token: int) -> int:
     """`token`, or where it decides a calibrated label the other way, the best token that
     begins the favoured label. A token that decides nothing (whitespace) is left alone, so the
@@ -273,7 +277,7 @@ def _calibrated_label(llm: Llama, logits: Logits, grammar: _Grammar | None, read
     return max(allowed, key=lambda i: float(logits[i])) if allowed else token
 
 
-def _token_scores(llm: Llama, logits: Logits) -> Callable[[str, list[str]], dict[str, float]]:
+def token_scores(llm: Llama, logits: Logits) -> Callable[[str, list[str]], dict[str, float]]:
     """For the probe: the logit of the first token of each way a label could continue."""
     def scores(typed: str, labels: list[str]) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -291,7 +295,7 @@ def fresh_state(llm: Llama) -> None:
     leftover cells change where new ones land and, rarely, a greedy choice (measured: 3 of
     120 scores differed between two identical runs)."""
     llm.reset()
-    llm._ctx.kv_cache_clear()
+    native.context(llm).kv_cache_clear()
 
 
 class _Grammar:

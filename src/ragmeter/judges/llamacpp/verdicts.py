@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, distribution
+from ragmeter.judges.llamacpp import native
 
 if TYPE_CHECKING:
     import threading
@@ -63,17 +64,17 @@ def label_field(schema: dict[str, Any] | None) -> tuple[str, list[str]] | None:
 def read_label(llm: Llama, field: str, labels: list[str],
                lines: tuple[tuple[str, float, float], ...]) -> tuple[str, list[LabelDist]]:
     """The reply `{"FIELD": label}` read from the logits after `{"FIELD": `, with its distribution."""
-    from ragmeter.judges.llamacpp_decode import line_for
+    from ragmeter.judges.llamacpp.decode import line_for
 
     Writer(llm).add('{"' + field + '": ')
-    dist = _label_dist(llm, labels)
+    dist = label_dist(llm, labels)
     if dist is None:
         return json.dumps({field: json.loads(labels[-1])}), []
-    label = _choose(dist, line_for(lines, field, 0), labels)
+    label = choose(dist, line_for(lines, field, 0), labels)
     return json.dumps({field: json.loads(label)}), [{"field": field, **dist}]
 
 
-def _choose(dist: dict[str, Any], line: tuple[str, float, float] | None, labels: list[str]) -> str:
+def choose(dist: dict[str, Any], line: tuple[str, float, float] | None, labels: list[str]) -> str:
     """The label written: the one a 0/1 label's calibrated probability favours where the judge
     has a line, else the most probable (so the label shown and the score agree)."""
     want = favoured(dist["probs"], line[1], line[2]) if line is not None and labels == LABELS else None
@@ -90,7 +91,7 @@ class Writer:
         self.llm, self.base, self.text, self.pending = llm, llm.n_tokens, "", ""
         self.ids: list[int] = []
         #: (tokens, characters) at the start of the reply that the model wrote itself: kept as
-        #: it tokenized them, never retokenized (text_decode.py)
+        #: it tokenized them, never retokenized (texts.py)
         self.kept = (0, 0)
 
     def add(self, piece: str, read: bool = True) -> None:
@@ -127,7 +128,7 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
                     halt: Halt | threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason) for n verdicts,
     the prompt already loaded into `llm`."""
-    from ragmeter.judges.llamacpp_decode import line_for
+    from ragmeter.judges.llamacpp.decode import line_for
 
     writer = Writer(llm)
     writer.add('{"verdicts": [', read=False)
@@ -138,8 +139,8 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
         if halt is not None and halt.is_set():
             return "", [], 0, "stopped"
         writer.add(('' if i == 0 else ', ') + '{"verdict": ')
-        dist = _label_dist(llm)
-        label = _choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
+        dist = label_dist(llm)
+        label = choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
         chosen.append(int(label))
         if dist is not None:
             found.append({"field": "verdict", **dist})
@@ -161,12 +162,12 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
     return json.dumps(reply, ensure_ascii=False), found if len(found) == n else [], sampled, finish
 
 
-def _label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None:
+def label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None:
     """Each label's probability from the logits after `"FIELD":` (the first token of each way
     to write it)."""
-    from ragmeter.judges.llamacpp_decode import _token_scores, last_logits
+    from ragmeter.judges.llamacpp.decode import last_logits, token_scores
 
-    return distribution("", labels, _token_scores(llm, last_logits(llm))("", labels))
+    return distribution("", labels, token_scores(llm, last_logits(llm))("", labels))
 
 
 def _reason(llm: Llama, halt: Halt | threading.Event | None) -> tuple[str, int]:
@@ -175,7 +176,7 @@ def _reason(llm: Llama, halt: Halt | threading.Event | None) -> tuple[str, int]:
     import llama_cpp
     import numpy as np
 
-    from ragmeter.judges.llamacpp_decode import last_logits
+    from ragmeter.judges.llamacpp.decode import last_logits
 
     out: list[int] = []
     text = ""
@@ -183,19 +184,19 @@ def _reason(llm: Llama, halt: Halt | threading.Event | None) -> tuple[str, int]:
         if halt is not None and halt.is_set():
             break
         token = int(np.argmax(last_logits(llm)))
-        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+        if llama_cpp.llama_vocab_is_eog(native.vocab(llm), token):
             break
         out.append(token)
         text = llm.detokenize(out).decode("utf-8", errors="ignore")
-        end = _closing_quote(text)
+        end = closing_quote(text)
         if end is not None:
             text = text[:end]
             break
         llm.eval([token])
-    return _string_content(text), len(out)
+    return string_content(text), len(out)
 
 
-def _closing_quote(text: str) -> int | None:
+def closing_quote(text: str) -> int | None:
     """Where an unescaped `"` ends the string, or None."""
     escaped = False
     for i, ch in enumerate(text):
@@ -208,7 +209,7 @@ def _closing_quote(text: str) -> int | None:
     return None
 
 
-def _string_content(raw: str, max_chars: int = 100) -> str:
+def string_content(raw: str, max_chars: int = 100) -> str:
     """The string as text: JSON escapes read, whitespace runs made one space, cut to `max_chars`."""
     try:
         text = json.loads(f'"{raw}"')

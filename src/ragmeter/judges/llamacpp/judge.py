@@ -28,7 +28,8 @@ from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
 from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, check_gguf, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
-from ragmeter.judges.llamacpp_decode import (
+from ragmeter.judges.llamacpp import native
+from ragmeter.judges.llamacpp.decode import (
     PrefixStates,
     PromptParts,
     check_window,
@@ -36,10 +37,10 @@ from ragmeter.judges.llamacpp_decode import (
     greedy_decode,
     prompt_parts,
 )
+from ragmeter.judges.llamacpp.texts import decode_texts, text_plan
+from ragmeter.judges.llamacpp.verdicts import decode_verdicts, label_field, read_label, verdict_count
 from ragmeter.judges.reasons import reason_skipper
 from ragmeter.judges.render import completion_text
-from ragmeter.judges.text_decode import decode_texts, text_plan
-from ragmeter.judges.verdict_decode import decode_verdicts, label_field, read_label, verdict_count
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
     from ragmeter.judges.settings import LlamaCppConfig
 
 INSTALL_HINT = "pip install 'ragmeter[local]' (or run `make setup`)"
-#: what `verdicts: read` changes in a reply (verdict_decode.py, text_decode.py): part of the identity
+#: what `verdicts: read` changes in a reply (verdicts.py, texts.py): part of the identity
 WRITTEN = {"verdicts": "read-after-each-item", "text_lists": "json-written"}
 
 
@@ -70,7 +71,7 @@ class LlamaCppJudge(Judge):
             raise ConfigError("the llamacpp judge needs a GGUF file or a bundled model name")
         super().__init__(name, params)
         self.n_ctx, self.api, self.calibrate, self.reasons = n_ctx, api, calibrate, reasons
-        #: verdict lists: "read" from the logits after each item (verdict_decode.py), or "decode"d as JSON
+        #: verdict lists: "read" from the logits after each item (verdicts.py), or "decode"d as JSON
         self.verdicts = verdicts
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Llama | None = None
@@ -96,7 +97,7 @@ class LlamaCppJudge(Judge):
                    reasons=cfg.reasons, verdicts=cfg.verdicts)
 
     def identity(self) -> dict[str, object]:
-        # prompt_eval names how a prompt is batched, which moves logits (llamacpp_decode.py)
+        # prompt_eval names how a prompt is batched, which moves logits (decode.py)
         return {**super().identity(), "context_window": self.n_ctx, "api": self.api,
                 "prompt_eval": "shared-prefix-then-row",
                 **(WRITTEN if self.verdicts == "read" else {})}
@@ -162,7 +163,7 @@ class LlamaCppJudge(Judge):
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
             def text(token: int) -> str:
-                return llm._model.token_get_text(token) if token != -1 else ""
+                return native.token_text(llm, token) if token != -1 else ""
 
             self._chat = Jinja2ChatFormatter(template=llm.metadata["tokenizer.chat_template"],
                                              eos_token=text(llm.token_eos()), bos_token=text(llm.token_bos()))
@@ -270,7 +271,7 @@ class LlamaCppJudge(Judge):
         if ask is None or request.prompt is not None or not request.messages:
             self._prefixes.load(llm, parts, halt=self._stop)
             return None, request.label_lines
-        from ragmeter.judges.token_evidence import claim_tokens, combined_lines, features
+        from ragmeter.judges.llamacpp.token_evidence import claim_tokens, combined_lines, features
 
         bare = self._parts(llm, JudgeRequest(list(ask.bare)))
         row, bare_row = request.messages[-1]["content"], ask.bare[-1]["content"]

@@ -3,7 +3,7 @@ such as `{"questions": [3 strings], "noncommittal": 0|1}` or `{"statements": [at
 strings]}` is not decoded under a grammar token by token. ragmeter writes the skeleton
 (`{"questions": ["`, `", "`, `"], "noncommittal": `) as prefill, the model samples only
 each string's text, greedily, up to its closing quote, and a small-integer field is read
-from the label logits after its key (verdict_decode.py does the same for verdict lists).
+from the label logits after its key (verdicts.py does the same for verdict lists).
 
 Where a list's length is the model's choice, the token that closes a string says it: a
 closing `",` goes on, `"]` ends the list; a bare `"` is followed by one read of the logits
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.judges.label_probs import LabelDist
-from ragmeter.judges.verdict_decode import Writer, _choose, _closing_quote, _label_dist, _string_content
+from ragmeter.judges.llamacpp import native
+from ragmeter.judges.llamacpp.verdicts import Writer, choose, closing_quote, label_dist, string_content
 
 if TYPE_CHECKING:
     import threading
@@ -70,7 +71,7 @@ def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, flo
                  halt: Halt | threading.Event | None = None) -> tuple[str, list[LabelDist], int, str]:
     """(reply JSON text, label distributions, tokens sampled, finish reason), the prompt
     already loaded into `llm`."""
-    from ragmeter.judges.llamacpp_decode import line_for
+    from ragmeter.judges.llamacpp.decode import line_for
 
     writer = Writer(llm)
     reply: dict[str, Any] = {}
@@ -80,8 +81,8 @@ def decode_texts(llm: Llama, plan: tuple[Part, ...], lines: tuple[tuple[str, flo
         key = ("{" if k == 0 else ", ") + json.dumps(part.field) + ": "
         if part.labels:
             writer.add(key)
-            dist = _label_dist(llm, list(part.labels))
-            label = _choose(dist, line_for(lines, part.field, 0), list(part.labels)) if dist else part.labels[0]
+            dist = label_dist(llm, list(part.labels))
+            label = choose(dist, line_for(lines, part.field, 0), list(part.labels)) if dist else part.labels[0]
             reply[part.field] = json.loads(label)
             found += [{"field": part.field, **dist}] if dist else []
             writer.add(label, read=False)
@@ -112,7 +113,7 @@ def _text_list(llm: Llama, writer: Writer, part: Part, deadline: float | None,
         writer.add(piece)
         item = _string(llm, writer, part.max_chars)
         sampled += item.sampled
-        texts.append(_string_content(item.raw, part.max_chars))
+        texts.append(string_content(item.raw, part.max_chars))
         go_on = _goes_on(part, len(texts), item.tail)
         follow = "" if go_on is None else ', "' if go_on else "]"
         written = ""
@@ -144,7 +145,7 @@ def _prefers(llm: Llama, writer: Writer, yes: bytes, no: bytes) -> bool:
     may be empty, `,` against `]` after an item.)"""
     import numpy as np
 
-    from ragmeter.judges.llamacpp_decode import last_logits
+    from ragmeter.judges.llamacpp.decode import last_logits
 
     writer.add("")
     logits = last_logits(llm)
@@ -173,7 +174,7 @@ def _first_bytes(llm: Llama) -> Any:
         buf = ctypes.create_string_buffer(64)
         found = np.zeros(llm.n_vocab(), dtype=np.uint8)
         for i in range(len(found)):
-            size = llama_cpp.llama_token_to_piece(llm._model.vocab, i, buf, 64, 0, False)
+            size = llama_cpp.llama_token_to_piece(native.vocab(llm), i, buf, 64, 0, False)
             piece = buf.raw[:max(0, size)].lstrip()
             found[i] = piece[0] if piece else 0
         _FIRST[llm] = found
@@ -197,16 +198,16 @@ def _string(llm: Llama, writer: Writer, max_chars: int) -> _Item:
     import llama_cpp
     import numpy as np
 
-    from ragmeter.judges.llamacpp_decode import last_logits
+    from ragmeter.judges.llamacpp.decode import last_logits
 
     out: list[int] = []  # sampled and evaluated
     done = ""
     for _ in range(int(max_chars * TOKENS_PER_CHAR) + 8):
         token = int(np.argmax(last_logits(llm)))
-        if llama_cpp.llama_vocab_is_eog(llm._model.vocab, token):
+        if llama_cpp.llama_vocab_is_eog(native.vocab(llm), token):
             break
         text = llm.detokenize(out + [token]).decode("utf-8", errors="ignore")
-        end, newline = _closing_quote(text), text.find("\n")
+        end, newline = closing_quote(text), text.find("\n")
         if (end is not None or newline >= 0) and text.startswith(done):
             writer.took(out, done)
             if end is not None and (newline < 0 or end < newline):
