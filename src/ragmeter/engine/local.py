@@ -88,7 +88,7 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
     faults = faults or FaultLog()
     judge_session = JudgeSession(judge, cache, policy, concurrency, clock, faults) if judge else None
     embed_session = EmbeddingSession(embedder, cache, clock) if embedder else None
-    await _preflight(metrics, judge, embedder)
+    await preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
     tally = Tally([m.label for m in metrics])
     failures = Failures(probe=judge_session.probe if judge_session else None)
@@ -148,7 +148,7 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
     return RunResult(dataset, metrics, tally, stats, prompts, timings, faults, failures)
 
 
-async def _preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
+async def preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:
     """Missing keys, unreachable servers and missing model files fail here, before any row."""
     if any(m.uses_judge for m in metrics):
         if judge is None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ragmeter.accounting import MetricStats
 from ragmeter.cache import Cache, OverlayCache, open_cache
-from ragmeter.engine.local import RunResult, _preflight, check_columns
+from ragmeter.engine.local import RunResult, check_columns, preflight
 from ragmeter.engine.progress import row_progress
 from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, JudgeUnavailable
@@ -130,7 +130,7 @@ async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: Engi
         raise ConfigError("a Ray run builds each worker's judge from a judge spec; "
                           "give the judge as a spec or settings mapping, not a Judge object")
     check_columns(job.dataset, job.metrics)
-    await _preflight(job.metrics, job.judge, job.embedder)  # a dead judge server fails before Ray starts
+    await preflight(job.metrics, job.judge, job.embedder)  # a dead judge server fails before Ray starts
     started = connect(ray, settings)
     try:
         return await _score(ray, job, cache, faults, settings, sink)

@@ -170,7 +170,7 @@ def build_dataset(records: list[dict[str, object]], source: str,
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
     unit = unit_of(source)
     for index, record in enumerate(records, start=1):
-        _check_encodable(record, source, line_of(record, index), unit)
+        check_encodable(record, source, line_of(record, index), unit)
     if is_cited_file(all_columns, dict(columns or {})):
         samples = cited_samples(records, source, unit)
         _check_unique_ids(samples, source)
@@ -179,14 +179,14 @@ def build_dataset(records: list[dict[str, object]], source: str,
     samples, clean = [], []
     for index, record in enumerate(records, start=1):
         number = line_of(record, index, remove=True)
-        samples.append(_to_sample(record, mapping, source, number, index, unit))
+        samples.append(to_sample(record, mapping, source, number, index, unit))
         clean.append(record)
     _check_unique_ids(samples, source)
     present = {f for f in (*SAMPLE_FIELDS, "id", "metadata") if any(getattr(x, f) is not None for x in samples)}
     return Dataset(samples, clean, source, present, digest)
 
 
-def _to_sample(record: dict[str, object], mapping: dict[str, str], source: str,
+def to_sample(record: dict[str, object], mapping: dict[str, str], source: str,
                number: int, index: int, unit: str) -> Sample:
     values: dict[str, Any] = {}
     for canonical, column in mapping.items():
@@ -256,7 +256,7 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
         raise fail(f"{where + ': ' if where else ''}{error['msg']}") from None
 
 
-def _check_encodable(record: dict[str, object], source: str, number: int, unit: str) -> None:
+def check_encodable(record: dict[str, object], source: str, number: int, unit: str) -> None:
     """Refuse text UTF-8 cannot encode (a lone surrogate such as "\\ud800" in JSON) at load,
     not in the cache key or the results writer after the judge calls were paid for; say once
     per file that NaN or Infinity (which JSON has not) will be written back as null."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ragmeter.errors import ConfigError
-from ragmeter.io.writers import FORMATS, _parquet_value, _umask, _why, csv_cell, csv_header
+from ragmeter.io.writers import FORMATS, csv_cell, csv_header, current_umask, parquet_value, unwritable_reason
 from ragmeter.text import json_text, redact, secret_values
 
 if TYPE_CHECKING:
@@ -107,8 +107,8 @@ class ResultsFile:
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".results.{os.getpid()}.", suffix=".jsonl.partial", dir=out_dir)
         except OSError as exc:
-            raise ConfigError(f"cannot write {self.path}: {_why(exc, self.path)}") from None
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
+            raise ConfigError(f"cannot write {self.path}: {unwritable_reason(exc, self.path)}") from None
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; results follow the user's umask
         self.tmp = Path(tmp)
         self.handle = os.fdopen(fd, "wb", buffering=1 << 20)
         #: lines to replace at commit, by row index (rows whose failed judge call was retried)
@@ -160,7 +160,7 @@ class ResultsFile:
         with os.fdopen(fd, "wb", buffering=1 << 20) as out, self.tmp.open("rb") as source:
             for index, line in enumerate(source):
                 out.write(self.patches[index] + b"\n" if index in self.patches else line)
-        os.chmod(patched, 0o666 & ~_umask())
+        os.chmod(patched, 0o666 & ~current_umask())
         os.replace(patched, self.tmp)
 
     def abort(self) -> None:
@@ -181,7 +181,7 @@ class ResultsFile:
         os.close(fd)
         try:
             (_write_csv if self.fmt == "csv" else _write_parquet)(self.tmp, Path(out))
-            os.chmod(out, 0o666 & ~_umask())
+            os.chmod(out, 0o666 & ~current_umask())
             os.replace(out, self.path)
         finally:
             Path(out).unlink(missing_ok=True)
@@ -262,7 +262,7 @@ def _table(rows: list[dict[str, object]]) -> pa.Table:
     import pyarrow as pa
 
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    return pa.table({c: [_parquet_value(r.get(c), c) for r in rows] for c in columns})
+    return pa.table({c: [parquet_value(r.get(c), c) for r in rows] for c in columns})
 
 
 def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:

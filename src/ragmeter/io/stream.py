@@ -19,7 +19,7 @@ from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
 from ragmeter.io.formats import FORMATS, format_of, iter_records
-from ragmeter.io.readers import Dataset, _check_encodable, _to_sample, data_file, file_sha256
+from ragmeter.io.readers import Dataset, check_encodable, data_file, file_sha256, to_sample
 from ragmeter.io.traces import span_format
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
@@ -54,7 +54,7 @@ class StreamedDataset:
     def iter_file(self) -> Iterator[tuple[Sample, dict[str, object]]]:
         """Every row up to the limit, whatever the shard."""
         for index, number, record in _selected(self.path, self.source, self.limit):
-            yield _to_sample(record, self.mapping, self.source, number, index, self.unit), record
+            yield to_sample(record, self.mapping, self.source, number, index, self.unit), record
 
     def ids(self) -> list[str]:
         """Every row's id, read from the file (for the few checks that need them all)."""
@@ -113,7 +113,7 @@ def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[lis
     for _, number, record in _selected(path, source, limit):
         first = first or record
         rows += 1
-        _check_encodable(record, source, number, unit)
+        check_encodable(record, source, number, unit)
         names.update(dict.fromkeys(record))
     if not rows:
         raise DataError("file has no rows to evaluate", source=source)

@@ -37,7 +37,7 @@ def parse_attributes(items: list[str] | Mapping[str, str] | None, flag: str = "-
 
 def holds_any(attributes: list[dict[str, object]], mapping: Mapping[str, str]) -> bool:
     """Does any span hold an attribute the mapping names?"""
-    return any(_pattern(name).match(key) for name in mapping.values() for span in attributes for key in span)
+    return any(attribute_pattern(name).match(key) for name in mapping.values() for span in attributes for key in span)
 
 
 def mapped(row: dict[str, object], attributes: list[dict[str, object]],
@@ -53,7 +53,7 @@ def mapped(row: dict[str, object], attributes: list[dict[str, object]],
 
 
 def _collect(attributes: list[dict[str, object]], name: str) -> list[Any]:
-    pattern = _pattern(name)
+    pattern = attribute_pattern(name)
     found: list[Any] = []
     for span in attributes:
         matches = sorted((int(m.group(1)), value) for key, value in span.items() if (m := pattern.match(key)))
@@ -61,5 +61,5 @@ def _collect(attributes: list[dict[str, object]], name: str) -> list[Any]:
     return found
 
 
-def _pattern(name: str) -> re.Pattern[str]:
+def attribute_pattern(name: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(name).replace(r"\*", r"(\d+)") + "$")

@@ -68,10 +68,10 @@ def rows_from_otlp_file(path: str | Path, source: str,
     """`rows_from_otlp` for a JSON Lines file read a line at a time (io/spans.py), holding
     only the attributes the rows are made from: a 71 MB file took 481 MB read whole."""
     from ragmeter.io.spans import check_memory, stream_otlp_spans
-    from ragmeter.io.trace_mapping import _pattern
+    from ragmeter.io.trace_mapping import attribute_pattern
 
     check_memory(path, source)
-    patterns = [_pattern(name) for name in (mapping or {}).values()]
+    patterns = [attribute_pattern(name) for name in (mapping or {}).values()]
 
     def used(key: str) -> bool:  # what trace_row reads, and what --attribute names
         return key in _READ or bool(_DOC.match(key) or _MESSAGE.match(key)) or any(p.match(key) for p in patterns)

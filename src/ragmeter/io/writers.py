@@ -93,13 +93,13 @@ def parquet_bytes(rows: list[dict[str, object]]) -> bytes:
     import pyarrow.parquet as pq
 
     columns = list(dict.fromkeys(k for r in rows for k in r))
-    data = {c: [_parquet_value(r.get(c), c) for r in rows] for c in columns}
+    data = {c: [parquet_value(r.get(c), c) for r in rows] for c in columns}
     sink = pa.BufferOutputStream()
     pq.write_table(pa.table(data), sink)
     return sink.getvalue().to_pybytes()
 
 
-def _parquet_value(value: Any, column: str) -> Any:
+def parquet_value(value: Any, column: str) -> Any:
     """Evidence is heterogeneous: JSON text keeps one schema per column."""
     return _flat(value) if column.endswith(("_evidence", "metadata")) else value
 
@@ -117,7 +117,7 @@ def write_redacted(path: Path, page: bytes | str) -> None:
     atomic_write_bytes(path, redact(text).encode("utf-8"))
 
 
-def _umask() -> int:
+def current_umask() -> int:
     """The process umask (it can only be read by setting it, so set it straight back)."""
     mask = os.umask(0o022)
     os.umask(mask)
@@ -137,9 +137,9 @@ def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes]) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
+        raise ConfigError(f"cannot write {path}: {unwritable_reason(exc, target)}") from None
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; results follow the user's umask
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; results follow the user's umask
         with os.fdopen(fd, "wb", buffering=1 << 20) as handle:
             for piece in [data] if isinstance(data, bytes) else data:
                 handle.write(piece)
@@ -149,7 +149,7 @@ def atomic_write_bytes(path: Path, data: bytes | Iterable[bytes]) -> None:
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
+            raise ConfigError(f"cannot write {path}: {unwritable_reason(exc, target)}") from None
         raise
 
 
@@ -168,7 +168,7 @@ def check_writable(path: Path, what: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".check", dir=target.parent)
     except OSError as exc:
-        raise ConfigError(f"{what}: cannot write {path}: {_why(exc, target)}") from None
+        raise ConfigError(f"{what}: cannot write {path}: {unwritable_reason(exc, target)}") from None
     os.close(fd)
     os.unlink(tmp)
     if len(target.name.encode()) > 255:
@@ -195,7 +195,7 @@ def make_folder(folder: Path) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot make folder {folder}: {_why(exc, folder / '_')}") from None
+        raise ConfigError(f"cannot make folder {folder}: {unwritable_reason(exc, folder / '_')}") from None
     return folder
 
 
@@ -211,7 +211,7 @@ def _target(path: Path) -> Path:
     except FileNotFoundError:
         return target
     except OSError as exc:
-        raise ConfigError(f"cannot write {path}: {_why(exc, target)}") from None
+        raise ConfigError(f"cannot write {path}: {unwritable_reason(exc, target)}") from None
     if stat.S_ISDIR(mode):
         raise ConfigError(f"cannot write {path}: it is a folder; name a file")
     if not stat.S_ISREG(mode):
@@ -220,7 +220,7 @@ def _target(path: Path) -> Path:
     return target
 
 
-def _why(exc: OSError, path: Path) -> str:
+def unwritable_reason(exc: OSError, path: Path) -> str:
     """The reason a path cannot be written, naming the file in the way when there is one."""
     blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
     return f"{blocker} is a file, not a folder" if blocker is not None else exc.strerror or str(exc)

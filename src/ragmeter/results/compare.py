@@ -93,7 +93,7 @@ def compare(a: str | Path | Run, b: str | Path | Run, metrics: list[str] | None 
     for run in (run_a, run_b):
         if not run.ids:
             raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
-        _unique_ids(run)
+        check_unique_ids(run)
     in_b = set(run_b.ids)
     shared = [i for i in run_a.ids if i in in_b]
     if not shared:
@@ -123,7 +123,7 @@ def _unpaired_metrics(run_a: Run, run_b: Run) -> dict[str, str]:
             **{m: "only in B" for m in run_b.metrics if m not in run_a.metrics}}
 
 
-def _unique_ids(run: Run) -> None:
+def check_unique_ids(run: Run) -> None:
     """Rows are paired by id: a repeated one would pair with the wrong row, so name it."""
     first: dict[str, int] = {}
     for n, row_id in enumerate(run.ids, start=1):

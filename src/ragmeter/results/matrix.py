@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.errors import DataError
-from ragmeter.results.compare import ALPHA, Verdict, _unique_ids, verdict
+from ragmeter.results.compare import ALPHA, Verdict, check_unique_ids, verdict
 from ragmeter.results.gates import GateReport, GateSettings
 from ragmeter.results.runs import Run, load_run
 from ragmeter.stats import holm, mean_ci, paired_ci, sign_flip_p
@@ -98,7 +98,7 @@ def compare_many(runs: list[str | Path | Run], baseline: str | Path | Run | None
     for run in loaded:
         if not run.ids:
             raise DataError("the run has no rows (an empty shard?): nothing to compare", source=run.source)
-        _unique_ids(run)
+        check_unique_ids(run)
     shared = _shared_ids(loaded, base)
     labels = _labels(loaded) if run_names is None else {id(r): n for r, n in zip(loaded, run_names)}
     names, missing = _metrics(loaded, metrics)
