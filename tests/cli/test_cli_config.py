@@ -356,6 +356,26 @@ def test_help_reads_the_same_in_every_command():
     assert "Usage: ragmeter merge [OPTIONS] FOLDERS..." in cli("merge", "--help").stdout
 
 
+def test_every_command_is_registered_in_commands_and_nowhere_else():
+    """Three ways to register a command became one (issue 52 item 7): `cli/app.py`'s COMMANDS."""
+    import ast
+
+    from ragmeter.cli.app import COMMANDS, command
+
+    def names(entries, prefix=""):
+        for name, entry in entries:
+            yield from names(entry[1], f"{name} ") if isinstance(entry, tuple) else [prefix + name]
+
+    built = command()
+    found = [f"{g} {s}" if hasattr(c, "commands") else g
+             for g, c in built.commands.items() for s in (getattr(c, "commands", None) or [g])]
+    assert sorted(found) == sorted(names(COMMANDS)) and "prompts adapt" in found and "index" in found
+    registering = {p.name for p in (ROOT / "src" / "ragmeter" / "cli").glob("*.py")
+                   for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                   if isinstance(n, ast.Attribute) and n.attr in ("command", "add_typer", "Typer")}
+    assert registering == {"app.py"}
+
+
 def test_run_takes_a_price_and_config_paths_are_printed_normalised(tmp_path, fake_server):
     (tmp_path / "cfg").mkdir()
     write_rows(tmp_path / "d.jsonl")

@@ -11,9 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ragmeter.cli import evaluate, judges, results, testset, traces
-from ragmeter.cli.prompts import prompts_app
-from ragmeter.cli.rag import register as register_rag_commands
+from ragmeter.cli import evaluate, judges, prompts, rag, results, testset, traces
 from ragmeter.errors import RagmeterError
 from ragmeter.text import plain
 
@@ -46,17 +44,32 @@ def _root(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Evaluate RAG datasets with Ragas-compatible metrics on any judge."""
 
 
-#: (name, function) in the order `ragmeter --help` lists them
-COMMANDS = (("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
-            ("compare", results.compare_runs), ("report", results.html_report), ("explain", results.explain_run),
-            ("calibrate", results.calibrate), ("traces", traces.traces), ("publish", traces.publish),
-            ("meta-eval", judges.meta_eval), ("align", judges.align),
-            ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
-            ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics))
-for _name, _command in COMMANDS:
-    app.command(_name)(_command)
-app.add_typer(prompts_app, name="prompts")
-register_rag_commands(app)
+#: (name, function), or (name, (help, its subcommands)) for a group, in the order `ragmeter --help`
+#: lists them: every command is registered here and nowhere else
+COMMANDS: tuple[tuple[str, Any], ...] = (
+    ("run", evaluate.run), ("evaluate", evaluate.evaluate), ("generate", testset.generate),
+    ("compare", results.compare_runs), ("report", results.html_report), ("explain", results.explain_run),
+    ("calibrate", results.calibrate), ("traces", traces.traces), ("publish", traces.publish),
+    ("meta-eval", judges.meta_eval), ("align", judges.align),
+    ("judge-check", judges.judge_check), ("testset", testset.testset), ("merge", results.merge),
+    ("bench-judge", judges.bench_judge), ("metrics", judges.list_metrics),
+    ("index", rag.index), ("answer", rag.answer), ("experiment", rag.experiment),
+    ("prompts", (prompts.HELP, (("export", prompts.export), ("adapt", prompts.adapt)))))
+
+
+def _register(parent: typer.Typer, commands: tuple[tuple[str, Any], ...]) -> None:
+    """Commands through `Typer.command`, groups through `Typer.add_typer` (typer lists a
+    group after the commands, whatever the order)."""
+    for name, entry in commands:
+        if isinstance(entry, tuple):
+            group = typer.Typer(no_args_is_help=True, help=entry[0])
+            _register(group, entry[1])
+            parent.add_typer(group, name=name)
+        else:
+            parent.command(name)(entry)
+
+
+_register(app, COMMANDS)
 
 
 class _CurrentStderr(logging.StreamHandler):
@@ -150,8 +163,14 @@ def _main() -> None:
 
 def command() -> Any:
     """The click command typer builds from `app`, with help that reads the same everywhere:
-    arguments in capitals, bracketed only when optional (typer writes `{docs}` when required),
-    flags without a `<bool>` value, and docstrings' line breaks joined into sentences."""
+    arguments in capitals, bracketed only when optional, flags without a `<bool>` value, and
+    docstrings' line breaks joined into sentences.
+
+    What typer (0.29) lacks, and `_tidy` does on the built command: an argument's metavar is
+    always wrapped in braces (`{DATA}`, even with `typer.Argument(metavar=...)`), every flag and
+    `--help` show `<bool>`, and no setting joins a docstring's wrapped lines. `get_command` and
+    the click objects it returns are typer's public API; the usage line of an argument is set
+    through click's `get_usage_pieces`, which typer overrides with the braces."""
     from typer.main import get_command
 
     built = get_command(app)
@@ -204,16 +223,15 @@ def _interrupted() -> None:
 
 def _usage_error(exc: Exception) -> int | None:
     """A usage error (unknown option, missing argument, bad value) as one line; exit code 2."""
-    import click
-    from typer._click import exceptions as typer_click  # typer >= 0.20 vendors its own click
-
-    if isinstance(exc, (click.exceptions.Abort, typer_click.Abort if hasattr(typer_click, "Abort") else ())):
+    # typer (>= 0.28) carries its own copy of click; its usage errors are typer.TyperException
+    # (with click's exit_code and format_message) and a Ctrl-C in a prompt is typer.Abort
+    if isinstance(exc, typer.Abort):
         _interrupted()  # click turns Ctrl-C into Abort
     if type(exc).__name__ == "InvalidURL" and type(exc).__module__.startswith("httpx"):
         print(f"ragmeter: error: a URL httpx cannot use ({plain(exc)}); if HTTP_PROXY, HTTPS_PROXY or ALL_PROXY "
               "is set, check it", file=sys.stderr)
         return 2
-    if not isinstance(exc, (click.ClickException, typer_click.ClickException)):
+    if not isinstance(exc, typer.TyperException):
         return None
     if type(exc).__name__ == "NoArgsIsHelpError":
         return 2  # help was printed already

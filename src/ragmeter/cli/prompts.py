@@ -11,7 +11,8 @@ import typer
 from ragmeter.cli.common import console, judge_setting
 from ragmeter.judges.registry import DEFAULT_JUDGE
 
-prompts_app = typer.Typer(no_args_is_help=True, help="Export and translate judge prompts.")
+#: the group's line in `ragmeter --help`
+HELP = "Export and translate judge prompts."
 
 MetricsOpt = Annotated[Optional[str], typer.Option(help="comma-separated metric names (default: every "
                                                         "metric that sends prompts)")]
@@ -24,7 +25,6 @@ def _metrics(names: Optional[str]) -> list[Any]:
     return [m for m in get_metrics(chosen) if m.prompt_names]
 
 
-@prompts_app.command("export")
 def export(out: Annotated[Path, typer.Argument(help="folder to write one JSON file per prompt into")],
            metrics: MetricsOpt = None,
            language: Annotated[str, typer.Option(help="english | spanish")] = "english",
@@ -39,7 +39,6 @@ def export(out: Annotated[Path, typer.Argument(help="folder to write one JSON fi
           f"--language {normalize_language(language)}")
 
 
-@prompts_app.command("adapt")
 def adapt(language: Annotated[str, typer.Option(help="target language, e.g. spanish, french")],
           out: Annotated[Path, typer.Option(help="folder for the translated prompt files")],
           judge: Annotated[str, typer.Option(help="the model that translates (any judge spec)")] = DEFAULT_JUDGE,

@@ -13,12 +13,6 @@ from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import counted, plain, seconds
 
 
-def register(app: typer.Typer) -> None:
-    app.command("index")(index)
-    app.command("answer")(answer)
-    app.command("experiment")(experiment)
-
-
 def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a .jsonl/.parquet/.csv "
                                                     "with a `text` column")],
           out: Annotated[Path, typer.Option(help="the index folder")],
