@@ -48,7 +48,7 @@ def test_merged_shards_equal_the_whole_run(tmp_path):
     assert [r["id"] for r in rows] == [r["id"] for r in ROWS]  # dataset order, not shard order
     assert [(r["rouge"], r["exact_match"]) for r in rows] == [(r["rouge"], r["exact_match"]) for r in whole.rows]
     for name in ("rouge", "exact_match"):
-        mine, theirs = merged["metrics"][name], whole.manifest["metrics"][name]
+        mine, theirs = merged["metrics"][name], whole.manifest["metrics"][name]  # as manifest.json reads
         assert (mine["mean"], mine["ci95"], mine["n"], mine["unscored"]) == \
             (theirs["mean"], theirs["ci95"], theirs["n"], theirs["unscored"])
     assert merged["dataset"]["rows"] == 30 and len(merged["merged_from"]) == 3

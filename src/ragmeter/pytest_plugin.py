@@ -51,9 +51,9 @@ def ragmeter_eval(request: Any) -> Any:
         result = evaluate(rows, metrics, judge=judge or _default_judge(config), **options)
         totals = config.stash[_TOTALS]
         totals["evaluations"] += 1
-        for record in result.manifest["metrics"].values():
-            totals["judge_calls"] += record["judge_calls"]
-            totals["cache_hits"] += record["cache_hits"]
+        for record in result.manifest.metrics.values():
+            totals["judge_calls"] += record.judge_calls
+            totals["cache_hits"] += record.cache_hits
         return result
 
     return run

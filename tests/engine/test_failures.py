@@ -97,17 +97,21 @@ def test_a_judge_that_goes_down_mid_run_still_stops_it(tmp_path):
 
 
 @pytest.mark.parametrize(("limit", "code"), [(0.05, 0), (0.01, 3)])
-def test_max_failed_sets_the_exit_code(limit, code, capsys):
+def test_max_failed_sets_the_exit_code(limit, code, capsys, tmp_path):
     import typer
 
     from ragmeter.cli.evaluate import _failed_calls
     from ragmeter.results.gates import GateReport, failed_calls
+    from ragmeter.results.runs import load_run
+    from ragmeter.testing import write_run
 
-    manifest = {"dataset": {"rows": 20}, "metrics": {"context_relevance": {}},
-                "faults": {"failed_calls": 1, "recovered_calls": 0, "failed_rows": ["r05"]}}
+    manifest = load_run(write_run(tmp_path / "run", {"context_relevance": [1.0] * 19 + [None]})).manifest
+    gate = failed_calls(manifest, limit)
+    assert gate is None  # no pair failed
+    manifest.faults.failed_calls, manifest.faults.failed_rows = 1, ["q19"]
     gate = failed_calls(manifest, limit)
     assert (gate.value, gate.bar, gate.passed) == (0.05, limit, not code)
-    assert failed_calls({**manifest, "faults": {"failed_calls": 0}}, limit) is None
+    assert "rows q19 are unscored" in gate.message
 
     class Result:
         gates = GateReport(results=[gate])

@@ -15,6 +15,7 @@ import ragmeter
 from ragmeter.errors import ConfigError
 from ragmeter.results.compare import compare
 from ragmeter.results.gates import GateSettings, evaluate_gates, parse_fail_under
+from ragmeter.results.manifest import MetricRecord
 from ragmeter.testing.runs import metric_record, write_run
 from tests.cli_runner import run_cli
 
@@ -29,12 +30,17 @@ def write_data(path: Path, matches: int, total: int = 20) -> Path:
     return path
 
 
+def typed(values: list[float | None], higher_is_better: bool = True) -> MetricRecord:
+    """A metric's record as a run's manifest holds it."""
+    return MetricRecord.model_validate(metric_record(values, higher_is_better))
+
+
 def cli(*args: str) -> subprocess.CompletedProcess:
     return run_cli(*args)
 
 
 def test_mean_and_interval_gates():
-    record = metric_record([1.0] * 15 + [0.0] * 5)  # mean 0.75, interval about 0.55-0.95
+    record = typed([1.0] * 15 + [0.0] * 5)  # mean 0.75, interval about 0.55-0.95
     mean_gate = evaluate_gates(GateSettings(thresholds={"m": 0.7}), {"m": record})
     assert mean_gate.passed and mean_gate.results[0].value == 0.75
     lower_gate = evaluate_gates(GateSettings(thresholds={"m": 0.7}, gate="lower"), {"m": record})
@@ -43,22 +49,22 @@ def test_mean_and_interval_gates():
 
 
 def test_interval_gate_refuses_too_few_rows():
-    record = metric_record([1.0, 1.0, 1.0])  # interval (1, 1): would pass any bar
+    record = typed([1.0, 1.0, 1.0])  # interval (1, 1): would pass any bar
     report = evaluate_gates(GateSettings(thresholds={"m": 0.9}, gate="lower"), {"m": record})
     assert not report.passed
     assert "only 3 scored rows; an interval gate needs at least 10" in report.results[0].message
 
 
 def test_lower_is_better_metrics_gate_at_most():
-    record = metric_record([0.2] * 12, higher_is_better=False)
+    record = typed([0.2] * 12, higher_is_better=False)
     assert evaluate_gates(GateSettings(thresholds={"noise": 0.3}), {"noise": record}).passed
     failed = evaluate_gates(GateSettings(thresholds={"noise": 0.1}), {"noise": record})
     assert not failed.passed and "not <= 0.1" in failed.results[0].message
 
 
 def test_max_unscored():
-    report = evaluate_gates(GateSettings(max_unscored=0.05), {"a": metric_record([1.0] * 19 + [None]),
-                                                             "b": metric_record([1.0] * 9 + [None])})
+    report = evaluate_gates(GateSettings(max_unscored=0.05), {"a": typed([1.0] * 19 + [None]),
+                                                             "b": typed([1.0] * 9 + [None])})
     assert [g.passed for g in report.results] == [True, False]
     assert report.results[1].message == "b: 1 of 10 rows unscored (10.0%), over the limit 5.0%"
 
@@ -166,9 +172,9 @@ def test_gates_that_cannot_decide_exit_2_not_0(tmp_path):
     gate = report.results[0]
     assert (gate.passed, gate.decided, report.exit_code) == (False, False, 2)  # was: passed
     assert gate.message == "m: cannot decide: 4 rows scored in both runs; a baseline gate needs at least 10 pairs"
-    failing = evaluate_gates(GateSettings(thresholds={"m": 0.99}), {"m": metric_record([0.5] * 12)}, comparison)
+    failing = evaluate_gates(GateSettings(thresholds={"m": 0.99}), {"m": typed([0.5] * 12)}, comparison)
     assert failing.exit_code == 1  # a gate that decided and failed wins over one that could not decide
-    assert evaluate_gates(GateSettings(thresholds={"m": 0.1}), {"m": metric_record([0.5] * 12)}).exit_code == 0
+    assert evaluate_gates(GateSettings(thresholds={"m": 0.1}), {"m": typed([0.5] * 12)}).exit_code == 0
 
 
 def test_judge_unreachable_exits_3(tmp_path):

@@ -45,8 +45,8 @@ def test_the_table_fits_80_columns_with_every_number_whole():
 def test_markup_and_escape_sequences_from_config_are_shown_as_text():
     """A label (refused by `as:` now, but a manifest is a file anyone can edit) and a judge name."""
     result = ragmeter.evaluate(ROWS, ["exact_match"], judge=scripted(), cache=False, progress=False)
-    result.manifest["metrics"] = {"[bold red]X[/]": result.manifest["metrics"]["exact_match"]}
-    result.manifest["judge"] = {"name": "evil\x1b[2J[link=http://x]model[/link]"}
+    result.manifest.metrics = {"[bold red]X[/]": result.manifest.metrics["exact_match"]}
+    result.manifest.judge = {"name": "evil\x1b[2J[link=http://x]model[/link]"}
     text = render(result.manifest, 120)
     assert "[bold red]X[/]" in text
     assert "\x1b" not in text and "\\x1b[2J" in text and "[link=http://x]" in text
@@ -59,8 +59,16 @@ def test_the_manifest_is_typed_and_its_format_cannot_drift():
     from ragmeter.results.manifest import Manifest
 
     result = ragmeter.evaluate(ROWS, CORE, judge=scripted(), cache=False, progress=False)
-    typed = Manifest.model_validate(result.manifest)
-    assert typed.metrics["faithfulness"].judge_calls == result.manifest["metrics"]["faithfulness"]["judge_calls"]
+    written = result.manifest.as_json()
+    typed = Manifest.model_validate(written)
+    assert typed.metrics["faithfulness"].judge_calls == written["metrics"]["faithfulness"]["judge_calls"]
+    assert result.manifest["metrics"]["faithfulness"]["judge_calls"] == typed.metrics["faithfulness"].judge_calls
+    assert result.manifest.get("gates") is None and "gates" not in written  # a run without gates writes none
     assert typed.faults.processes == 1
     with pytest.raises(pydantic.ValidationError, match="surprise"):
-        Manifest.model_validate({**result.manifest, "surprise": 1})
+        Manifest.model_validate({**written, "surprise": 1})
+    with pytest.raises(pydantic.ValidationError, match="rows"):
+        result.manifest.dataset.rows = "many"  # filled in steps, checked at each
+    with pytest.raises(KeyError):
+        result.manifest["surprise"]
+    assert result.manifest["metrics"]["faithfulness"]["ci95"] == written["metrics"]["faithfulness"]["ci95"]  # a list

@@ -16,6 +16,7 @@ from ragmeter.run.config import default
 from ragmeter.text import plain
 
 if TYPE_CHECKING:
+    from ragmeter.results.manifest import Manifest
     from ragmeter.run.config import RunConfig
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
@@ -207,7 +208,7 @@ def _execute(cfg: RunConfig, verbose: bool = False, dry_run: bool = False) -> No
         result = asyncio.run(run_config(cfg))
     print_summary(result.manifest, console(), verbose)
     _judge_check_line(result.manifest, cfg)
-    for note in result.manifest["prompt_notes"]:
+    for note in result.manifest.prompt_notes:
         Console(stderr=True).print(f"[yellow]prompt {printable(note)}[/yellow]", highlight=False)
     for warning in caught:
         Console(stderr=True).print(f"[yellow]{printable(warning.message)}[/yellow]", highlight=False)
@@ -237,14 +238,14 @@ def _failed_calls(result: Any) -> None:
         raise typer.Exit(3)
 
 
-def _judge_check_line(manifest: dict[str, Any], cfg: Any) -> None:
+def _judge_check_line(manifest: Manifest, cfg: Any) -> None:
     """What the last judge check of this judge found, or a hint to run one: a mean means
     little until the judge has been seen to score copied answers high and unrelated ones low."""
     from ragmeter.judge_check.records import last_check
 
-    if not any(m.get("judge_calls", 0) + m.get("cache_hits", 0) for m in manifest["metrics"].values()):
+    if not any(m.judge_calls + m.cache_hits for m in manifest.metrics.values()):
         return
-    found = last_check(manifest.get("judge"))
+    found = last_check(manifest.judge)
     if found is None:
         console().print(plain(f"hint: this judge has not been checked yet: ragmeter judge-check {cfg.dataset} "
                               "(see README: Can I trust the judge on my data?)"), highlight=False, markup=False)

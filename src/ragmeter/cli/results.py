@@ -236,7 +236,7 @@ def merge(folders: Annotated[list[Path], typer.Argument(help="the shards' run fo
     from ragmeter.results.runs import load_run
 
     path = merge_runs(list(folders), out, overwrite)
-    print_summary(load_run(out).manifest.model_dump(mode="json"), console())
+    print_summary(load_run(out).manifest, console())
     print(plain(f"wrote {path} and {out / 'manifest.json'}"))
 
 

@@ -64,12 +64,11 @@ def explain(run: str | Path, metrics: list[str] | None = None, ids: list[str] | 
     if not any(done.rows.values()):
         return done
     path = write_results(rows, folder, Path(manifest.results_file or "results.jsonl").suffix.lstrip("."))
-    record = manifest.model_dump(mode="json")
-    earlier = record.get("explained") or {}
-    record["explained"] = {**earlier, **{m: {key: (earlier.get(m) or {}).get(key, 0) + getattr(done, key)[m]
-                                             for key in ("rows", "judge_calls", "changed")} for m in done.rows}}
-    record["results_file"] = path.name
-    write_json(folder / "manifest.json", record)
+    earlier = manifest.explained or {}
+    manifest.explained = {**earlier, **{m: {key: (earlier.get(m) or {}).get(key, 0) + getattr(done, key)[m]
+                                            for key in ("rows", "judge_calls", "changed")} for m in done.rows}}
+    manifest.results_file = path.name
+    write_json(folder / "manifest.json", manifest.as_json())
     if (folder / "report.html").is_file():  # the page beside the run would show the old reasons
         from ragmeter.report import write_report
 
@@ -109,7 +108,7 @@ def _explain_metric(label: str, picked: list[int], rows: list[dict[str, Any]], m
                       cache=config.get("cache", True), progress=False)
     name = record.metric
     done.rows[label] = done.changed[label] = 0
-    done.judge_calls[label] = result.manifest["metrics"][name]["judge_calls"]
+    done.judge_calls[label] = result.manifest.metrics[name].judge_calls
     for n, new in zip(picked, result.rows):
         if new[name] != rows[n][label]:
             done.changed[label] += 1

@@ -53,7 +53,7 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
         run_out = Path(out) / "runs" / metric.label if out is not None else None
         result = evaluate([c.row for c in cases], [spec], judge=judge, out=run_out, language=language,
                           overwrite=True, **options)
-        judge_record = result.manifest.get("judge") or judge_record
+        judge_record = result.manifest.judge or judge_record
         judge_name = (judge_record or {}).get("name", judge_name)
         rows = result.rows
         results[metric.label] = measure(metric.label, family.name, cases, [r[metric.label] for r in rows],

@@ -85,7 +85,7 @@ def meta_evaluate(labels: str | Path, metric: str, *, judge: str | dict = DEFAUL
     kind = label_kind(rows, source)
     required = get_metric(metric).required
     result = evaluate(_eval_rows(rows, kind), [metric], judge=judge, out=out, **options)
-    label = next(iter(result.manifest["metrics"]))
+    label = next(iter(result.manifest.metrics))
     column = [row[label] for row in result.rows]
     floor_scores = [_floor(r, required, kind) for r in rows]
     if kind == "pairwise":
@@ -93,7 +93,7 @@ def meta_evaluate(labels: str | Path, metric: str, *, judge: str | dict = DEFAUL
     else:
         scores = column
     kept = [(s, r["label"]) for s, r in zip(scores, rows) if s is not None]
-    judge_name = (result.manifest.get("judge") or {}).get("name", str(judge))
+    judge_name = (result.manifest.judge or {}).get("name", str(judge))
     measured = _agreement(metric, [k[0] for k in kept], [k[1] for k in kept], kind) if len(kept) >= 4 else None
     meta = MetaEvalResult(labels=source, kind=kind, metric=metric, judge=judge_name, rows=len(rows),
                           scored=len(kept), unscored=len(rows) - len(kept), metric_agreement=measured,

@@ -8,22 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.io.writers import write_redacted
+from ragmeter.results.manifest import Manifest
 from ragmeter.stats import interval_text
 
 
-def markdown_summary(manifest: dict[str, Any], gates: Any = None, comparison: Any = None) -> str:
+def markdown_summary(manifest: Manifest, gates: Any = None, comparison: Any = None) -> str:
     """Metrics table, gate outcomes, and the comparison with a baseline when there is one."""
-    judge = (manifest.get("judge") or {}).get("name", "-")
-    lines = [f"### ragmeter: {_md(manifest['dataset']['source'])} ({manifest['dataset']['rows']} rows, "
+    judge = (manifest.judge or {}).get("name", "-")
+    lines = [f"### ragmeter: {_md(manifest.dataset.source)} ({manifest.dataset.rows} rows, "
              f"judge {_md(judge)})", ""]
     if gates is not None and gates.results:
         verdict = "passed" if gates.passed else f"FAILED ({len(gates.failures())} of {len(gates.results)} gates)"
         lines += [f"**Gates {verdict}**", ""]
     lines += ["| metric | mean | 95% CI | n | unscored |", "|---|---:|---|---:|---:|"]
-    for name, m in manifest["metrics"].items():
-        mean = "-" if m["mean"] is None else f"{m['mean']:.4f}"
-        ci = interval_text(m["ci95"], m["n"], "{0:.3f} - {1:.3f}")
-        lines.append(f"| {_md(name)} | {mean} | {ci} | {m['n']} | {m['unscored']} |")
+    for name, m in manifest.metrics.items():
+        mean = "-" if m.mean is None else f"{m.mean:.4f}"
+        ci = interval_text(m.ci95, m.n, "{0:.3f} - {1:.3f}")
+        lines.append(f"| {_md(name)} | {mean} | {ci} | {m.n} | {m.unscored} |")
     if gates is not None and gates.results:
         lines += ["", "| gate | result |", "|---|---|"]
         lines += [f"| {'pass' if g.passed else '**FAIL**'} | {_md(g.message)} |" for g in gates.results]

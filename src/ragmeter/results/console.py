@@ -25,12 +25,9 @@ _MARKS = {"better": " ▲", "worse": " ▼"}
 PAGE = 4
 
 
-def print_summary(manifest: Manifest | dict[str, Any], console: Any, verbose: bool = False) -> None:
+def print_summary(run: Manifest, console: Any, verbose: bool = False) -> None:
     from rich.table import Column, Table
 
-    from ragmeter.results.manifest import Manifest
-
-    run = manifest if isinstance(manifest, Manifest) else Manifest.model_validate(manifest)
     judge = run.judge["name"] if run.judge else "-"
     columns = [Column("metric", no_wrap=True, overflow="fold"), Column("mean", no_wrap=True),
                Column("95% CI", no_wrap=True), Column("n", no_wrap=True), Column("unscored", no_wrap=True)]

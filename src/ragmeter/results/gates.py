@@ -23,11 +23,13 @@ a data file or baseline too small for it is refused before any judge call.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter.errors import ConfigError
+from ragmeter.results.manifest import Manifest, MetricRecord
 from ragmeter.stats import MIN_ROWS_FOR_INTERVAL, interval_text
 
 GateMode = Literal["mean", "lower", "calibrated"]
@@ -197,7 +199,7 @@ def parse_fail_under(text: str | None) -> dict[str, float]:
     return bars
 
 
-def evaluate_gates(settings: GateSettings, metrics: dict[str, Any], comparison: Any = None) -> GateReport:
+def evaluate_gates(settings: GateSettings, metrics: Mapping[str, MetricRecord], comparison: Any = None) -> GateReport:
     """`metrics`: the manifest's per-metric records; `comparison`: compare(baseline, this run)."""
     results = [_threshold(name, bar, metrics[name], settings) for name, bar in settings.thresholds.items()]
     if settings.max_unscored is not None:
@@ -208,36 +210,32 @@ def evaluate_gates(settings: GateSettings, metrics: dict[str, Any], comparison: 
     return GateReport(results=results)
 
 
-def failed_calls(manifest: dict[str, Any], limit: float) -> GateResult | None:
+def failed_calls(manifest: Manifest, limit: float) -> GateResult | None:
     """The `max_failed` rule over a finished run's manifest; None when no pair failed."""
-    faults = manifest.get("faults") or {}
-    failed = faults.get("failed_calls", 0)
+    faults = manifest.faults
+    failed = faults.failed_calls
     if not failed:
         return None
-    pairs = manifest["dataset"]["rows"] * max(1, len(manifest["metrics"]))
-    share, rows = failed / pairs, faults.get("failed_rows", [])
+    pairs = manifest.dataset.rows * max(1, len(manifest.metrics))
+    share, rows = failed / pairs, faults.failed_rows
     message = (f"{failed} of {pairs} (row, metric) pairs stayed failed after their judge calls' retries and a last "
-               f"try ({share:.1%}; {faults.get('recovered_calls', 0)} recovered on that try); rows "
+               f"try ({share:.1%}; {faults.recovered_calls} recovered on that try); rows "
                f"{', '.join(rows[:5])}{' …' if failed > 5 else ''} are unscored: run again to retry only those")
     return GateResult(kind="failed", metric="(judge calls)", passed=share <= limit, value=share, bar=limit,
                       higher_is_better=False, message=message)
 
 
-def _get(record: Any, key: str) -> Any:
-    return record[key] if isinstance(record, dict) else getattr(record, key)
-
-
-def _threshold(name: str, bar: float, record: Any, settings: GateSettings) -> GateResult:
-    higher = _get(record, "higher_is_better")
+def _threshold(name: str, bar: float, record: MetricRecord, settings: GateSettings) -> GateResult:
+    higher = record.higher_is_better
     word = ">=" if higher else "<="
-    mean, ci, n = _get(record, "mean"), _get(record, "ci95"), _get(record, "n")
+    mean, ci, n = record.mean, record.ci95, record.n
     if mean is None:
         return GateResult(kind="threshold", metric=name, passed=False, bar=bar, higher_is_better=higher,
                           message=f"{name}: no scored rows, cannot check {word} {bar}")
     if settings.gate == "mean":
         value, what = mean, "mean"
     elif settings.gate == "calibrated":
-        calibrated = (record.get("calibrated") if isinstance(record, dict) else record.calibrated) or {}
+        calibrated = record.calibrated or {}
         if not calibrated.get("ci95"):
             why = calibrated.get("note") or "no human labels for it"
             return GateResult(kind="threshold", metric=name, passed=False, bar=bar, value=mean, higher_is_better=higher,
@@ -257,8 +255,8 @@ def _threshold(name: str, bar: float, record: Any, settings: GateSettings) -> Ga
                       message=f"{name}: {what} {value:.4f} {'' if passed else 'not '}{word} {bar} (n={n})")
 
 
-def _unscored(name: str, record: Any, limit: float) -> GateResult:
-    unscored, n = _get(record, "unscored"), _get(record, "n")
+def _unscored(name: str, record: MetricRecord, limit: float) -> GateResult:
+    unscored, n = record.unscored, record.n
     share = unscored / (n + unscored) if n + unscored else 0.0
     passed = share <= limit
     return GateResult(kind="unscored", metric=name, passed=passed, value=share, bar=limit,

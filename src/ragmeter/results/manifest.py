@@ -10,7 +10,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Unknown keys refused, assignments checked: a run fills its manifest in steps (the
+    results file, labels, gates) on the typed object, which is written as it stands."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __getitem__(self, key: str) -> Any:
+        """The value as manifest.json holds it (`result.manifest["metrics"]["faithfulness"]["ci95"]`
+        is a list), for code written when `EvaluationResult.manifest` was that dict; a copy."""
+        if key not in type(self).model_fields:
+            raise KeyError(key)
+        return self.model_dump(mode="json", include={key})[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A key manifest.json holds, else `default` (as the dict's `get`)."""
+        return self[key] if key in self.model_fields_set else default
 
 
 class MetricRecord(_Strict):
@@ -21,8 +35,6 @@ class MetricRecord(_Strict):
     n: int
     unscored: int
     unscored_reasons: dict[str, int]
-    #: of the unscored: rows whose judge call failed its retries, twice (engine/failures.py)
-    failed: int = 0
     judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
     #: rows the metric flagged, by flag (faithfulness: `contexts_disagree`)
     flags: dict[str, int] | None = None
@@ -35,6 +47,8 @@ class MetricRecord(_Strict):
     truncated: int
     embed_calls: int
     embed_cache_hits: int
+    #: of the unscored: rows whose judge call failed its retries, twice (engine/failures.py)
+    failed: int = 0
     judge_seconds: float
     embed_seconds: float
     seconds: float
@@ -74,8 +88,8 @@ class Faults(_Strict):
 
 
 class Manifest(_Strict):
-    """manifest.json as a type: the summary printer and the CLI read this, and a run checks
-    its own manifest against it before writing, so the documented format cannot drift."""
+    """manifest.json as a type: a run builds it once (run/record.py), fills in what comes later
+    on it and writes `as_json()`; `load_run`, the summary printer and the CLI read it back."""
 
     ragmeter_version: str
     created_at: str
@@ -100,17 +114,21 @@ class Manifest(_Strict):
     model_busy_seconds: float
     overhead_seconds: float
     cpu_seconds: float
+    #: the dry run's estimate for this run (`--dry-run`), with the actuals beside it
+    estimate: dict[str, Any] | None = None
     results_file: str | None = None
+    #: the labels file the run's `calibrated` estimates came from
+    labels: str | None = None
     #: gate outcomes when the run had gates (gates.py): {passed, mode, results: [...]}
     gates: dict[str, Any] | None = None
     #: the shard folders `ragmeter merge` joined into this run
     merged_from: list[str] | None = None
-    #: the dry run's estimate for this run (`--dry-run`), with the actuals beside it
-    estimate: dict[str, Any] | None = None
     #: reasons written later by `ragmeter explain`: per metric, rows, judge calls, rows left as they were
     explained: dict[str, Any] | None = None
-    #: the labels file the run's `calibrated` estimates came from
-    labels: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The object written to manifest.json: the keys this run set, no others."""
+        return self.model_dump(mode="json", exclude_unset=True)
 
 
 def index_of(columns: dict[str, list[float | None]]) -> dict[str, Any] | None:

@@ -278,7 +278,7 @@ def gate_runs(result: ManyComparison, runs: list[Run], settings: GateSettings) -
     by_source = {r.source: r for r in runs}
     reports = {}
     for row in result.runs:
-        metrics = {m: rec.model_dump() for m, rec in by_source[row.run].manifest.metrics.items()}
+        metrics = by_source[row.run].manifest.metrics
         against = None
         if row.label != result.baseline:
             against = SimpleNamespace(alpha=result.alpha, metrics={m: MetricComparison(

@@ -77,10 +77,12 @@ def merge_runs(folders: list[str | Path], out: str | Path, overwrite: bool = Fal
     except BaseException:
         sink.abort()
         raise
+    from ragmeter.io.writers import write_json
+
     manifest = merged_manifest(shards, tally)
-    manifest["results_file"] = path.name
-    manifest["config"]["output"] = str(out)
-    _write_manifest(out, manifest)
+    manifest.results_file = path.name
+    manifest.config["output"] = str(out)
+    write_json(out / "manifest.json", manifest.as_json())
     return path
 
 
@@ -216,8 +218,10 @@ def _dataset_ids(manifest: Manifest) -> Iterator[str]:
     return (sample.id for sample, _ in rows)
 
 
-def merged_manifest(runs: list[Shard], tally: Tally) -> dict[str, Any]:
-    base = runs[0].manifest.model_dump(mode="json")
+def merged_manifest(runs: list[Shard], tally: Tally) -> Manifest:
+    """The first shard's manifest with the counts, timings and faults of all, and the
+    aggregates recomputed over every row; no gates, no dry-run estimate (they were per shard)."""
+    base = runs[0].manifest.as_json()
     base["config"] = {**base["config"], "shard": None, "output": None}
     base["dataset"]["rows"] = len(tally)
     for name, record in base["metrics"].items():
@@ -236,9 +240,9 @@ def merged_manifest(runs: list[Shard], tally: Tally) -> dict[str, Any]:
     base["faults"]["http_errors"] = dict(sum((Counter(f.http_errors) for f in faults), Counter()))
     base["rag_index"] = _rag_index(base, tally)
     base["merged_from"] = [r.source for r in runs]
-    base["gates"] = None
-    base["estimate"] = None  # a dry run estimates one run, not a shard of it
-    return base
+    base.pop("gates", None)
+    base.pop("estimate", None)  # a dry run estimates one run, not a shard of it
+    return Manifest.model_validate(base)
 
 
 def _rag_index(manifest: dict[str, Any], tally: Tally) -> dict[str, Any] | None:
@@ -248,9 +252,3 @@ def _rag_index(manifest: dict[str, Any], tally: Tally) -> dict[str, Any] | None:
     names = [n for n, m in manifest["metrics"].items() if m["metric"] in CITATION_METRICS]
     return index_of({n: tally.column(n) for n in names})
 
-
-def _write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    from ragmeter.io.writers import write_json
-
-    Manifest.model_validate(manifest)
-    write_json(out / "manifest.json", manifest)

@@ -19,6 +19,7 @@ from ragmeter.judges.bundled import JudgeValidityWarning
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.metrics import Metric
 from ragmeter.results.gates import GateReport, GateSettings, evaluate_gates, failed_calls
+from ragmeter.results.manifest import Manifest
 from ragmeter.results.runs import Run
 from ragmeter.run.config import RunConfig
 from ragmeter.run.dry_run import Upfront, estimate_key
@@ -75,28 +76,24 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         _apply_gates(result, ready.gates, ready.baseline, cfg.output)
     _apply_failed(result, cfg.max_failed)
     if write:
-        from ragmeter.results.manifest import Manifest
-
-        Manifest.model_validate(manifest)  # as finally written: the calibration and gates added too
         result.manifest_path = Path(cfg.output) / "manifest.json"
-        write_json(result.manifest_path, manifest)
+        write_json(result.manifest_path, manifest.as_json())
         write_ci_files(cfg, result)
     return result
 
 
-def _written(sink: ResultsFile, manifest: dict[str, object], folder: str) -> EvaluationResult:
+def _written(sink: ResultsFile, manifest: Manifest, folder: str) -> EvaluationResult:
     """The results file put in place; the result reads its rows from it when asked."""
-    from ragmeter.results.manifest import Manifest
     from ragmeter.results.runs import open_results
 
     path = sink.commit()
     remove_other_results(path.parent, path)
-    manifest["results_file"] = path.name
+    manifest.results_file = path.name
     opened: list[Run] = []
 
     def run() -> Run:
         if not opened:
-            opened.append(open_results(Manifest.model_validate(manifest), path, folder))
+            opened.append(open_results(manifest, path, folder))
         return opened[0]
 
     return EvaluationResult(OnDisk(sink.rows, lambda: run().rows), manifest, OnDisk(sink.rows, lambda: run().ids),
@@ -143,8 +140,8 @@ def _calibrate(result: EvaluationResult, labels: Labels, source: str) -> None:
     from ragmeter.labels.estimate import calibrate_run
 
     for name, found in calibrate_run(result.as_run(source), labels).items():
-        result.manifest["metrics"][name]["calibrated"] = found.model_dump(mode="json")
-    result.manifest["labels"] = labels.source
+        result.manifest.metrics[name].calibrated = found.model_dump(mode="json")
+    result.manifest.labels = labels.source
 
 
 def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | None, source: str) -> None:
@@ -154,8 +151,8 @@ def _apply_gates(result: EvaluationResult, gates: GateSettings, baseline: Run | 
     if baseline is not None:
         this = result.as_run(source)
         result.comparison = compare(baseline, this, [m for m in this.metrics if m in baseline.metrics] or None)
-    result.gates = evaluate_gates(gates, result.manifest["metrics"], result.comparison)
-    result.manifest["gates"] = {"passed": result.gates.passed, "mode": gates.gate,
+    result.gates = evaluate_gates(gates, result.manifest.metrics, result.comparison)
+    result.manifest.gates = {"passed": result.gates.passed, "mode": gates.gate,
                                 "results": [g.model_dump(mode="json") for g in result.gates.results]}
 
 
@@ -167,8 +164,8 @@ def _apply_failed(result: EvaluationResult, limit: float) -> None:
         return
     results = [*(result.gates.results if result.gates is not None else []), found]
     result.gates = GateReport(results=results, worst=result.gates.worst if result.gates is not None else {})
-    recorded = result.manifest.get("gates") or {"mode": None}
-    result.manifest["gates"] = {**recorded, "passed": result.gates.passed,
+    recorded = result.manifest.gates or {"mode": None}
+    result.manifest.gates = {**recorded, "passed": result.gates.passed,
                                 "results": [g.model_dump(mode="json") for g in results]}
 
 
@@ -182,7 +179,7 @@ def write_ci_files(cfg: RunConfig, result: EvaluationResult) -> None:
     if cfg.junit:
         from ragmeter.results.gates import GateReport
 
-        higher = {n: m["higher_is_better"] for n, m in result.manifest["metrics"].items()}
+        higher = {n: m.higher_is_better for n, m in result.manifest.metrics.items()}
         rows = list(result.rows) if cfg.junit_rows else None
         ids = list(result.ids) if cfg.junit_rows else None
         gates = result.gates if result.gates is not None else GateReport(results=[])  # a failed report is falsy

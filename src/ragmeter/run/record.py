@@ -1,5 +1,5 @@
-"""The run record written beside the results: built from the run's config, the engine's
-result, the judge and the cache, and checked against the Manifest schema before it is kept."""
+"""The run record written beside the results: the typed Manifest built once from the run's
+config, the engine's result, the judge and the cache."""
 
 from __future__ import annotations
 
@@ -26,16 +26,16 @@ TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the r
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None, cache: Cache,
-                   estimate: dict[str, object] | None = None) -> dict[str, object]:
-    """The manifest as the JSON object written to manifest.json (checked against Manifest);
-    `estimate`: a dry run's, reported beside the actuals."""
+                   estimate: dict[str, object] | None = None) -> Manifest:
+    """The run's manifest, typed once; what comes later (the results file, labels, gates) is
+    set on it and it is written as it stands. `estimate`: a dry run's, beside the actuals."""
     record = _manifest_dict(cfg, run, judge, embedder, cache)
     for key in ("config", "judge", "embeddings"):  # a gateway token in a judge's URL is not written
         record[key] = redact_value(record[key], redact_urls)
+    manifest = Manifest.model_validate(record)
     if estimate:
-        record["estimate"] = beside_actuals(estimate, record)
-    Manifest.model_validate(record)
-    return record
+        manifest.estimate = beside_actuals(estimate, manifest)
+    return manifest
 
 
 def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None,
@@ -69,15 +69,14 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
     }
 
 
-def beside_actuals(stored: dict[str, object] | None, manifest: dict[str, object]) -> dict[str, object] | None:
+def beside_actuals(stored: dict[str, object] | None, manifest: Manifest) -> dict[str, object] | None:
     """The stored estimate with the run's actual calls, tokens and seconds per metric."""
-    metrics = manifest["metrics"]
-    if not stored or not isinstance(metrics, dict):
+    if not stored:
         return None
-    actual = {name: {"calls": m["judge_calls"], "cache_hits": m["cache_hits"], "prompt_tokens": m["prompt_tokens"],
-                     "completion_tokens": m["completion_tokens"], "judge_seconds": m["judge_seconds"]}
-              for name, m in metrics.items()}
-    return {**stored, "actual": actual, "actual_wall_seconds": manifest["wall_seconds"]}
+    actual = {name: {"calls": m.judge_calls, "cache_hits": m.cache_hits, "prompt_tokens": m.prompt_tokens,
+                     "completion_tokens": m.completion_tokens, "judge_seconds": m.judge_seconds}
+              for name, m in manifest.metrics.items()}
+    return {**stored, "actual": actual, "actual_wall_seconds": manifest.wall_seconds}
 
 
 def judge_record(judge: Judge) -> dict[str, object]:
