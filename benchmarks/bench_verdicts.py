@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import ragmeter
-from ragmeter.io.readers import load_dataset
+from ragmeter.io.datasets import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ["context_precision", "context_precision_with_reference", "context_recall", "faithfulness",

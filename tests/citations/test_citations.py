@@ -82,7 +82,7 @@ def test_a_malformed_row_in_a_file_names_the_row_before_any_work(tmp_path):
 
 
 def test_cited_file_maps_onto_samples_for_other_metric_families():
-    from ragmeter.io.readers import load_dataset
+    from ragmeter.io.datasets import load_dataset
 
     data = load_dataset(EXAMPLES / "pleias_sample.parquet")
     assert data.kind == "cited" and len(data) == 5

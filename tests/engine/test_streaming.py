@@ -16,8 +16,9 @@ import pytest
 import ragmeter
 from ragmeter.engine.local import REORDER_ROWS, stream_rows
 from ragmeter.errors import DataError, JudgeUnavailable, ServiceError
+from ragmeter.io.datasets import load_dataset
 from ragmeter.io.results_file import OnDisk
-from ragmeter.io.stream import StreamedDataset, stream_dataset
+from ragmeter.io.stream import StreamedDataset
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.results.runs import load_run
 
@@ -65,9 +66,9 @@ def test_a_streamed_run_equals_the_same_rows_run_in_memory(tmp_path: Path, sourc
 
 def test_limit_and_shard_are_taken_as_the_file_is_read(tmp_path: Path):
     path = write(tmp_path / "data.jsonl", ROWS)
-    limited = stream_dataset(path, limit=7)
+    limited = load_dataset(path, stream=True, limit=7)
     assert len(limited) == 7 and [s.id for s, _ in limited.iter_rows()] == [f"r{i}" for i in range(7)]
-    parts = [stream_dataset(path, shard=f"{i}/3") for i in range(3)]
+    parts = [load_dataset(path, stream=True, shard=f"{i}/3") for i in range(3)]
     assert sorted(i for p in parts for i in p.ids()) == sorted(r["id"] for r in ROWS)
     assert sum(len(p) for p in parts) == 30
 
@@ -86,7 +87,7 @@ def test_a_bad_row_late_in_the_file_fails_before_any_judge_call(tmp_path: Path):
     with pytest.raises(DataError, match=r"line 31, field 'response': expected a string, got int"):
         ragmeter.evaluate(path, METRICS, judge=scripted, cache=False, progress=False, out=tmp_path / "out")
     assert scripted.requests == []
-    assert isinstance(stream_dataset(write(tmp_path / "ok.jsonl", ROWS)), StreamedDataset)
+    assert isinstance(load_dataset(write(tmp_path / "ok.jsonl", ROWS), stream=True), StreamedDataset)
 
 
 def test_a_judge_that_dies_mid_run_leaves_no_results_file_and_the_rerun_resumes(tmp_path: Path):

@@ -8,9 +8,10 @@ import csv
 import pytest
 
 from ragmeter.errors import DataError
-from ragmeter.io.formats import FORMATS, Format, format_of, iter_records, register
-from ragmeter.io.readers import load_dataset
-from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
+from ragmeter.io.data_file import open_data_file
+from ragmeter.io.datasets import load_dataset
+from ragmeter.io.formats import FORMATS, Format, format_of, register
+from ragmeter.io.stream import StreamedDataset
 
 
 def tsv_records(path, source):
@@ -32,12 +33,33 @@ def test_a_format_added_in_one_place_is_read_whole_and_streamed(tsv, tmp_path):
                     encoding="utf-8")
     whole = load_dataset(path)
     assert [s.response for s in whole.samples] == ["In France.", "Nobody."]
-    assert can_stream(path)
-    streamed = stream_dataset(path)
+    streamed = load_dataset(path, stream=True)
     assert isinstance(streamed, StreamedDataset)
     assert [(s.id, s.user_input) for s, _ in streamed.iter_rows()] == [("a", "Where is Paris?"),
                                                                      ("b", "Who wrote it?")]
     assert streamed.sha256 == whole.sha256
+
+
+def test_a_format_added_in_one_place_is_read_by_evaluate_judge_check_and_testset(tsv, tmp_path):
+    """One function and one `register` line (issue 52): every command reads the new format as
+    records, none mistakes it for a document (judge-check and testset did, by their own lists)."""
+    import ragmeter
+    from ragmeter.judge_check.check import plan
+    from ragmeter.testset.documents import load_documents
+
+    rows = tmp_path / "rows.tsv"
+    rows.write_text('id\tuser_input\tresponse\treference\tretrieved_contexts\n'
+                    'a\tWhere is Paris?\tIn France.\tIn France.\t["Paris is the capital of France."]\n'
+                    'b\tWho wrote it?\tNobody.\tHomer.\t["The Odyssey was written by Homer."]\n', encoding="utf-8")
+    result = ragmeter.evaluate(rows, ["exact_match"], progress=False, cache=False)
+    assert [r["exact_match"] for r in result.rows] == [1.0, 0.0] and result.manifest.dataset.source == str(rows)
+    sources, described, planned = plan(rows, ["faithfulness"], sizes=(1,))
+    assert [s.id for s in sources] == ["a", "b"] and planned[0][3]  # rows with contexts, cases built from them
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("id\ttext\nd1\tThe lighthouse stands on the cape.\nd2\tIts lamp is seen far away.\n",
+                    encoding="utf-8")
+    assert [d.text for d in load_documents(docs).documents] == ["The lighthouse stands on the cape.",
+                                                                "Its lamp is seen far away."]
 
 
 def test_formats_by_suffix_and_an_unknown_one_named(tmp_path):
@@ -47,4 +69,4 @@ def test_formats_by_suffix_and_an_unknown_one_named(tmp_path):
         format_of(tmp_path / "x.txt")
     path = tmp_path / "rows.jsonl"
     path.write_text('{"id": "a"}\n\n{"id": "b"}\n', encoding="utf-8")
-    assert list(iter_records(path, str(path))) == [(1, {"id": "a"}), (3, {"id": "b"})]  # line numbers, blanks skipped
+    assert list(open_data_file(path).iter_records()) == [(1, {"id": "a"}), (3, {"id": "b"})]  # line numbers, blanks skipped

@@ -9,7 +9,7 @@ import pytest
 
 import ragmeter
 from ragmeter.errors import ConfigError, DataError
-from ragmeter.io.readers import load_dataset
+from ragmeter.io.datasets import load_dataset
 from ragmeter.judges.scripted import ScriptedJudge
 
 ROW = {"user_input": "q?", "response": "a.", "retrieved_contexts": ["c1", "c2"], "reference": "r."}

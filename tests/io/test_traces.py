@@ -11,7 +11,7 @@ import pytest
 
 import ragmeter
 from ragmeter.errors import DataError
-from ragmeter.io.readers import load_dataset
+from ragmeter.io.datasets import load_dataset
 from ragmeter.judges.scripted import ScriptedJudge
 from tests.conftest import ROOT
 from tests.otel_chain import traced_rag

@@ -452,7 +452,7 @@ def conversation_reply(request):
 
 
 def test_conversational_rows_carry_the_turns_and_load_as_multi_turn(tmp_path):
-    from ragmeter.io.readers import load_dataset
+    from ragmeter.io.datasets import load_dataset
 
     docs = write_docs(tmp_path / "docs")
     judge = ScriptedJudge(conversation_reply)

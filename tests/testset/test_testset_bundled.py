@@ -29,7 +29,7 @@ def test_testset_on_example_docs(tmp_path):
     assert quality["kept"] == len(kept) and 1 <= len(kept) <= 2
     assert sum(quality["rejected_by"].values()) == len(rejected)
     assert "parse failure" not in quality["rejected_by"]  # bounded schemas: no unparseable replies
-    from ragmeter.io.readers import load_dataset
+    from ragmeter.io.datasets import load_dataset
 
     dataset = load_dataset(out / "testset.jsonl")
     assert {"user_input", "reference"} <= dataset.fields_present and len(dataset) == len(kept)

@@ -89,14 +89,14 @@ def test_console_exporter_output_is_refused_with_what_to_use(tmp_path):
 def test_a_trace_file_is_read_a_line_at_a_time_with_the_same_rows(tmp_path, monkeypatch):
     """A 71 MB trace file took 528 MiB read whole (issue 37, item 21): OTLP JSON Lines are now
     read a line at a time, keeping only the attributes rows are made from."""
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.data_file import open_data_file
     from ragmeter.io.traces import rows_from_otlp
 
     shipped = ROOT / "examples" / "traces.otlp.json"
     whole = rows_from_otlp([json.loads(line) for line in shipped.read_text().splitlines()], str(shipped))
     monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError("read whole")))
-    streamed, digest = read_records(shipped)
-    assert streamed == whole and len(digest) == 64
+    file = open_data_file(shipped)
+    assert file.records() == whole and len(file.sha256()) == 64 and file.kind() == "otlp"
     # an attribute no row is made from is dropped as the file is read, unless --attribute names it
-    mapped, _ = read_records(shipped, mapping={"template": "llm.prompt_template.template"})
+    mapped = open_data_file(shipped).records(mapping={"template": "llm.prompt_template.template"})
     assert all(r["template"].startswith("Answer from these excerpts only") for r in mapped)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import ragmeter
-from ragmeter.io.readers import load_dataset
+from ragmeter.io.datasets import load_dataset
 from ragmeter.judges.scripted import ScriptedJudge
 from tests.cli_runner import run_cli
 from tests.otel_chain import traced_rag

@@ -11,6 +11,7 @@ import typer
 
 from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pairs
 from ragmeter.errors import RagmeterError
+from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import plain, print_table, seconds
 
@@ -69,8 +70,8 @@ def align(run: Annotated[Path, typer.Argument(help="the run folder whose rows we
     print_align(result, console())
 
 
-def judge_check(data: Annotated[Path, typer.Argument(help="your rows (.jsonl/.csv/.parquet with contexts), or a "
-                                                          "folder of documents (.txt, .md, .html, .pdf)")],
+def judge_check(data: Annotated[Path, typer.Argument(help=f"your rows ({suffixes_text()}, with contexts), "
+                                                          "or a folder of documents (.txt, .md, .html, .pdf)")],
                 metrics: Annotated[Optional[str], typer.Option(
                     help="comma-separated: faithfulness, llamaindex_faithfulness, context_relevance, "
                          "context_precision, context_recall, response_relevancy (default: faithfulness, and "

@@ -9,12 +9,13 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console
+from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import counted, plain, seconds
 
 
-def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a .jsonl/.parquet/.csv "
-                                                    "with a `text` column")],
+def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a table "
+                                                    f"({suffixes_text()}) with a `text` column")],
           out: Annotated[Path, typer.Option(help="the index folder")],
           chunk_size: Annotated[int, typer.Option("--chunk-size")] = 2000,
           chunk_overlap: Annotated[int, typer.Option("--chunk-overlap")] = 200,
@@ -39,8 +40,8 @@ def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html,
     print(plain(f"wrote {out}"))
 
 
-def answer(testset: Annotated[Path, typer.Argument(help="a test set (.jsonl/.parquet, or its folder) with "
-                                                        "`user_input`")],
+def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_text()}, or its "
+                                                        "folder) with `user_input`")],
            out: Annotated[Path, typer.Option(help="output folder: answers.<format> and manifest.json")],
            rag: Annotated[Optional[str], typer.Option(
                help="your RAG: module:function or http://HOST:PORT/path")] = None,

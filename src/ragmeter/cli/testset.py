@@ -10,12 +10,14 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ragmeter.cli.common import console, judge_setting
+from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.text import counted, plain, seconds
 
 
 def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "
-                                                                ".jsonl/.parquet/.csv with a `text` column")] = None,
+                                                                f"table ({suffixes_text()}) with a `text` "
+                                                                "column")] = None,
             size: Annotated[Optional[int], typer.Option(help="questions to keep (default 50)")] = None,
             out: Annotated[Optional[Path], typer.Option(help="output folder (default testset/)")] = None,
             judge: Annotated[Optional[str], typer.Option(help="judge spec, as for evaluate")] = None,
@@ -82,14 +84,13 @@ def generate(input: Annotated[Path, typer.Option("--input", help="Parquet or JSO
     """Generate `generated_response` for each row (Pleias formats); resumable. A generation cut off
     at --max-tokens is marked (generation_finish_reason=length) and left unscored by evaluate."""
     from ragmeter.cache import open_cache
-    from ragmeter.io.readers import data_file, read_records
+    from ragmeter.io.data_file import open_data_file
     from ragmeter.judges.spec import make_judge
     from ragmeter.rag.generate import check_rows, generate_rows, write_generations
 
-    input = data_file(input)
-    records, _ = read_records(input)
-    records = [{k: v for k, v in r.items() if k != "__line__"} for r in records][:rows]
-    check_rows(records, str(input), overwrite)
+    file = open_data_file(input)
+    records = [{k: v for k, v in r.items() if k != "__line__"} for r in file.records()][:rows]
+    check_rows(records, file.source, overwrite)
     judge = make_judge(judge_setting(model, model_opt, "--model-opt"))
     cache = open_cache(not no_cache)
 

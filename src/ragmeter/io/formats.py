@@ -1,5 +1,5 @@
-"""Input formats: one reader per format, used by the dataset read whole (readers.py) and the
-one read a chunk at a time (stream.py) alike.
+"""Input formats: one reader per format, and the one place that knows suffixes and units;
+every file is opened through io/data_file.py, which asks here once.
 
 A format is its file suffixes and one function `records(path, source)` that yields
 (line or row number, record) pairs, raising DataError with the file, row and field. To add
@@ -70,11 +70,6 @@ def format_of(path: Path) -> Format:
     if found is None:
         raise DataError(f"unsupported format '{path.suffix}'; use one of {sorted(FORMATS)}", source=str(path))
     return found
-
-
-def iter_records(path: Path, source: str) -> Records:
-    """(number, record) of a data file in any registered format."""
-    return format_of(path).records(path, source)
 
 
 def jsonl_records(path: Path, source: str) -> Records:

@@ -1,7 +1,8 @@
-"""Read a dataset from a file or an in-memory object into validated Samples.
+"""Records held whole as validated Samples: the Dataset (and the Rows protocol a streamed
+file shares), from a file's records (io/datasets.py) or an in-memory object.
 
 Every problem is reported with the file, the row (or line) and the field, before any
-judge call. Rows are read whole first so a bad row 900 fails in seconds, not hours.
+judge call. Rows are checked whole first so a bad row 900 fails in seconds, not hours.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ import logging
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from ragmeter.errors import DataError
 from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
-from ragmeter.io.formats import FORMATS, JSON, JSONL, format_of, plain, unit_of
+from ragmeter.io.formats import plain
 from ragmeter.io.json_files import TooDeep, json_value, line_of
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
@@ -63,34 +63,11 @@ class Dataset:
         return zip(self.samples, self.records)
 
 
-def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None) -> Dataset:
-    """Load a path (jsonl/json/csv/parquet), a list of dicts, a DataFrame or an HF Dataset."""
-    if isinstance(data, (str, Path)):
-        path = data_file(Path(data))
-        records, digest = read_records(path)
-        return build_dataset(records, str(path), columns, digest)
+def dataset_from_object(data: Any, columns: Mapping[str, str] | None = None) -> Dataset:
+    """A list of dicts, a DataFrame or an HF Dataset as a Dataset (a path comes in by
+    io/datasets.py's `load_dataset`)."""
     records = _records_from_object(data)
-    return build_dataset(records, "<in-memory>", columns, _records_digest(records))
-
-
-#: the data file of a folder ragmeter wrote: `answer`'s, `testset`'s, a run's
-FOLDER_DATA = ("answers", "testset", "results")
-
-
-def data_file(path: Path) -> Path:
-    """A file as given; an answers, test-set or run folder as its one data file, so the
-    folder one command wrote is what the next command reads."""
-    if not path.is_dir():
-        return path
-    found = [path / f"{name}{suffix}" for name in FOLDER_DATA for suffix in FORMATS
-             if (path / f"{name}{suffix}").is_file()]
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise DataError("a folder without a data file: expected answers, testset or results "
-                        f"({', '.join(FORMATS)}), or name a file", source=str(path))
-    raise DataError(f"a folder with {len(found)} data files ({', '.join(f.name for f in found)}): name the one "
-                    "to read", source=str(path))
+    return build_dataset(records, "<in-memory>", columns, _records_digest(records), "row")
 
 
 def _records_digest(records: list[dict[str, object]]) -> str | None:
@@ -100,50 +77,6 @@ def _records_digest(records: list[dict[str, object]]) -> str | None:
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     except (TypeError, ValueError):
         return None
-
-
-def read_records(path: Path, *, mapping: Mapping[str, str] | None = None) -> tuple[list[dict[str, object]], str]:
-    """Read raw records from a file (io/formats.py), with the file's sha256 for the run
-    manifest; a JSON Lines record keeps its `__line__`. A file of traces is read as one row
-    per trace (`mapping`: fields from span attributes you name)."""
-    fmt = format_of(path)
-    if not path.is_file():
-        raise DataError("file not found", source=str(path))
-    from ragmeter.io.spans import is_otlp_lines
-
-    if fmt in (JSON, JSONL) and is_otlp_lines(path):  # traces: a line at a time, not the file whole
-        from ragmeter.io.traces import rows_from_otlp_file
-
-        return rows_from_otlp_file(path, str(path), mapping), file_sha256(path)
-    if _blank(path):
-        raise DataError("file is empty: no rows to evaluate", source=str(path))
-    records = [{**record, "__line__": number} if fmt.unit == "line" else record
-               for number, record in fmt.records(path, str(path))]
-    if not records:
-        raise DataError("file has no rows to evaluate", source=str(path))
-    from ragmeter.io.traces import rows_from_otlp, rows_from_phoenix, span_format
-
-    spans = span_format(records[0])
-    if spans == "otlp":  # OpenTelemetry traces: one row per trace (io/traces.py)
-        records = rows_from_otlp(records, str(path), mapping)
-    elif spans == "phoenix":  # spans exported from Arize Phoenix: one row per trace
-        records = rows_from_phoenix(records, str(path), mapping)
-    return records, file_sha256(path)
-
-
-def _blank(path: Path) -> bool:
-    """Nothing but whitespace (read a MiB at a time: a blank file is refused by name)."""
-    with path.open("rb") as handle:
-        return all(not block.strip() for block in iter(lambda: handle.read(1 << 20), b""))
-
-
-def file_sha256(path: Path) -> str:
-    """A file's sha256, read a MiB at a time (the run manifest's dataset hash)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _records_from_object(data: Any) -> list[dict[str, object]]:
@@ -165,10 +98,9 @@ def _records_from_object(data: Any) -> list[dict[str, object]]:
 
 
 def build_dataset(records: list[dict[str, object]], source: str,
-                  columns: Mapping[str, str] | None, digest: str | None) -> Dataset:
-    """Map columns and validate every row into a Sample."""
+                  columns: Mapping[str, str] | None, digest: str | None, unit: str) -> Dataset:
+    """Map columns and validate every row into a Sample (`unit`: what an error's number counts)."""
     all_columns = list(dict.fromkeys(k for r in records for k in r if k != "__line__"))
-    unit = unit_of(source)
     for index, record in enumerate(records, start=1):
         check_encodable(record, source, line_of(record, index), unit)
     if is_cited_file(all_columns, dict(columns or {})):
@@ -205,26 +137,14 @@ def _coerce(canonical: str, value: Any, column: str, source: str, number: int, u
         return DataError(message, source=source, row=number, field=column, unit=unit)
 
     if canonical in LIST_FIELDS:
-        if isinstance(value, str):
-            try:
-                value = json_value(value)  # CSV stores lists as JSON strings
-            except TooDeep as exc:
-                raise fail(str(exc)) from None
-            except json.JSONDecodeError:
-                raise fail("expected a list of strings (in CSV: a JSON array string), got a plain string") from None
+        value = _decoded(value, fail, "expected a list of strings (in CSV: a JSON array string), got a plain string")
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise fail(f"expected a list of strings, got {_describe(value)}")
         return value
     if canonical in STRUCTURED_FIELDS:
         return _structured(canonical, value, fail)
     if canonical == "metadata":
-        if isinstance(value, str):
-            try:
-                value = json_value(value)
-            except TooDeep as exc:
-                raise fail(str(exc)) from None
-            except json.JSONDecodeError:
-                raise fail("expected an object (in CSV: a JSON object string)") from None
+        value = _decoded(value, fail, "expected an object (in CSV: a JSON object string)")
         if not isinstance(value, dict):
             raise fail(f"expected an object, got {_describe(value)}")
         return value
@@ -241,19 +161,26 @@ def _structured(canonical: str, value: Any, fail: Any) -> Any:
     """Conversation turns, tool calls and relevance grades, checked by their pydantic types."""
     from pydantic import TypeAdapter, ValidationError
 
-    if isinstance(value, str):
-        try:
-            value = json_value(value)  # CSV stores them as JSON text
-        except TooDeep as exc:
-            raise fail(str(exc)) from None
-        except json.JSONDecodeError:
-            raise fail("expected JSON (a list or an object), got plain text") from None
+    value = _decoded(value, fail, "expected JSON (a list or an object), got plain text")
     try:
         return TypeAdapter(Sample.model_fields[canonical].annotation or Any).validate_python(value)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"])
         raise fail(f"{where + ': ' if where else ''}{error['msg']}") from None
+
+
+def _decoded(value: Any, fail: Any, plain_text: str) -> Any:
+    """A CSV cell's JSON text decoded (CSV stores lists, objects and turns as JSON text);
+    any other value as it is. `plain_text`: the error when the text is not JSON."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json_value(value)
+    except TooDeep as exc:
+        raise fail(str(exc)) from None
+    except json.JSONDecodeError:
+        raise fail(plain_text) from None
 
 
 def check_encodable(record: dict[str, object], source: str, number: int, unit: str) -> None:

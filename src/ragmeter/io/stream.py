@@ -1,9 +1,9 @@
 """A dataset file read in chunks, for runs that must not hold every row in memory.
 
-Two passes check the whole file before any judge call, as readers.py does for a file read
-whole: the first reads the columns (the column mapping needs them all) and the file's
-sha256, the second validates every row into a Sample and finds repeated ids by 8-byte
-digests (8 bytes a row, not a dict of ids). The run then reads the file a third time, a
+Two passes check the whole file before any judge call, as readers.py does for rows held
+whole: the first reads the columns (the column mapping needs them all), the second
+validates every row into a Sample and finds repeated ids by 8-byte digests (8 bytes a row,
+not a dict of ids). The run then reads the file a third time, a
 chunk at a time. Memory: the digests, never the rows.
 """
 
@@ -12,15 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.cited import is_cited_file
 from ragmeter.io.columns import resolve_columns
-from ragmeter.io.formats import FORMATS, format_of, iter_records
-from ragmeter.io.readers import Dataset, check_encodable, data_file, file_sha256, to_sample
-from ragmeter.io.traces import span_format
+from ragmeter.io.data_file import DataFile
+from ragmeter.io.readers import check_encodable, to_sample
 from ragmeter.samples import SAMPLE_FIELDS, Sample
 
 
@@ -29,9 +26,7 @@ class StreamedDataset:
     """A dataset file read again for each pass: the checks, then the run. Everything a run
     records about its data (source, sha256, rows, fields present) without the rows."""
 
-    path: Path
-    source: str
-    sha256: str
+    file: DataFile
     rows: int
     fields_present: set[str]
     mapping: dict[str, str]
@@ -39,8 +34,15 @@ class StreamedDataset:
     limit: int | None = None
     shard: tuple[int, int] | None = None
     kind: str = "rag"
-    unit: str = "line"
     _ids: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def source(self) -> str:
+        return self.file.source
+
+    @property
+    def sha256(self) -> str:
+        return self.file.sha256()
 
     def __len__(self) -> int:
         return self.rows
@@ -53,8 +55,8 @@ class StreamedDataset:
 
     def iter_file(self) -> Iterator[tuple[Sample, dict[str, object]]]:
         """Every row up to the limit, whatever the shard."""
-        for index, number, record in _selected(self.path, self.source, self.limit):
-            yield to_sample(record, self.mapping, self.source, number, index, self.unit), record
+        for index, number, record in _selected(self.file, self.limit):
+            yield to_sample(record, self.mapping, self.source, number, index, self.file.unit), record
 
     def ids(self) -> list[str]:
         """Every row's id, read from the file (for the few checks that need them all)."""
@@ -63,29 +65,15 @@ class StreamedDataset:
         return self._ids
 
 
-def can_stream(path: Path) -> bool:
-    fmt = FORMATS.get(data_file(path).suffix.lower())
-    return fmt is not None and fmt.streams
-
-
-def stream_dataset(data: str | Path, *, columns: Mapping[str, str] | None = None, limit: int | None = None,
-                   shard: str | None = None) -> Dataset | StreamedDataset:
-    """The file checked in two passes, ready to be read a chunk at a time; a Pleias-style
-    cited file is read whole (readers.load_dataset), as it is small by nature, and so is an
-    OTLP traces file (its spans are grouped into traces before a row exists)."""
-    path = data_file(Path(data))
-    source = str(path)
-    if not path.is_file():
-        raise DataError("file not found", source=source)
-    names, digest, first = _columns_and_digest(path, source, limit)
-    if is_cited_file(names, dict(columns or {})) or span_format(first):  # traces become rows whole
-        from ragmeter.io.readers import load_dataset
-
-        return load_dataset(path, columns=columns)
+def stream_file(file: DataFile, *, columns: Mapping[str, str] | None = None, limit: int | None = None,
+                shard: str | None = None) -> StreamedDataset | None:
+    """The file checked in two passes, ready to be read a chunk at a time; None for a
+    Pleias-style cited file, which is held (io/datasets.py), as it is small by nature."""
+    names = _columns(file, limit)
+    if is_cited_file(names, dict(columns or {})):
+        return None
     mapping = resolve_columns(names, columns)
-    unit = format_of(path).unit
-    dataset = StreamedDataset(path, source, digest, 0, set(), mapping, names, limit,
-                              _shard(shard) if shard else None, unit=unit)
+    dataset = StreamedDataset(file, 0, set(), mapping, names, limit, _shard(shard) if shard else None)
     _validate(dataset)
     return dataset
 
@@ -102,22 +90,17 @@ def _in_shard(row_id: str, shard: tuple[int, int]) -> bool:
     return shard_of(row_id, shard[1]) == shard[0]
 
 
-def _columns_and_digest(path: Path, source: str, limit: int | None) -> tuple[list[str], str, dict[str, object]]:
-    """Pass 1: every column (in order of first appearance), the whole file's sha256, and its
-    first record."""
-    digest = file_sha256(path)
+def _columns(file: DataFile, limit: int | None) -> list[str]:
+    """Pass 1: every column, in order of first appearance."""
     names: dict[str, None] = {}
     rows = 0
-    first: dict[str, Any] = {}
-    unit = format_of(path).unit
-    for _, number, record in _selected(path, source, limit):
-        first = first or record
+    for _, number, record in _selected(file, limit):
         rows += 1
-        check_encodable(record, source, number, unit)
+        check_encodable(record, file.source, number, file.unit)
         names.update(dict.fromkeys(record))
     if not rows:
-        raise DataError("file has no rows to evaluate", source=source)
-    return list(names), digest, first
+        raise DataError("file has no rows to evaluate", source=file.source)
+    return list(names)
 
 
 def _validate(dataset: StreamedDataset) -> None:
@@ -151,9 +134,9 @@ def _name_duplicate(dataset: StreamedDataset) -> None:
         seen[sample.id] = position
 
 
-def _selected(path: Path, source: str, limit: int | None) -> Iterator[tuple[int, int, dict[str, object]]]:
+def _selected(file: DataFile, limit: int | None) -> Iterator[tuple[int, int, dict[str, object]]]:
     """(position from 1, line or row number, record) for the first `limit` rows."""
-    for index, (number, record) in enumerate(iter_records(path, source), start=1):
+    for index, (number, record) in enumerate(file.iter_records(), start=1):
         if limit is not None and index > limit:
             return
         yield index, number, record

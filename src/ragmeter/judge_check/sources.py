@@ -37,7 +37,7 @@ def load_sources(data: Any, *, columns: dict[str, str] | None = None, limit: int
         raise ConfigError(f"limit {limit}: at least 1 row (leave it out for every row)")
     if is_documents(data):
         return _from_documents(Path(data), limit, seed, chunk_size, chunk_overlap)
-    from ragmeter.io.readers import load_dataset
+    from ragmeter.io.datasets import load_dataset
 
     dataset = load_dataset(data, columns=columns)
     sources = [s for s in (_from_sample(sample) for sample in dataset.samples) if s.contexts]

@@ -69,7 +69,7 @@ def align(run: str | Path, labels: str | Path, metric: str, *, judge: str | dict
     (the largest disagreements, or a seeded shuffle); `keep_builtin`: the chosen examples
     follow the prompt's own instead of replacing them (both measured in docs/benchmarks.md)."""
     from ragmeter.accounting import MetricStats
-    from ragmeter.io.readers import file_sha256
+    from ragmeter.io.data_file import file_sha256
     from ragmeter.meta_eval.align_inputs import check_out, file_of, load_inputs
 
     started = time.perf_counter()

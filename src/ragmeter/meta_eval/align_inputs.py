@@ -35,7 +35,7 @@ class AlignInputs:
 def load_inputs(run: Path, labels: Path, metric_label: str,
                 judge_spec: str | dict[str, Any] | Judge | None) -> AlignInputs:
     from ragmeter.cache import open_cache
-    from ragmeter.io.readers import load_dataset
+    from ragmeter.io.datasets import load_dataset
     from ragmeter.judges.spec import make_judge
     from ragmeter.labels.files import read_labels
     from ragmeter.metrics import get_metric

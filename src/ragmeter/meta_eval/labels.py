@@ -24,17 +24,17 @@ def load_labelled(path: str | Path, limit: int | None = None,
                   label_column: str = "label") -> list[dict[str, Any]]:
     """Labelled rows as ragmeter rows (id, user_input, retrieved_contexts, response, reference,
     label); `response` stays a pair for pairwise files."""
+    from ragmeter.io.data_file import open_data_file
     from ragmeter.io.json_files import line_of
-    from ragmeter.io.readers import data_file, read_records
 
-    source = data_file(Path(path))
-    records, _ = read_records(source)
+    file = open_data_file(path)
+    records, source = file.records(), file.source
     rows = []
     for number, raw in enumerate(records, start=1):
         line = line_of(raw, number)
         if raw.get(label_column) is None:
-            raise DataError(f"no label (column '{label_column}')", source=str(source), row=line, field=label_column,
-                            unit=_unit(str(source)))
+            raise DataError(f"no label (column '{label_column}')", source=source, row=line, field=label_column,
+                            unit=file.unit)
         row: dict[str, Any] = {"id": str(raw.get("id", f"row-{number}")), "label": raw[label_column],
                                "__line__": line}
         for field, names in ALIASES.items():

@@ -36,12 +36,11 @@ class AnswerRun:
 def load_testset(data: Any) -> tuple[list[dict[str, Any]], str]:
     """Rows with a question (`user_input` text, or a conversation in `messages` / a list
     `user_input`), checked before any call; errors name the file, row and field."""
-    from ragmeter.io.readers import data_file, read_records
+    from ragmeter.io.data_file import open_data_file
 
     if isinstance(data, (str, Path)):
-        path = data_file(Path(data))
-        records, _ = read_records(path)
-        source = str(path)
+        file = open_data_file(data)
+        records, source = file.records(), file.source
     else:
         # copies: the answers are added to these rows, never to the caller's own dicts
         records = [dict(r) if isinstance(r, dict) else r

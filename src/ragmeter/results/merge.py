@@ -190,11 +190,11 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
                 line = line.rstrip(b"\r\n")
                 yield line, parse_result_line(line, shard.manifest, source, number)
         return
-    from ragmeter.io.formats import iter_records
+    from ragmeter.io.data_file import open_data_file
     from ragmeter.io.writers import read_cell
 
     csv = shard.results.suffix == ".csv"
-    for number, record in iter_records(shard.results, source):  # CSV, Parquet: a chunk at a time
+    for number, record in open_data_file(shard.results).iter_records():  # CSV, Parquet: a chunk at a time
         cells = {read_cell(k): read_cell(v) for k, v in record.items()} if csv else record
         row = typed_row(cells, shard.manifest, source, number)
         yield json_text(row).encode("utf-8"), row  # as the results file writes a row
@@ -202,13 +202,14 @@ def _result_rows(shard: Shard) -> Iterator[tuple[bytes, dict[str, Any]]]:
 
 def _dataset_ids(manifest: Manifest) -> Iterator[str]:
     """The dataset's ids in order when the file is still there, unchanged; else none."""
-    from ragmeter.io.stream import StreamedDataset, can_stream, stream_dataset
+    from ragmeter.io.datasets import load_dataset
+    from ragmeter.io.stream import StreamedDataset
 
     path = Path(manifest.dataset.source)
-    if not path.is_file() or not can_stream(path):
+    if not path.is_file():
         return iter(())
     try:
-        dataset = stream_dataset(path, columns=manifest.config.get("columns") or None)
+        dataset = load_dataset(path, columns=manifest.config.get("columns") or None, stream=True)
     except Exception:  # unreadable now: shard order is still a valid order
         return iter(())
     if dataset.sha256 != manifest.dataset.sha256:

@@ -135,9 +135,9 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
     id_column = manifest.config.get("columns", {}).get("id", "id")
     if results.suffix == ".jsonl" and results.is_file():
         return _load_jsonl(manifest, results, id_column, folder)
-    from ragmeter.io.readers import read_records
+    from ragmeter.io.data_file import open_data_file
 
-    records, _ = read_records(results)
+    records = open_data_file(results).records()
     if results.suffix == ".csv":  # cells a spreadsheet would run were quoted when written
         from ragmeter.io.writers import read_cell
 
@@ -262,10 +262,9 @@ SLACK = 1e-9
 
 def _unit(source: str) -> str:
     """What an error names in this file: its format's unit (a JSON Lines line, else a row)."""
-    from ragmeter.io.formats import FORMATS
+    from ragmeter.io.formats import unit_of
 
-    found = FORMATS.get(Path(source).suffix.lower())
-    return found.unit if found is not None else "row"
+    return unit_of(source)
 
 
 def check_scores(scores: dict[str, list[float | None]], manifest: Manifest, source: str) -> None:

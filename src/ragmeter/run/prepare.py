@@ -5,15 +5,15 @@ bench-judge (judge_speed.py) and Ray (engine/ray.py) all start from it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.embeddings import make_embedder
 from ragmeter.errors import ConfigError, DataError
+from ragmeter.io.datasets import load_dataset
 from ragmeter.io.output import expand, run_fingerprint
-from ragmeter.io.readers import Dataset, Rows, load_dataset
-from ragmeter.io.stream import can_stream, stream_dataset
+from ragmeter.io.readers import Rows
 from ragmeter.io.writers import check_writable
 from ragmeter.judges.base import Judge
 from ragmeter.judges.registry import build
@@ -84,19 +84,12 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     chosen: Any = metrics if metrics is not None else chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
     prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
-    source = cfg.dataset if data is None else data
-    streamed = stream and isinstance(source, (str, Path)) and can_stream(Path(source))
-    dataset: Rows
-    if streamed:
-        dataset = stream_dataset(source, columns=cfg.columns, limit=cfg.limit, shard=cfg.shard)
-    else:
-        dataset = load_dataset(source, columns=cfg.columns)
+    dataset: Rows = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns, stream=stream,
+                                 limit=cfg.limit, shard=cfg.shard)
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
     if prompts is None:
         prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
-    if isinstance(dataset, Dataset):  # a streamed file took its limit and shard as it was read
-        dataset = _limit_and_shard(dataset, cfg)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs], {m.label: m.name for m in metric_objs})
     gates.check_rows(len(dataset))
@@ -115,16 +108,6 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
     return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline,
                     labels)
-
-
-def _limit_and_shard(dataset: Dataset, cfg: RunConfig) -> Dataset:
-    if cfg.limit:
-        dataset = replace(dataset, samples=dataset.samples[: cfg.limit], records=dataset.records[: cfg.limit])
-    if cfg.shard:
-        from ragmeter.shard import take_shard
-
-        dataset = take_shard(dataset, cfg.shard)
-    return dataset
 
 
 def _labels(path: str, dataset: Rows, metrics: list[str]) -> Any:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
-from ragmeter.io.formats import is_data_file
+from ragmeter.io.formats import is_data_file, suffixes_text
 from ragmeter.io.json_files import line_of
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
@@ -38,13 +38,12 @@ def load_documents(docs: Any) -> Corpus:
     if path.is_dir():
         return _from_folder(path)
     if is_data_file(path):  # any format io reads (.jsonl, .ndjson, .json, .csv, .parquet)
-        from ragmeter.io.readers import read_records
+        from ragmeter.io.data_file import open_data_file
 
-        records, _ = read_records(path)
-        return Corpus(_from_records(records, str(path)))
+        return Corpus(_from_records(open_data_file(path).records(), str(path)))
     if path.is_file():
         return _from_files([path], path.parent)
-    raise DataError("documents not found (a folder, or a .jsonl/.parquet/.csv with a `text` column)",
+    raise DataError(f"documents not found (a folder, or a table: {suffixes_text()}, with a `text` column)",
                     source=str(path))
 
 

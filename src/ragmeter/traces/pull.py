@@ -98,9 +98,9 @@ def _from_phoenix(url: str, project: str, window: Window, sessions: bool, max_tr
 def _from_file(path: Path, window: Window, sessions: bool,
                mapping: Mapping[str, str]) -> tuple[int, list[dict[str, Any]], int]:
     """A traces file's rows in the window, sampled (by trace or by session)."""
-    from ragmeter.io.readers import data_file, read_records
+    from ragmeter.io.data_file import open_data_file
 
-    records, _ = read_records(data_file(path), mapping=mapping)
+    records = open_data_file(path).records(mapping=mapping)
     if not records or "trace_id" not in records[0] or "span_id" not in records[0]:
         raise DataError("not a file of traces (OTLP JSON, or spans exported from Phoenix)", source=str(path))
     rows = [r for r in records if window.holds(r.get("start_time"))]
