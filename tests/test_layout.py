@@ -8,6 +8,7 @@ import ast
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "ragmeter"
 
@@ -242,3 +243,56 @@ def test_the_architecture_map_names_every_module_as_its_docstring_says():
     doc = architecture_map.DOC.read_text(encoding="utf-8")
     start, end = doc.index(architecture_map.START), doc.index(architecture_map.END) + len(architecture_map.END)
     assert doc[start:end] == architecture_map.markdown(), "regenerate: python -m tests.architecture_map"
+
+
+def row_path(tmp_path: Path, stream: bool) -> tuple[list[str], set[str]]:
+    """Calls run/prepare.py makes into io/, and the files a row's reading passes through
+    (every ragmeter frame below an io/ frame), found with a profiler over `prepare`."""
+    import json
+    import os
+
+    from ragmeter.run.config import RunConfig
+    from ragmeter.run.prepare import prepare
+
+    tmp_path.mkdir()
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": f"r{i}", "user_input": "q?", "response": "a", "reference": "a"}) + "\n"
+                            for i in range(3)))
+    cfg = RunConfig(dataset=str(data), metrics=["exact_match"], output=str(tmp_path / "out"))
+    entries: list[str] = []
+    files: set[str] = set()
+
+    def rel(frame: Any) -> str | None:
+        name = frame.f_code.co_filename
+        return os.path.relpath(name, SRC) if name.startswith(str(SRC)) else None
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        callee = rel(frame) if event == "call" else None
+        if callee is None:
+            return
+        caller = rel(frame.f_back) if frame.f_back else None
+        if callee.startswith("io/") and caller == "run/prepare.py":
+            entries.append(f"{callee}:{frame.f_code.co_name}")
+        below = frame
+        while below is not None and not (rel(below) or "").startswith("io/"):
+            below = below.f_back
+        if below is not None and not callee.startswith(("io/output.py", "text.py")):  # the run's folder
+            files.add(callee)
+
+    sys.setprofile(profile)
+    try:
+        prepare(cfg, stream=stream)
+    finally:
+        sys.setprofile(None)
+    return entries, files
+
+
+def test_a_row_comes_in_by_one_door_and_passes_through_at_most_eight_files(tmp_path):
+    """Issue 52: a row followed from run/prepare.py entered io/readers.py 11 times, data_file()
+    ran twice and format_of 4 times per file. Now prepare calls `load_dataset` once (beside the
+    output folder's `expand` and `run_fingerprint` and the dataset's own attributes)."""
+    for stream in (False, True):
+        entries, files = row_path(tmp_path / str(stream), stream)
+        data = [e for e in entries if not e.startswith("io/output.py") and not e.endswith((":__len__", ":sha256"))]
+        assert data == ["io/datasets.py:load_dataset"], entries
+        assert len(files) <= 8 and "io/data_file.py" in files, sorted(files)

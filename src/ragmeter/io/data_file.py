@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ragmeter.errors import DataError
 from ragmeter.io.formats import FORMATS, JSON, JSONL, Format, Records, format_of
+from ragmeter.io.spans import OTLP_KEY
 
 #: the data file of a folder ragmeter wrote: `answer`'s, `testset`'s, a run's
 FOLDER_DATA = ("answers", "testset", "results")
@@ -62,26 +63,24 @@ class DataFile:
     def records(self, mapping: Mapping[str, str] | None = None) -> list[dict[str, object]]:
         """Every record, held: a JSON Lines record keeps its `__line__`; a span export
         becomes one row per trace (`mapping`: fields from span attributes you name)."""
-        from ragmeter.io import traces
-
         if self._is_otlp_lines():  # a line at a time, not the file whole
+            from ragmeter.io.traces import rows_from_otlp_file
+
             self._kind = "otlp"
-            return traces.rows_from_otlp_file(self.path, self.source, mapping)
+            return rows_from_otlp_file(self.path, self.source, mapping)
         records = [{**record, "__line__": number} if self.unit == "line" else record
                    for number, record in self.iter_records()]
         if not records:
             raise DataError("file has no rows to evaluate", source=self.source)
         self._kind = self._kind or _span_format(records[0])
-        if self._kind == "otlp":
-            return traces.rows_from_otlp(records, self.source, mapping)
-        if self._kind == "phoenix":
-            return traces.rows_from_phoenix(records, self.source, mapping)
-        return records
+        if self._kind == "rows":
+            return records
+        from ragmeter.io.traces import rows_from_otlp, rows_from_phoenix
+
+        return (rows_from_otlp if self._kind == "otlp" else rows_from_phoenix)(records, self.source, mapping)
 
     def _is_otlp_lines(self) -> bool:
         if self._otlp_lines is None:
-            from ragmeter.io.spans import is_otlp_lines
-
             self._otlp_lines = self.format in (JSON, JSONL) and is_otlp_lines(self.path)
         return self._otlp_lines
 
@@ -124,9 +123,22 @@ def file_sha256(path: Path) -> str:
 
 
 def _span_format(first: Mapping[str, object]) -> str:
-    from ragmeter.io.traces import span_format
+    """"otlp" or "phoenix" when a file's first record is a span export rather than a row (an
+    OTLP export request; Phoenix's spans from its REST API, `context: {trace_id, span_id}`, or
+    its spans dataframe, `context.trace_id` columns), else "rows"."""
+    if OTLP_KEY in first:
+        return "otlp"
+    context = first.get("context")
+    nested = isinstance(context, dict) and "trace_id" in context
+    return "phoenix" if "span_kind" in first and ("context.trace_id" in first or nested) else "rows"
 
-    return span_format(first) or "rows"
+
+def is_otlp_lines(path: Path) -> bool:
+    """A file whose first line is one OTLP request (the Collector's file exporter, or the
+    exporter in docs/data.md): it can be read a line at a time."""
+    with open(path, "rb") as handle:
+        first = handle.readline(1 << 20)
+    return first.lstrip().startswith(b"{") and first.rstrip().endswith(b"}") and OTLP_KEY.encode() in first[:200]
 
 
 def _blank(path: Path) -> bool:

@@ -90,14 +90,6 @@ def _nanoseconds(value: Any) -> int:
     return number
 
 
-def is_otlp_lines(path: str | Path) -> bool:
-    """A file whose first line is one OTLP request (the Collector's file exporter, or the
-    exporter in docs/data.md): it can be read a line at a time."""
-    with open(path, "rb") as handle:
-        first = handle.readline(1 << 20)
-    return first.lstrip().startswith(b"{") and first.rstrip().endswith(b"}") and OTLP_KEY.encode() in first[:200]
-
-
 def stream_otlp_spans(path: str | Path, source: str, keep: Callable[[str], bool]) -> Iterator[Span]:
     """The spans of an OTLP JSON Lines file, a line (one export request) at a time, each with
     only the attributes `keep` says yes to (the ones a row is made from): a day of traces is

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import DataError
 from ragmeter.io.json_files import TooDeep, json_value, line_of
-from ragmeter.io.spans import KIND, LATEST_NS, OTLP_KEY, Span, hex_id, otlp_spans
+from ragmeter.io.spans import KIND, LATEST_NS, Span, hex_id, otlp_spans
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,17 +50,6 @@ _DOC = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|me
 _MESSAGE = re.compile(r"^llm\.(input|output)_messages\.(\d+)\.message\.(role|content)$")
 #: the single attributes trace_row reads (beside the documents' and messages' above)
 _READ = frozenset({KIND, "input.value", "output.value", "session.id"})
-
-
-def span_format(first: Mapping[str, Any]) -> str | None:
-    """"otlp" or "phoenix" when a file's first record is a span export rather than a row (an
-    OTLP export request; Phoenix's spans from its REST API, `context: {trace_id, span_id}`, or
-    its spans dataframe, `context.trace_id` columns), else None. The one test both readers use:
-    such a file becomes one row per trace, read whole."""
-    if OTLP_KEY in first:
-        return "otlp"
-    nested = isinstance(first.get("context"), dict) and "trace_id" in first["context"]
-    return "phoenix" if "span_kind" in first and ("context.trace_id" in first or nested) else None
 
 
 def rows_from_otlp_file(path: str | Path, source: str,
