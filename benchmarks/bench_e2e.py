@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import ragmeter
-from ragmeter.labels.estimate import calibrate_metric
+from ragmeter.labels.calibrate import calibrate_metric
 from ragmeter.meta_eval import balanced_accuracy, bootstrap_ci, roc_auc
 
 HERE = Path(__file__).resolve().parent / "e2e"

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import ragmeter
-from ragmeter.labels.estimate import calibrate_metric
+from ragmeter.labels.calibrate import calibrate_metric
 from ragmeter.meta_eval import load_labelled
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "meta-eval"

@@ -16,7 +16,7 @@ def test_best_threshold_maximises_balanced_accuracy_and_breaks_ties_towards_a_ha
 
 
 def test_the_meta_eval_and_labels_thresholds_are_this_one():
-    from ragmeter.labels.estimate import best_threshold as labels_threshold
+    from ragmeter.labels.calibrate import best_threshold as labels_threshold
     from ragmeter.meta_eval.measures import best_threshold as meta_threshold
 
     scores, labels = [0.12345, 0.55555, 0.61111, 0.9], [0, 0, 1, 1]

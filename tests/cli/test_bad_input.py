@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragmeter.labels.estimate import calibrate_metric
+from ragmeter.labels.calibrate import calibrate_metric
 from ragmeter.testing.runs import write_run
 from tests.cli_runner import run_cli
 

@@ -11,9 +11,10 @@ from ragmeter.accounting import MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.errors import JudgeUnavailable, TransientJudgeError, UnparseableReply
 from ragmeter.judges.base import JudgeReply
+from ragmeter.judges.replies import first_json_object
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.judges.session import JudgeSession, first_json_object, fit_to_window
+from ragmeter.judges.session import JudgeSession, fit_to_window
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.prompts import builtin_prompt
 
@@ -211,8 +212,9 @@ def test_the_fast_cache_key_is_make_key_of_the_documented_payload():
     """Keys are spliced from parts serialised once; they must stay the documented hash, or
     every user's cache would go cold."""
     from ragmeter.cache import make_key
+    from ragmeter.judges.replies import output_schema
     from ragmeter.judges.scripted import ScriptedJudge
-    from ragmeter.judges.session import JudgeSession, output_schema
+    from ragmeter.judges.session import JudgeSession
     from ragmeter.metrics.schemas import verdicts
 
     judge = ScriptedJudge({})
@@ -253,7 +255,7 @@ def test_reasons_settings_share_replies_with_more_reasons_and_say_what_was_not_w
 
 def test_only_a_reason_nothing_is_decided_after_is_skipped():
     from ragmeter.judges.reasons import reason_skipper
-    from ragmeter.judges.session import output_schema
+    from ragmeter.judges.replies import output_schema
     from ragmeter.metrics.rubrics import CriticVerdict
 
     two = output_schema(verdicts(2))

@@ -13,8 +13,8 @@ import ragmeter
 from ragmeter.judges.base import JudgeReply
 from ragmeter.judges.label_probs import LabelProbe, align, distribution, from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.openai_compat import OpenAICompatJudge
+from ragmeter.judges.replies import output_schema
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.judges.session import output_schema
 from ragmeter.judges.spec import parse_judge_spec
 from ragmeter.metrics.schemas import Rating, verdicts
 

@@ -243,7 +243,7 @@ def test_text_lists_sample_only_their_text_and_end_where_the_model_ends_them(tmp
     from ragmeter.judges.base import JudgeRequest
     from ragmeter.judges.bundled import bundled
     from ragmeter.judges.llamacpp.judge import LlamaCppJudge
-    from ragmeter.judges.session import output_schema
+    from ragmeter.judges.replies import output_schema
     from ragmeter.metrics.schemas import statements
 
     def relevancy(verdicts: str) -> ragmeter.EvaluationResult:

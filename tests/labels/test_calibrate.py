@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragmeter.errors import DataError
-from ragmeter.labels.estimate import MIN_LABELS, best_threshold, calibrate_metric, calibrate_run, ece
+from ragmeter.labels.calibrate import MIN_LABELS, best_threshold, calibrate_metric, calibrate_run, ece
 from ragmeter.labels.files import read_labels
 from ragmeter.stats import bootstrap_mean_ci
 from ragmeter.testing.runs import write_run

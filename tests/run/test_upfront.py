@@ -61,7 +61,7 @@ def test_a_short_run_or_an_unmeasured_judge_says_nothing(tmp_path, capsys):
 
 
 def test_the_bundled_judges_ship_a_measured_speed():
-    from ragmeter.run.dry_run import Upfront
+    from ragmeter.run.upfront import Upfront
 
     qwen = load_speed({"backend": "llamacpp", "model": "qwen-coder-1.5b==0.2.0"})
     gemma = load_speed({"backend": "llamacpp", "model": "gemma-270m==1.0"})

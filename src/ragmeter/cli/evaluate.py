@@ -193,9 +193,9 @@ def _execute(cfg: RunConfig, verbose: bool = False, dry_run: bool = False) -> No
 
     if dry_run:
         from ragmeter.results.console import print_estimate
-        from ragmeter.run.dry_run import dry_run as estimate_run
+        from ragmeter.run.dry_run import dry_run as dry_run_of  # `dry_run` is the flag here
 
-        print_estimate(asyncio.run(estimate_run(cfg)), console())
+        print_estimate(asyncio.run(dry_run_of(cfg)), console())
         return
 
     from ragmeter.judges.bundled import JudgeValidityWarning

@@ -210,7 +210,7 @@ def calibrate(run: Annotated[Path, typer.Argument(help="a run folder")],
     mean from the judge's scores and a few human labels, with a 95% interval valid whatever the
     judge's bias, beside the labels-only interval and how well the scores read as rates."""
     from ragmeter.io.writers import write_json
-    from ragmeter.labels.estimate import calibrate_run
+    from ragmeter.labels.calibrate import calibrate_run
     from ragmeter.results.console import calibrated_line
     from ragmeter.results.runs import load_run
 

@@ -1,6 +1,6 @@
 """Run metrics over samples: validate first, then bounded-concurrency scoring with
 accounting. A row the judge cannot score is unscored with a reason; a call that fails its
-retries is that row's failure, tried again at the end (engine/failures.py); a judge that is
+retries is that row's failure, tried again at the end (engine/failed_calls.py); a judge that is
 down, and other infrastructure failures, stop the run (every finished judge reply is already
 in the cache, so a re-run resumes).
 """
@@ -17,7 +17,7 @@ from typing import Any
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import Cache, NullCache
 from ragmeter.embeddings.base import Embedder, EmbeddingSession
-from ragmeter.engine.failures import Failures, Held, is_failed
+from ragmeter.engine.failed_calls import FailedCalls, Held, is_failed
 from ragmeter.engine.progress import judge_calls, judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
@@ -47,7 +47,7 @@ class RunResult:
     prompts: PromptSet
     timings: dict[str, float] = field(default_factory=dict)
     faults: FaultLog = field(default_factory=FaultLog)
-    failures: Failures = field(default_factory=Failures)
+    failures: FailedCalls = field(default_factory=FailedCalls)
 
     def aggregate(self, name: str) -> dict[str, Any]:
         return self.tally.aggregate(name)
@@ -91,7 +91,7 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
     await preflight(metrics, judge, embedder)
     stats = {m.label: MetricStats() for m in metrics}
     tally = Tally([m.label for m in metrics])
-    failures = Failures(probe=judge_session.probe if judge_session else None)
+    failures = FailedCalls(probe=judge_session.probe if judge_session else None)
     by_label = {m.label: m for m in metrics}
 
     def finished(sample: Sample, record: dict[str, Any], scores: dict[str, Score]) -> None:
@@ -225,7 +225,7 @@ def _raise_first(failures: list[BaseException]) -> None:
 
 async def _score_one(metric: Metric, sample: Sample, judge: JudgeSession | None,
                      embeddings: EmbeddingSession | None, stats: MetricStats, prompts: PromptSet,
-                     failures: Failures | None = None) -> Score:
+                     failures: FailedCalls | None = None) -> Score:
     missing = sample.missing(metric.required)
     if sample.response_problem and {"response", "cited_response"} & set(metric.required):
         score = Score(None, sample.response_problem)

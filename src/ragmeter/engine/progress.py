@@ -6,10 +6,10 @@ a unit of work that moves while a row is slow (judge calls so far), the pace as 
 row or rows per second with 2 significant figures, and an ETA from the average pace since
 the start over the rows that needed the judge (Pace). A windowed rate jumps, and "0.00
 rows/s" read as nothing happening. Before the first row is done the ETA is the run's
-up-front estimate less the time spent, where there is one (run/dry_run.py,
-upfront_estimate), then, after a few judge calls, the calls it expects at their measured
-pace. The text fits the width it is given (80 columns with the bar or the "ragmeter: "
-prefix): the least needed parts are left out first, never the rows or ETA.
+up-front estimate less the time spent, where there is one (run/upfront.py), then, after
+a few judge calls, the calls it expects at their measured pace. The text fits the width it
+is given (80 columns with the bar or the "ragmeter: " prefix): the least needed parts are
+left out first, never the rows or ETA.
 """
 
 from __future__ import annotations

@@ -1,29 +1,30 @@
 """The one path from a metric to a judge: fit, cache, retry, validate, re-ask once, count.
 
 Metrics call `JudgeSession.ask`; backends never see the cache and metrics never see the
-backend. Unparseable and truncated replies are counted per metric.
+backend. Unparseable and truncated replies are counted per metric. One verb, "ask", and
+the steps of a call named by what they add: `_uncached` (a cache miss), `_fitted` (the
+prompt fitted to the window), `_parsed` (validated, re-asked once), `_sent` (one request
+with its retries, counted). Reply schemas and parsing: judges/replies.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import KEY_VERSION, Cache
 from ragmeter.errors import FormatRejected, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.judges.base import ClaimEvidence, Judge, JudgeReply, JudgeRequest, Message, Prompt
-from ragmeter.judges.label_probs import align, label_fields
+from ragmeter.judges.label_probs import align
 from ragmeter.judges.reasons import SERVES, mode_for, unwritten
+from ragmeter.judges.replies import NoReply, output_schema, parse_reply, redacted, schema_json, schema_labels
 from ragmeter.judges.retry import RetryPolicy, call_with_retry
 from ragmeter.judges.window import fit_to_window
 from ragmeter.text import canonical_json, secret_values
@@ -89,7 +90,7 @@ class JudgeSession:
         pending: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._inflight[key] = pending
         try:
-            answer, record = await self._ask_new(prompt, inputs, output, schema, max_tokens, stats, key, reads)
+            answer, record = await self._uncached(prompt, inputs, output, schema, max_tokens, stats, key, reads)
         except BaseException as exc:
             pending.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
             pending.exception()  # retrieved here, so an error nobody else awaited is not logged again
@@ -116,7 +117,7 @@ class JudgeSession:
         with self.clock.busy():
             messages, truncated = fit_to_window(prompt, inputs, self.judge, {}, 1)
             evidence = self._evidence(prompt, inputs, None, True, reads)
-            reply = await self._call(JudgeRequest(messages, None, 1, prompt.key, self.policy.timeout,
+            reply = await self._sent(JudgeRequest(messages, None, 1, prompt.key, self.policy.timeout,
                                                   evidence=evidence), stats)
         self.cache.put(key, {"parsed": {}, "truncated": truncated, "probs": {}, "evidence": reply.evidence})
         return (reply.evidence or [None])[0], truncated, self._rule(prompt)
@@ -190,18 +191,18 @@ class JudgeSession:
                 f'"prompt":{canonical_json(prompt)}{written},"schema":{schema_json(output)}}}')
         return f"{KEY_VERSION}:{hashlib.sha256(text.encode()).hexdigest()}"
 
-    async def _ask_new(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
+    async def _uncached(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
                        schema: dict[str, object], max_tokens: int, stats: MetricStats,
                        key: str, reads: tuple[str, str] | None = None) -> tuple[Answer, dict[str, object]]:
         """A reply from the judge, and the record the cache keeps of it."""
         with self.clock.busy():
             try:
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                parsed, reply, truncated = await self._fitted(prompt, inputs, schema, output, max_tokens, stats,
                                                                    reads)
             except FormatRejected:
                 self.format_rejected = True
                 self.faults.add("structured_output_refused")
-                parsed, reply, truncated = await self._fit_and_ask(prompt, inputs, schema, output, max_tokens, stats,
+                parsed, reply, truncated = await self._fitted(prompt, inputs, schema, output, max_tokens, stats,
                                                                    reads)
             stats.truncated += int(truncated)
         dumped = parsed.model_dump(mode="json")
@@ -211,17 +212,17 @@ class JudgeSession:
         self.cache.put(key, record)
         return Answer(parsed, truncated, False, probs, reply.evidence), record
 
-    async def _fit_and_ask(self, prompt: Prompt, inputs: Mapping[str, object], schema: dict[str, object],
+    async def _fitted(self, prompt: Prompt, inputs: Mapping[str, object], schema: dict[str, object],
                            output: type[M], max_tokens: int, stats: MetricStats,
                            reads: tuple[str, str] | None = None) -> tuple[M, JudgeReply, bool]:
         structured = not self.format_rejected
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
-        parsed, reply = await self._ask_fresh(messages, schema, output, max_tokens, stats, prompt.key, structured,
+        parsed, reply = await self._parsed(messages, schema, output, max_tokens, stats, prompt.key, structured,
                                               self._lines(prompt),
                                               self._evidence(prompt, inputs, schema, structured, reads))
         return parsed, reply, truncated
 
-    async def _ask_fresh(self, messages: list[Message], schema: dict[str, object], output: type[M],
+    async def _parsed(self, messages: list[Message], schema: dict[str, object], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str,
                          structured: bool = True,
                          lines: tuple[tuple[str, float, float], ...] = (),
@@ -230,7 +231,7 @@ class JudgeSession:
             return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured,
                                 label_lines=lines, evidence=evidence if msgs is messages else None)
 
-        reply = await self._call(request(messages), stats)
+        reply = await self._sent(request(messages), stats)
         try:
             return parse_reply(reply, output), reply
         except UnparseableReply as first:
@@ -239,7 +240,7 @@ class JudgeSession:
             retry = messages + [{"role": "assistant", "content": reply.text},
                                 {"role": "user", "content": f"That reply was invalid: {first}. Reply again "
                                                             "with one JSON object matching the schema."}]
-            second = await self._call(request(retry), stats)
+            second = await self._sent(request(retry), stats)
             try:
                 return parse_reply(second, output), second
             except UnparseableReply:
@@ -259,7 +260,7 @@ class JudgeSession:
             return False
         return True
 
-    async def _call(self, request: JudgeRequest, stats: MetricStats) -> JudgeReply:
+    async def _sent(self, request: JudgeRequest, stats: MetricStats) -> JudgeReply:
         async with self._slots:
             reply = await call_with_retry(lambda: self.judge.complete(request), self.policy,
                                           f"judge {self.judge.describe()}", self.faults)
@@ -271,80 +272,3 @@ class JudgeSession:
         stats.judge_seconds += reply.seconds
         self.judge_seconds += reply.seconds
         return reply
-
-
-class NoReply(BaseModel):
-    """The reply of a request that only reads prompt tokens (JudgeSession.read_tokens)."""
-
-
-def redacted(reply: JudgeReply, known: list[str] | None = None) -> JudgeReply:
-    """The reply with known secrets redacted (text.redact) before it is parsed, cached or
-    written: a server or proxy that echoes the Authorization header into a reply must not put
-    the key into results, raw replies, the cache or the report."""
-    from dataclasses import replace
-
-    from ragmeter.text import redact
-
-    text = redact(reply.text, known)
-    return reply if text == reply.text else replace(reply, text=text)
-
-
-@lru_cache(maxsize=1024)
-def output_schema(output: type[BaseModel]) -> dict[str, object]:
-    """The pydantic model's JSON schema, closed (no extra keys) for strict backends. Cached
-    per model (the bounded models are themselves cached per bound, schemas.py): generating
-    it was 57% of ragmeter's own time per judge call. Callers must not change it."""
-    schema = output.model_json_schema()
-    for node in [schema, *schema.get("$defs", {}).values()]:
-        if node.get("type") == "object":
-            node["additionalProperties"] = False
-    return schema
-
-
-@lru_cache(maxsize=1024)
-def schema_json(output: type[BaseModel]) -> str:
-    return canonical_json(output_schema(output))
-
-
-@lru_cache(maxsize=1024)
-def schema_labels(output: type[BaseModel]) -> dict[str, tuple[str, ...]]:
-    """The output's label fields (label_probs.py), found once per model."""
-    return label_fields(output_schema(output))
-
-
-def parse_reply(reply: JudgeReply, output: type[M]) -> M:
-    """Extract the JSON object from the reply text and validate it; never guess a value."""
-    if reply.finish_reason == "length":
-        raise UnparseableReply("reply was cut off at max_tokens", reply.text)
-    found = first_json_object(reply.text)
-    if found is None:
-        from_text = getattr(output, "from_text", None)  # a reply format some judges are trained on
-        if from_text is not None:
-            return from_text(reply.text)
-        raise UnparseableReply("no JSON object in the reply", reply.text)
-    try:
-        return output.model_validate(found)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors()[:3])
-        raise UnparseableReply(problems, reply.text) from None
-
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
-
-
-#: strict=False: a raw newline inside a string is a harmless slip, not a wrong answer
-_DECODER = json.JSONDecoder(strict=False)
-
-
-def first_json_object(text: str) -> Any | None:
-    """The first balanced {...} in the text, parsed (models wrap JSON in prose or code fences)."""
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1)
-    start = text.find("{")
-    while start != -1:
-        try:
-            return _DECODER.raw_decode(text, start)[0]
-        except json.JSONDecodeError:
-            start = text.find("{", start + 1)
-    return None

@@ -22,7 +22,8 @@ from pydantic import BaseModel, ValidationError
 from ragmeter.accounting import MetricStats
 from ragmeter.errors import JudgeUnavailable
 from ragmeter.judges.label_probs import label_fields
-from ragmeter.judges.session import JudgeSession, output_schema
+from ragmeter.judges.replies import output_schema
+from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Unscorable
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.prompts.template import Example, PromptTemplate, dump_output, format_inputs
@@ -66,12 +67,12 @@ class RecordingContext(MetricContext):
 async def score_rows(metric: Metric, samples: Sequence[Sample], prompts: PromptSet, session: JudgeSession,
                      stats: MetricStats) -> list[RowScore]:
     """Each sample's score with `prompts` (cached like any run: the run's own calls are hits).
-    A flaky judge is a run's (engine/failures.py): a row whose call failed its retries is
+    A flaky judge is a run's (engine/failed_calls.py): a row whose call failed its retries is
     scored again once the others are done, unscored if it fails again; only a judge that is
     down stops the work."""
-    from ragmeter.engine.failures import Failures
+    from ragmeter.engine.failed_calls import FailedCalls
 
-    failures = Failures(probe=session.probe)
+    failures = FailedCalls(probe=session.probe)
 
     async def one(sample: Sample, last_try: bool = False) -> RowScore | None:
         ctx = RecordingContext(session, prompts, metric.aligned_prompts, stats)

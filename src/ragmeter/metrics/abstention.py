@@ -114,7 +114,7 @@ class Abstention(Metric):
         return Reading(declined.value, answerable.value, evidence)
 
     async def verdict(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object]) -> Weighed:
-        answer = await self.judged(ctx, prompt_name, inputs, max_tokens=8)
+        answer = await self.answer(ctx, prompt_name, inputs, max_tokens=8)
         return weigh(answer, "verdict", answer.parsed.verdict, BINARY, self.options.judgment)
 
     async def likely(self, question: str, context: str, ctx: MetricContext) -> tuple[Weighed, dict[str, Any]]:

@@ -182,9 +182,9 @@ class Metric(ABC):
     async def ask(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
                   max_tokens: int | None = None) -> Any:
         """Send one of this metric's prompts with the schema its inputs call for."""
-        return (await self.judged(ctx, prompt_name, inputs, max_tokens)).parsed
+        return (await self.answer(ctx, prompt_name, inputs, max_tokens)).parsed
 
-    async def judged(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
+    async def answer(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """As `ask`, returning the Answer with its label probabilities (metrics/judgment.py)."""
         return await ctx.answer(ctx.prompt(self.prompt_metric, prompt_name), inputs,

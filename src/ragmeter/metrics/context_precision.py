@@ -49,7 +49,7 @@ class ContextPrecision(Metric):
         contexts = sample.retrieved_contexts or []
         inputs = {"question": sample.user_input, self.answer_key: getattr(sample, self.answer_field),
                   "contexts": contexts}
-        out = await self.judged(ctx, "usefulness", inputs)
+        out = await self.answer(ctx, "usefulness", inputs)
         weighed = weigh_verdicts(out, out.parsed.verdicts, self.options.judgment)
         flags = [v.verdict for v in out.parsed.verdicts]
         evidence = {"verdicts": [{"context": i, "verdict": v.verdict, "p_useful": p_one(w), "reason": v.reason}

@@ -43,7 +43,7 @@ class ContextRecall(Metric):
         if not sentences:
             raise Unscorable(NO_SENTENCES)
         inputs = {"question": sample.user_input, "contexts": sample.retrieved_contexts, "sentences": sentences}
-        out = await self.judged(ctx, "attribution", inputs)
+        out = await self.answer(ctx, "attribution", inputs)
         weighed = weigh_verdicts(out, out.parsed.verdicts, self.options.judgment)
         evidence = {"claims": [{"statement": s, "attributed": v.verdict, "p_attributed": p_one(w), "reason": v.reason}
                                for s, v, w in zip(sentences, out.parsed.verdicts, weighed)],

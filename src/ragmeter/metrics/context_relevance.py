@@ -66,7 +66,7 @@ class ContextRelevance(Metric):
         failures: list[str] = []
         for template in TEMPLATES:
             try:
-                out = await self.judged(ctx, template, {"question": question, "context": context}, max_tokens=16)
+                out = await self.answer(ctx, template, {"question": question, "context": context}, max_tokens=16)
                 ratings.append(out.parsed.rating)
                 weighed.append(weigh(out, "rating", out.parsed.rating, RATING, self.options.judgment))
             except UnparseableReply as exc:

@@ -46,7 +46,7 @@ class ClaimMetric(Metric):
         """One verdict per claim, each as P(supported) or its 0/1 label."""
         if not claims:
             return []
-        out = await self.judged(ctx, "verdicts", {"premise": premise, "claims": claims})
+        out = await self.answer(ctx, "verdicts", {"premise": premise, "claims": claims})
         return weigh_verdicts(out, out.parsed.verdicts, judgment)
 
 

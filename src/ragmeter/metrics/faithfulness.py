@@ -153,7 +153,7 @@ class Faithfulness(Metric):
         contexts = sample.retrieved_contexts or []
         shown = excerpts("\n\n".join(claims), contexts, question=sample.user_input) \
             if self.options.contexts == "excerpts" else contexts
-        judged = await self.judged(ctx, "verdicts", {"contexts": shown, "statements": claims},
+        judged = await self.answer(ctx, "verdicts", {"contexts": shown, "statements": claims},
                                    evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
         absent = missing_each(claims, contexts, sample.user_input) if self.options.literals != "off" \

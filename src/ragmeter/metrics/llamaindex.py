@@ -49,9 +49,9 @@ class RefineMetric(Metric):
         trail: list[str] = []
         for chunk in sample.retrieved_contexts or []:
             if not trail:
-                out = await self.judged(ctx, "eval", {self.input_key: subject, "context": chunk}, max_tokens=16)
+                out = await self.answer(ctx, "eval", {self.input_key: subject, "context": chunk}, max_tokens=16)
             else:
-                out = await self.judged(ctx, "refine", {self.input_key: subject, "existing_answer": trail[-1],
+                out = await self.answer(ctx, "refine", {self.input_key: subject, "existing_answer": trail[-1],
                                                         "context": chunk}, max_tokens=16)
             trail.append(out.parsed.answer)
             if out.parsed.answer == "YES":
@@ -105,7 +105,7 @@ class Correctness(Metric):
         return CorrectnessReply
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        answer = await self.judged(ctx, "score", {"query": sample.user_input, "reference": sample.reference,
+        answer = await self.answer(ctx, "score", {"query": sample.user_input, "reference": sample.reference,
                                                   "answer": sample.response})
         out = answer.parsed
         expected = weigh(answer, "score", out.score, FIVE, self.options.judgment)

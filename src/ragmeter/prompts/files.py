@@ -53,7 +53,7 @@ def file_name(template: PromptTemplate) -> str:
 def to_file(template: PromptTemplate, metric: Any, adapted: dict[str, Any] | None = None,
             aligned: dict[str, Any] | None = None) -> dict[str, Any]:
     from ragmeter import __version__
-    from ragmeter.judges.session import output_schema
+    from ragmeter.judges.replies import output_schema
 
     first = template.examples[0].input if template.examples else None
     schema = output_schema(metric.output_model(template.name, first)) if first is not None else None

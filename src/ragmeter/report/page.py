@@ -154,7 +154,7 @@ def _differences(data: dict[str, Any]) -> str:
 
 
 def _calibrated(data: dict[str, Any]) -> str:
-    """What people would say, per metric with human labels (`--labels`, labels/estimate.py)."""
+    """What people would say, per metric with human labels (`--labels`, labels/calibrate.py)."""
     rows = []
     for position, run in enumerate(data["runs"]):
         for name, m in run["metrics"].items():

@@ -59,7 +59,7 @@ def print_summary(run: Manifest, console: Any, verbose: bool = False) -> None:
 
 
 def calibrated_line(name: str, c: dict[str, Any]) -> str:
-    """One metric's human-mean estimate (labels/estimate.py Calibrated) in a sentence, with
+    """One metric's human-mean estimate (labels/calibrate.py Calibrated) in a sentence, with
     the labels left out because their ids are not in the run."""
     unknown = c.get("unknown_ids") or []
     left_out = f"; labels for ids not in the run left out: {', '.join(unknown)}" if unknown else ""

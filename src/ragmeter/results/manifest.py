@@ -47,7 +47,7 @@ class MetricRecord(_Strict):
     truncated: int
     embed_calls: int
     embed_cache_hits: int
-    #: of the unscored: rows whose judge call failed its retries, twice (engine/failures.py)
+    #: of the unscored: rows whose judge call failed its retries, twice (engine/failed_calls.py)
     failed: int = 0
     judge_seconds: float
     embed_seconds: float
@@ -57,7 +57,7 @@ class MetricRecord(_Strict):
     settings: dict[str, Any]
     required: list[str]
     higher_is_better: bool
-    #: the human-mean estimate from labels (labels/estimate.py Calibrated), when the run had labels
+    #: the human-mean estimate from labels (labels/calibrate.py Calibrated), when the run had labels
     calibrated: dict[str, Any] | None = None
 
 

@@ -12,9 +12,8 @@ apart. Seconds come from the judge's measured speed (`ragmeter bench-judge`).
 
 from __future__ import annotations
 
-import itertools
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -25,7 +24,7 @@ from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.wrap import WrappedJudge
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.run.judge_speed import JudgeSpeed, load_speed
-from ragmeter.text import duration, seconds
+from ragmeter.text import seconds
 
 if TYPE_CHECKING:
     from ragmeter.run.config import RunConfig
@@ -136,8 +135,8 @@ async def dry_run(cfg: RunConfig, *, data: Any = None, judge: Judge | None = Non
     ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics)
     cache = open_cache(cfg.cache)
     try:
-        figures = await estimate(ready, cache)
-        cache.put(estimate_key(ready.fingerprint), figures.model_dump(mode="json"), "estimates")
+        figures = await cost_of(ready, cache)
+        cache.put(dry_run_key(ready.fingerprint), figures.model_dump(mode="json"), "estimates")
     finally:
         cache.close()
         for closer in (ready.judge, ready.embedder):
@@ -146,11 +145,12 @@ async def dry_run(cfg: RunConfig, *, data: Any = None, judge: Judge | None = Non
     return figures
 
 
-def estimate_key(fingerprint: dict[str, Any]) -> str:
+def dry_run_key(fingerprint: dict[str, Any]) -> str:
+    """Where a dry run leaves its figures for the run it was for (reported beside the actuals)."""
     return make_key({"estimate-of-run": fingerprint})
 
 
-async def estimate(ready: Prepared, cache: Cache) -> Estimate:
+async def cost_of(ready: Prepared, cache: Cache) -> Estimate:
     """Run `ready` (prepare.Prepared) through the counting judge, one metric at a time (so each
     call is the metric's), against a read-only view of `cache`."""
     from ragmeter.engine.local import run_metrics
@@ -268,69 +268,3 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
-
-
-# How long a run will take, said before its first judge call.
-#
-# A new user's first six-metric run of 4 rows showed an ETA of 34-57 minutes only once a row
-# had finished. Before scoring, the run now goes through the dry run's counting judge on its
-# first SAMPLE_ROWS rows that still need the judge (every prompt rendered and counted, cached
-# replies subtracted, no call; a resumed run's judged rows are skipped, up to SCAN_ROWS of
-# them), scales to the rows from there on, and prices the calls at the judge's measured speed
-# (this machine's bench-judge record, else a bundled judge's shipped one). Above SAY_ABOVE
-# seconds the estimate is printed; the progress line counts it down until a few calls are
-# answered, after which the run's own pace takes over (engine/progress.py).
-
-#: rows rendered and counted for the estimate (then scaled): enough for a mean, no wait
-SAMPLE_ROWS = 8
-#: judged rows at the start of a resumed run looked past for rows still to judge
-SCAN_ROWS = 512
-#: estimates shorter than this are not worth a line
-SAY_ABOVE = 60.0
-
-
-@dataclass
-class Upfront:
-    seconds: float
-    calls: int
-    rows: int
-    #: where the seconds come from
-    speed: JudgeSpeed
-    #: rows at the start whose replies are all cached (a resumed run)
-    judged: int = 0
-
-    def line(self) -> str:
-        if self.speed.source == "shipped":
-            where = (f"at the bundled judge's speed on {(self.speed.machine or '').split(',')[0]}; "
-                     "`ragmeter bench-judge` measures this machine's")
-        else:
-            where = f"at the speed bench-judge measured on {self.speed.measured_at[:10]}"
-        rows = f"{self.rows:,} rows" if not self.judged else \
-            f"the {self.rows - self.judged:,} rows still to judge ({self.judged:,} cached)"
-        return f"about {duration(self.seconds)} for {rows} ({self.calls:,} judge calls {where})"
-
-
-async def upfront_estimate(ready: Prepared, cache: Cache) -> Upfront | None:
-    """The run's seconds from its first rows still to judge, or None when there is no judge,
-    no measured speed, or nothing to judge within SCAN_ROWS rows."""
-    from ragmeter.io.readers import Dataset
-
-    speed = load_speed(ready.judge.identity()) if ready.judge is not None else None
-    if speed is None or not len(ready.dataset):
-        return None
-    rows, judged = ready.dataset.iter_rows(), 0
-    while judged < SCAN_ROWS:
-        head = list(itertools.islice(rows, SAMPLE_ROWS))
-        if not head:
-            return None
-        sample = Dataset([s for s, _ in head], [r for _, r in head], ready.dataset.source,
-                         set(ready.dataset.fields_present), ready.dataset.sha256, ready.dataset.kind)
-        figures = await estimate(replace(ready, dataset=sample), cache)
-        if figures.total.seconds is None:
-            return None
-        if figures.total.calls:
-            scale = (len(ready.dataset) - judged) / len(head)
-            return Upfront(figures.total.seconds * scale, round(figures.total.calls * scale), len(ready.dataset),
-                           speed, judged)
-        judged += len(head)
-    return None

@@ -22,10 +22,11 @@ from ragmeter.results.gates import GateReport, GateSettings, evaluate_gates, fai
 from ragmeter.results.manifest import Manifest
 from ragmeter.results.runs import Run
 from ragmeter.run.config import RunConfig
-from ragmeter.run.dry_run import Upfront, estimate_key
+from ragmeter.run.dry_run import dry_run_key
 from ragmeter.run.prepare import Prepared, prepare
 from ragmeter.run.record import build_manifest
 from ragmeter.run.result import EvaluationResult
+from ragmeter.run.upfront import Upfront
 
 if TYPE_CHECKING:
     from ragmeter.embeddings.base import Embedder
@@ -47,10 +48,10 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
         prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
     sink: ResultsFile | RowList = ResultsFile(Path(cfg.output), cfg.format, names) if write else RowList(names)
     cache = open_cache(cfg.cache)
-    stored_estimate = cache.get(estimate_key(ready.fingerprint), "estimates")  # from a dry run of this run
+    stored_estimate = cache.get(dry_run_key(ready.fingerprint), "estimates")  # from a dry run of this run
     try:
         run = await _score(ready, cache, sink)
-        cache.delete(estimate_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
+        cache.delete(dry_run_key(ready.fingerprint), "estimates")  # reported once, by the run it was for
     except BaseException:
         if isinstance(sink, ResultsFile):
             sink.abort()  # no half-written results file; the cache holds what was judged
@@ -114,7 +115,7 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
     if ready.judge is not None and ready.judge.queued:  # the batch API: every request in flight, a day to answer
         ready.judge.use_store(cache)
         concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
-    expected = await _say_estimate(ready, cache) if cfg.progress is not False else None
+    expected = await _say_upfront(ready, cache) if cfg.progress is not False else None
     return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
                              progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink,
@@ -122,14 +123,17 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
                              expected_calls=expected.calls if expected else None)
 
 
-async def _say_estimate(ready: Prepared, cache: Cache) -> Upfront | None:
+async def _say_upfront(ready: Prepared, cache: Cache) -> Upfront | None:
     """The run's estimate, printed on stderr before the first call when over a minute."""
+    from dataclasses import replace
+
     from rich.console import Console
 
-    from ragmeter.run.dry_run import SAY_ABOVE, upfront_estimate
+    from ragmeter.run.dry_run import cost_of
+    from ragmeter.run.upfront import SAY_ABOVE, upfront
     from ragmeter.text import printable
 
-    found = await upfront_estimate(ready, cache)
+    found = await upfront(ready.dataset, ready.judge, lambda sample: cost_of(replace(ready, dataset=sample), cache))
     if found is not None and found.seconds > SAY_ABOVE:
         Console(stderr=True).print(f"ragmeter: {printable(found.line())}", highlight=False)
     return found
@@ -137,7 +141,7 @@ async def _say_estimate(ready: Prepared, cache: Cache) -> Upfront | None:
 
 def _calibrate(result: EvaluationResult, labels: Labels, source: str) -> None:
     """What people would say, per labelled metric, into the manifest (gate `calibrated` reads it)."""
-    from ragmeter.labels.estimate import calibrate_run
+    from ragmeter.labels.calibrate import calibrate_run
 
     for name, found in calibrate_run(result.as_run(source), labels).items():
         result.manifest.metrics[name].calibrated = found.model_dump(mode="json")

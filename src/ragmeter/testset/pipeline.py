@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragmeter.engine.failures import Failures
+from ragmeter.engine.failed_calls import FailedCalls
 from ragmeter.errors import JudgeUnavailable, UnparseableReply
 from ragmeter.testset.checks import from_example, points_at_source, restates_question
 from ragmeter.testset.chunking import Chunk
@@ -87,7 +87,7 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
     plan = type_plan(settings.types, settings.seed)
     budget = settings.size * settings.max_attempts
     kept_vectors: list[tuple[str, list[float]]] = []
-    flaky = Flaky(Failures(probe=judging.session.probe))
+    flaky = Flaky(FailedCalls(probe=judging.session.probe))
     while len(outcome.kept) < settings.size:
         if outcome.attempts >= budget:
             outcome.stop_reason = f"attempt budget spent ({budget} = size x max_attempts)"
@@ -127,11 +127,11 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
 
 @dataclass
 class Flaky:
-    """A run's rule for a flaky judge, for test sets (engine/failures.py): an attempt whose
+    """A run's rule for a flaky judge, for test sets (engine/failed_calls.py): an attempt whose
     call failed its retries is asked again once, in the next batch; failing again, it is
     rejected with the reason; only a judge that is down (the breaker's probe) stops the build."""
 
-    failures: Failures
+    failures: FailedCalls
     #: (kind, item, pool) of attempts to ask again
     again: list[tuple[str, tuple[Chunk, str], list[Chunk | None]]] = field(default_factory=list)
     answered: int = 0

@@ -5,9 +5,9 @@ done, then patched in the results. Only a judge that fails IN_A_ROW calls with n
 between stops the run (it is down, not flaky: resumable as before), and only once a probe
 says so: the last call that succeeded in this run is sent again, and if it is answered the
 failures are the rows' own (prompts a healthy server always fails, say with a 500), so the
-run goes on. Whether too many stayed
-failed is the caller's test (`--max-failed`, a share; the CLI exits 3 above it); a re-run
-judges only those, since every other reply is in the cache.
+run goes on. Whether too many stayed failed is the run's rule `max_failed` (results/gates.py,
+exit 3 above it); a re-run judges only those, since every other reply is in the cache.
+FailedCalls is these calls; the faults a run survived (retries, timeouts) are faults.FaultLog.
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ class Held:
 
 
 @dataclass
-class Failures:
-    """Failed calls in a run: the breaker for a judge that is down, and the rows held back."""
+class FailedCalls:
+    """Calls that failed their retries in a run: the breaker for a judge that is down, and
+    the rows held back to be tried again at the end."""
 
     in_a_row: int = 0
     #: re-sends a call that succeeded before: True when the judge answers it (judges/session.py)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from ragmeter.engine.failures import IN_A_ROW
+from ragmeter.engine.failed_calls import IN_A_ROW
 from ragmeter.errors import JudgeUnavailable, TransientJudgeError
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.run.config import RunConfig
