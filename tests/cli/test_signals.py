@@ -84,7 +84,7 @@ def test_the_process_stop_halts_an_in_process_model_between_prompt_batches():
     batch of n_batch tokens (a long prompt is many seconds of them)."""
     from ragmeter.errors import JudgeError
     from ragmeter.judges.base import STOPPING, Halt
-    from ragmeter.judges.llamacpp.decode import eval_halting
+    from ragmeter.judges.llamacpp.prompt import eval_halting
 
     class Model:
         n_batch = 4

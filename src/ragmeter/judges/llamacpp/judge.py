@@ -18,8 +18,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,14 +27,8 @@ from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeR
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, check_gguf, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp import native
-from ragmeter.judges.llamacpp.decode import (
-    PrefixStates,
-    PromptParts,
-    check_window,
-    fresh_state,
-    greedy_decode,
-    prompt_parts,
-)
+from ragmeter.judges.llamacpp.decode import gbnf_of, greedy_decode
+from ragmeter.judges.llamacpp.prompt import PrefixStates, PromptParts, check_window, fresh_state, prompt_parts
 from ragmeter.judges.llamacpp.texts import decode_texts, text_plan
 from ragmeter.judges.llamacpp.verdicts import decode_verdicts, label_field, read_label, verdict_count
 from ragmeter.judges.reasons import reason_skipper
@@ -141,7 +133,7 @@ class LlamaCppJudge(Judge):
 
             start = time.perf_counter()
             path = self.model_path or model_path(self.bundled)  # type: ignore[arg-type]
-            with _quiet_llama_logs():  # nested in a call's: it restores the default only at the outer exit
+            with native.quiet_logs():  # nested in a call's: it restores the default only at the outer exit
                 try:
                     self._llm = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
                                       seed=self.params.seed, verbose=False)
@@ -189,7 +181,7 @@ class LlamaCppJudge(Judge):
         with self._busy:
             self._stop.clear()
             if self._llm is not None:
-                with _quiet_llama_logs():
+                with native.quiet_logs():
                     self._llm.close()
                 self._llm = None
                 self._prefixes = PrefixStates()
@@ -206,7 +198,7 @@ class LlamaCppJudge(Judge):
             return await asyncio.to_thread(self._complete_quietly, request)
 
     def _complete_quietly(self, request: JudgeRequest) -> JudgeReply:
-        with self._busy, _quiet_llama_logs():  # restoring a saved prompt prefix logs a line per call
+        with self._busy, native.quiet_logs():  # restoring a saved prompt prefix logs a line per call
             if self._stop.is_set():
                 raise JudgeError("the llama.cpp judge was closed")
             return self._complete_sync(request)
@@ -219,7 +211,7 @@ class LlamaCppJudge(Judge):
         schema_json = json.dumps(request.schema) if request.schema else None
         if self.params.temperature == 0.0:
             deadline = time.monotonic() + request.timeout if request.timeout else None
-            gbnf = _gbnf(schema_json) if schema_json else None
+            gbnf = gbnf_of(schema_json) if schema_json else None
             fields = label_fields(request.schema)
             skip = reason_skipper(self.reasons, request.schema) if request.prompt is None else None
             parts = self._parts(llm, request)
@@ -310,40 +302,7 @@ class LlamaCppJudge(Judge):
 
 
 @lru_cache(maxsize=64)
-def _gbnf(schema_json: str) -> str:
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    return json_schema_to_gbnf(schema_json)
-
-
-@lru_cache(maxsize=64)
 def _grammar(schema_json: str) -> Any:
     from llama_cpp import LlamaGrammar
 
     return LlamaGrammar.from_json_schema(schema_json, verbose=False)
-
-
-_NO_LOG: Any = None  # the ctypes callback must outlive its registration
-_QUIET_DEPTH = 0
-
-
-@contextmanager
-def _quiet_llama_logs() -> Iterator[None]:
-    """llama.cpp logs to stderr while loading a model even with verbose=False (errors still
-    raise in Python). Silenced for the load only: the process's logging is restored after,
-    so using this backend leaves no global log callback behind."""
-    import ctypes
-
-    import llama_cpp
-
-    global _NO_LOG, _QUIET_DEPTH
-    if _NO_LOG is None:
-        _NO_LOG = llama_cpp.llama_log_callback(lambda level, text, user_data: None)
-    _QUIET_DEPTH += 1
-    llama_cpp.llama_log_set(_NO_LOG, ctypes.c_void_p(0))
-    try:
-        yield
-    finally:
-        _QUIET_DEPTH -= 1
-        if _QUIET_DEPTH == 0:
-            llama_cpp.llama_log_set(llama_cpp.llama_log_callback(), ctypes.c_void_p(0))  # NULL: the default
