@@ -39,6 +39,7 @@ def test_samples_are_seeded_and_stratified_samples_cover_every_decile(tmp_path):
 @pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
 def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
     from playwright import sync_api
+    from playwright.sync_api import expect  # waits for the page to show it, no sleep
 
     run = a_run(tmp_path)
     given = tmp_path / "given.jsonl"
@@ -51,26 +52,26 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         problems: list[str] = []
         page.on("pageerror", lambda e: problems.append(str(e)))
         page.goto(page_file.as_uri())
-        assert "row 1 of 8" in page.locator("#item h3").inner_text()
-        assert "the judge:" not in page.locator("#item").inner_text()  # hidden until asked for
-        assert "kept in this browser as you go" in page.locator("#stored").inner_text()
+        expect(page.locator("#item h3")).to_contain_text("row 1 of 8")
+        expect(page.locator("#item")).not_to_contain_text("the judge:")  # hidden until asked for
+        expect(page.locator("#stored")).to_contain_text("kept in this browser as you go")
         page.click("#labeller")
         page.keyboard.type("ana")
         page.keyboard.press("Enter")  # gives the keys back: no click on the page needed (issue 36)
         for key in ("1", "0"):
             page.keyboard.press(key)
         page.click("#show-judge")  # was: the shortcuts stopped until the page was clicked
-        assert "the judge:" in page.locator("#item").inner_text()
+        expect(page.locator("#item")).to_contain_text("the judge:")
         for key in ("1", "1", "0"):
             page.keyboard.press(key)
-        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
+        expect(page.locator("#progress")).to_have_text("5 of 8 rows labelled")
         page.reload()  # a closed tab loses nothing: the labels and the name come back
-        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
-        assert page.locator("#labeller").input_value() == "ana"
-        assert "restored 5 labels kept in this browser" in page.locator("#stored").inner_text()
-        assert "row 6 of 8" in page.locator("#item h3").inner_text()  # the first unlabelled row
+        expect(page.locator("#progress")).to_have_text("5 of 8 rows labelled")
+        expect(page.locator("#labeller")).to_have_value("ana")
+        expect(page.locator("#stored")).to_contain_text("restored 5 labels kept in this browser")
+        expect(page.locator("#item h3")).to_contain_text("row 6 of 8")  # the first unlabelled row
         page.keyboard.press("ArrowLeft")
-        assert "row 5 of 8" in page.locator("#item h3").inner_text()
+        expect(page.locator("#item h3")).to_contain_text("row 5 of 8")
         with page.expect_download() as download:
             page.keyboard.press("s")
         saved = Path(download.value.path()).read_text(encoding="utf-8")
@@ -78,10 +79,10 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         # and a 1 saved as the lowest rating; the storage key now holds the scale
         rating = write_labelling_page(run, ["faithfulness"], tmp_path / "rating.html", sample=8, seed=0, scale=(1, 5))
         page.goto(rating.as_uri())
-        assert page.locator("#progress").inner_text() == "0 of 8 rows labelled"
-        assert "kept in this browser as you go" in page.locator("#stored").inner_text()
+        expect(page.locator("#progress")).to_have_text("0 of 8 rows labelled")
+        expect(page.locator("#stored")).to_contain_text("kept in this browser as you go")
         page.goto(page_file.as_uri())  # while the 0/1 page still has its own
-        assert page.locator("#progress").inner_text() == "5 of 8 rows labelled"
+        expect(page.locator("#progress")).to_have_text("5 of 8 rows labelled")
         browser.close()
     assert problems == []
     sha = load_run(run).manifest.dataset.sha256
