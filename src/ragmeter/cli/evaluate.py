@@ -18,6 +18,7 @@ from ragmeter.text import plain
 if TYPE_CHECKING:
     from ragmeter.results.manifest import Manifest
     from ragmeter.run.config import RunConfig
+    from ragmeter.run.result import EvaluationResult
 
 # CI gate options shared by `run` and `evaluate` (results/gates.py)
 FailUnder = Annotated[Optional[str], typer.Option(
@@ -222,7 +223,7 @@ def _execute(cfg: RunConfig, verbose: bool = False, dry_run: bool = False) -> No
             raise typer.Exit(result.gates.exit_code)
 
 
-def _failed_calls(result: Any) -> None:
+def _failed_calls(result: EvaluationResult) -> None:
     """Say how many (row, metric) pairs stayed failed; exit 3 when more than `--max-failed`
     allows (the run-level rule results/gates.py applies for every entry point)."""
     from rich.console import Console

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ragmeter.errors import DataError
+from ragmeter.io.formats import unit_of
 
 LabelKind = Literal["binary", "ordinal", "pairwise"]
 ALIASES = {"user_input": ("user_input", "question"), "retrieved_contexts": ("retrieved_contexts", "contexts"),
@@ -52,13 +53,13 @@ def label_kind(rows: list[dict[str, Any]], source: str) -> LabelKind:
         for r in rows:
             if len(r["response"]) != 2 or not _number(r["label"]):
                 raise DataError("a pairwise row needs two answers and a numeric preference",
-                                source=source, row=r["__line__"], field="label", unit=_unit(source))
+                                source=source, row=r["__line__"], field="label", unit=unit_of(source))
         return "pairwise"
     for r in rows:
         if not _number(r["label"]) or float(r["label"]) != int(r["label"]):
             raise DataError(f"label {r['label']!r} is not binary (0/1), ordinal (whole numbers, e.g. 1-5) or a "
                             "pairwise preference (with two answers)", source=source, row=r["__line__"],
-                            field="label", unit=_unit(source))
+                            field="label", unit=unit_of(source))
     levels = {int(r["label"]) for r in rows}
     if levels <= {0, 1}:
         if len(levels) < 2:
@@ -69,10 +70,3 @@ def label_kind(rows: list[dict[str, Any]], source: str) -> LabelKind:
 
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and value == value  # bool is an int: true/false are 1/0
-
-
-def _unit(source: str) -> str:
-    """JSONL errors name the line, as the dataset reader's do (the format's own unit)."""
-    from ragmeter.io.formats import unit_of
-
-    return unit_of(source)

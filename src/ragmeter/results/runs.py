@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.formats import unit_of
 from ragmeter.results.manifest import Manifest
 
 
@@ -249,22 +250,15 @@ def _score(value: Any, source: str, number: int, metric: str) -> float | None:
         number_ = float(value)
     except (TypeError, ValueError):
         raise DataError(f"score is not a number: {str(value)[:40]!r}", source=source, row=number,
-                        field=metric, unit=_unit(source)) from None
+                        field=metric, unit=unit_of(source)) from None
     if not (math.isfinite(number_) and -SLACK <= number_ <= 1.0 + SLACK):
         raise DataError(f"score {str(value)[:40]} is not a number in [0, 1]", source=source, row=number, field=metric,
-                        unit=_unit(source))
+                        unit=unit_of(source))
     return number_
 
 
 #: a score's rounding room at the ends of [0, 1] (an average of ones can be 1.0000000000000002)
 SLACK = 1e-9
-
-
-def _unit(source: str) -> str:
-    """What an error names in this file: its format's unit (a JSON Lines line, else a row)."""
-    from ragmeter.io.formats import unit_of
-
-    return unit_of(source)
 
 
 def check_scores(scores: dict[str, list[float | None]], manifest: Manifest, source: str) -> None:
