@@ -21,9 +21,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ragmeter.metrics.blocks import parts
-from ragmeter.metrics.excerpts import excerpts
-from ragmeter.text import content_words
+from ragmeter.reading.blocks import parts
+from ragmeter.reading.excerpts import excerpts
+from ragmeter.reading.words import content_words
 
 HERE = Path(__file__).resolve().parent
 META = HERE.parent.parent / "shared" / "data" / "meta-eval"

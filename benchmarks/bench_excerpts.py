@@ -23,7 +23,7 @@ from collections import defaultdict
 from ragmeter.judge_check.cases import Case, build_cases
 from ragmeter.judge_check.families import FAMILIES
 from ragmeter.judge_check.sources import load_sources
-from ragmeter.metrics.excerpts import excerpts
+from ragmeter.reading.excerpts import excerpts
 
 
 def _norm(text: str) -> str:

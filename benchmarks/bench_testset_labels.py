@@ -35,7 +35,7 @@ RATING_ONLY = {"english": "Answer with the rating only.", "spanish": "Responde s
 def no_model_check(row: dict[str, Any]) -> str | None:
     """The pipeline's checks before any critique: what rejects the question, or None."""
     from ragmeter.prompts.template import builtin_prompt
-    from ragmeter.testset.checks import from_example, points_at_source, restates_question
+    from ragmeter.reading.questions import from_example, points_at_source, restates_question
 
     lang = row["language"]
     if restates_question(row["question"], row["answer"], lang):

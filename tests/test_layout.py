@@ -108,6 +108,7 @@ def test_the_cycle_finder_finds_one():
 #: ragmeter's floors, lowest first: a module may import its own floor and those below it.
 FLOORS = (
     ("errors", "samples", "text", "stats", "cache", "accounting", "faults", "endpoints", "shard"),  # the ground
+    ("reading",),  # what a text says, read without a model, in the languages of one table
     ("citations",), ("io",), ("judges", "embeddings"), ("prompts",), ("metrics",),  # the judge and its data
     ("results",),  # finished runs: reading a run folder never needs the engine or the run's machinery
     ("labels",),  # people's labels on a finished run's rows, and what they say about its means

@@ -1,5 +1,6 @@
-"""Small text utilities every floor shares: sentences, content words, text made safe to print,
-and JSON text (canonical for hashing, fast for writing)."""
+"""Small text utilities every floor shares: text made safe to print (secrets redacted), counts
+and durations as lines say them, and JSON text (canonical for hashing, fast for writing).
+What a text says (sentences, words) is read in reading/."""
 
 from __future__ import annotations
 
@@ -9,37 +10,8 @@ from typing import Any
 
 import orjson
 
-_ABBREVIATIONS = {"dr", "mr", "mrs", "ms", "prof", "st", "vs", "etc", "e.g", "i.e", "no", "fig", "approx",
-                  "inc", "ltd", "jr", "sr", "u.s", "u.k", "sra", "dra", "ee.uu"}
-_BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[¿¡]?[A-ZÁÉÍÓÚÑÜ0-9])")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split on sentence-final punctuation followed by a capital or digit, not after
-    common abbreviations; decimals and numbers like 8.849 or 1,000.5 stay whole."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    pieces, start = [], 0
-    for match in _BOUNDARY.finditer(text):
-        candidate = text[start:match.start()].strip()
-        last_word = candidate.rsplit(" ", 1)[-1].rstrip(".!?").lower()
-        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
-            continue
-        pieces.append(candidate)
-        start = match.end()
-    pieces.append(text[start:].strip())
-    return [p for p in pieces if p]
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 #: control characters, and the bidirectional overrides and marks that reorder what a terminal shows
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def content_words(text: str) -> set[str]:
-    """Lowercased words of three or more characters: what word-overlap measures compare."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
 def printable(value: Any) -> str:

@@ -396,7 +396,7 @@ def test_answer_side_cases_in_english_and_spanish():
 
 
 def test_excerpts_choose_evidence_for_each_cell_of_a_table_row():
-    from ragmeter.metrics.excerpts import _pieces
+    from ragmeter.reading.excerpts import _pieces
 
     assert _pieces("| The cache keeps replies. | A re-run makes no call. |") == [
         "The cache keeps replies.", "A re-run makes no call."]

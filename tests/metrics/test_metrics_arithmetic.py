@@ -102,7 +102,7 @@ def test_context_recall_three_of_four_claims():
 
 
 def test_sentence_splitter_keeps_numbers_and_abbreviations():
-    from ragmeter.text import split_sentences
+    from ragmeter.reading.sentences import split_sentences
 
     assert split_sentences("Everest is 8,849 m high. Dr. Smith agrees! Is it? Yes.") == [
         "Everest is 8,849 m high.", "Dr. Smith agrees!", "Is it?", "Yes."]
@@ -183,7 +183,7 @@ def test_summary_mean_and_n_ignore_unscored_rows():
 
 
 def test_excerpts_keep_one_short_context_whole_and_cut_the_rest_to_the_claims_sentences():
-    from ragmeter.metrics.excerpts import excerpts
+    from ragmeter.reading.excerpts import excerpts
 
     one = ["The tower is in Paris. It was built in 1889."]
     assert excerpts("The tower is in Paris.", one) == one  # one context under the budget: as it was

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ragmeter.metrics.excerpts import excerpts
 from ragmeter.metrics.faithfulness import is_short
+from ragmeter.reading.excerpts import excerpts
 from tests.metrics.test_metrics_arithmetic import evaluate, v
 
 HTTPLIB = ["httplib2 is a comprehensive HTTP client library, httplib2.py supports many features left out of "

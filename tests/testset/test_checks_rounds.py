@@ -9,8 +9,8 @@ import pytest
 
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.prompts.template import builtin_prompt
+from ragmeter.reading.questions import from_example, points_at_source
 from ragmeter.testset import generate_testset
-from ragmeter.testset.checks import from_example, points_at_source
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.sampling import Rounds, unasked
 from tests.conftest import TableEmbedder

@@ -159,7 +159,7 @@ def test_the_quality_report_counts_kept_questions_the_judge_was_unsure_of():
     ("What is the training mode for Zstd?", "It builds a dictionary from samples.", False),
 ])
 def test_an_answer_that_restates_its_question_is_caught(question, answer, restated):
-    from ragmeter.testset.checks import restates_question
+    from ragmeter.reading.questions import restates_question
 
     assert restates_question(question, answer, "spanish" if question.startswith("¿") else "english") is restated
 

@@ -10,16 +10,11 @@ of a Python loop over source words (benchmarks/bench_citations.py prints the spe
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from ragmeter.reading.words import lower_words as words
+
 MATCH, MISMATCH, GAP = 2, -1, -1
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> list[str]:
-    """Lowercased words; punctuation and spacing do not count."""
-    return _WORD.findall(text.lower())
 
 
 class SourceIndex:

@@ -21,7 +21,7 @@ from ragmeter.judge_check.families import FAMILIES, METRIC_FAMILY
 from ragmeter.judge_check.results import CheckResult, Failure, JudgeCheckResult, MetricCheck
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.registry import DEFAULT_JUDGE
-from ragmeter.metrics.disagreement import FLAG as DISAGREE
+from ragmeter.reading.conflicts import FLAG as DISAGREE
 
 __all__ = ["DEFAULT_SIZES", "JudgeCheckResult", "check_report", "estimate_check", "judge_check", "measure", "plan"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ragmeter.text import split_sentences
+from ragmeter.reading.sentences import split_sentences
 
 #: claim-like sentences: long enough to assert something, short enough to be one claim
 MIN_WORDS, MAX_WORDS = 6, 60

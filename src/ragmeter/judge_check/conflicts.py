@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ragmeter.judge_check.copies import change_detail, shuffled
 from ragmeter.judge_check.perturb import negate
-from ragmeter.metrics.literals import literals
+from ragmeter.reading.literals import literals
 
 CONFLICT_DESCRIPTIONS = {
     "conflicting_detail": "a copied sentence, and a second chunk stating it with one number, name or flag changed",

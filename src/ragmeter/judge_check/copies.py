@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from typing import TypeVar
 
-from ragmeter.metrics.blocks import blocks
-from ragmeter.metrics.literals import literals
+from ragmeter.reading.blocks import blocks
+from ragmeter.reading.literals import literals
 
 #: a copied span: consecutive blocks of the context up to this many characters, at least SPAN_MIN
 SPAN_MAX, SPAN_MIN = 600, 120

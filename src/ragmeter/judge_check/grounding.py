@@ -28,7 +28,7 @@ from ragmeter.judge_check.conflicts import CONFLICT_DESCRIPTIONS, conflicts
 from ragmeter.judge_check.copies import copies, shuffled
 from ragmeter.judge_check.perturb import changed_words, entities, negate, numbers, swap_fact
 from ragmeter.metrics.faithfulness import is_short
-from ragmeter.metrics.literals import literals
+from ragmeter.reading.literals import literals
 
 GROUNDING = (
     Check("verbatim_sentence", "high", "the answer is a sentence copied from a context"),

@@ -34,8 +34,8 @@ from ragmeter.meta_eval.measures import (
     spearman,
     word_overlap,
 )
+from ragmeter.reading.words import content_words as words
 from ragmeter.stats import bootstrap_ci
-from ragmeter.text import content_words as words
 
 __all__ = ["MetaEvalResult", "balanced_accuracy", "balanced_sample", "bootstrap_ci", "cohen_kappa",
            "kendall_tau_b", "load_labelled", "meta_evaluate", "pearson", "ranks", "roc_auc", "spearman",

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragmeter.reading.words import content_words
 from ragmeter.stats import best_threshold as stats_best_threshold
-from ragmeter.text import content_words
 
 
 def roc_auc(scores: list[float], labels: list[int]) -> float:

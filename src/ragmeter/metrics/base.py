@@ -65,6 +65,11 @@ class MetricContext:
         self._prompts = prompts  # a PromptSet; None means the built-in English prompts
         self.truncated = False
 
+    @property
+    def language(self) -> str:
+        """The run's language (its prompts' and its readers': reading/languages.py)."""
+        return self._prompts.language if self._prompts is not None else "english"
+
     def prompt(self, metric: str, name: str) -> PromptTemplate:
         if self._prompts is None:
             return builtin_prompt(metric, name, "english")
@@ -134,6 +139,9 @@ class Metric(ABC):
     aligned_prompts: ClassVar[tuple[str, ...]] = ()
     uses_judge: bool = True
     uses_embeddings: bool = False
+    #: whether the metric's score reads words of the run's language (reading/languages.py): a
+    #: run in a language without a vocabulary says `not covered` for it
+    reads_language: ClassVar[bool] = False
     higher_is_better: ClassVar[bool] = True
     version: ClassVar[str] = "1"
 

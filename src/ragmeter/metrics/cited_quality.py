@@ -19,8 +19,8 @@ from ragmeter.citations.parse import REF, strip_citations
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count
 from ragmeter.metrics.citations import NO_CITATIONS
 from ragmeter.metrics.schemas import labelled, verdicts
+from ragmeter.reading.sentences import split_sentences
 from ragmeter.samples import Sample
-from ragmeter.text import split_sentences
 
 MAX_CITED = 12
 

@@ -16,8 +16,8 @@ from pydantic import BaseModel
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share
 from ragmeter.metrics.judgment import JudgedOptions, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import verdicts
+from ragmeter.reading.sentences import split_sentences
 from ragmeter.samples import Sample
-from ragmeter.text import split_sentences
 
 NO_SENTENCES = "the reference has no sentences"
 

@@ -23,18 +23,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ragmeter.metrics.addressed import FLAG as ADDRESSED
-from ragmeter.metrics.addressed import split_addressed
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable, count, supported_share, text
-from ragmeter.metrics.blocks import parts
-from ragmeter.metrics.disagreement import FLAG as DISAGREE
-from ragmeter.metrics.disagreement import disagreements
-from ragmeter.metrics.excerpts import excerpts, words
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
-from ragmeter.metrics.literals import missing_each
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
+from ragmeter.reading.addressed import FLAG as ADDRESSED
+from ragmeter.reading.addressed import reader, split_addressed
+from ragmeter.reading.blocks import parts
+from ragmeter.reading.conflicts import FLAG as DISAGREE
+from ragmeter.reading.conflicts import disagreements
+from ragmeter.reading.excerpts import excerpts
+from ragmeter.reading.languages import not_covered
+from ragmeter.reading.literals import missing_each
+from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.words import match_words as words
 from ragmeter.samples import Sample
-from ragmeter.text import split_sentences
 
 NO_STATEMENTS = "the judge found no statements in the response"
 #: answers of at most this many words are judged with their question (`short_answers`)
@@ -99,6 +101,7 @@ class Faithfulness(Metric):
     #: are not judged (issue 51); scores of earlier versions' runs differ
     version = "3"
     Options = FaithfulnessOptions
+    reads_language = True
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         super().__init__(label, **options)
@@ -146,7 +149,7 @@ class Faithfulness(Metric):
         return f"short answer: {self.options.short_answers}" if short else self.options.statements
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
-        sample, dropped = self.without_addressed(sample)
+        sample, dropped = self.without_addressed(sample, ctx.language)
         claims, repeats = await self.claims(sample, ctx)
         if not claims:
             raise Unscorable(NO_STATEMENTS)
@@ -156,7 +159,7 @@ class Faithfulness(Metric):
         judged = await self.answer(ctx, "verdicts", {"contexts": shown, "statements": claims},
                                    evidence=("statements", "contexts") if self.options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, self.options.judgment)
-        absent = missing_each(claims, contexts, sample.user_input) if self.options.literals != "off" \
+        absent = missing_each(claims, contexts, sample.user_input, ctx.language) if self.options.literals != "off" \
             else [[] for _ in claims]
         values = [0.0 if gone and self.options.literals == "score" else w.value for w, gone in zip(weighed, absent)]
         tokens = judged.evidence or [None] * len(claims)
@@ -164,9 +167,12 @@ class Faithfulness(Metric):
         evidence = {"statements": [_statement(*row) for row in rows],
                     "statements_from": self.statements_from(sample), "repeats_dropped": repeats,
                     "judgment": mode_of(weighed), "combine": self.options.combine,
-                    **({"excerpts": shown} if shown is not contexts else {}), **self.disagreeing(claims, contexts)}
+                    **({"excerpts": shown} if shown is not contexts else {}),
+                    **self.disagreeing(claims, contexts, ctx.language)}
         if dropped:
             evidence = {**evidence, ADDRESSED: dropped, "flags": [*evidence.get("flags", []), ADDRESSED]}
+        if gap := not_covered(ctx.language):
+            evidence = {**evidence, "reading": gap}
         labels = sum(v.verdict and not (gone and self.options.literals == "score")
                      for v, gone in zip(judged.parsed.verdicts, absent))
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
@@ -178,13 +184,14 @@ class Faithfulness(Metric):
                      + (f"; not judged, addressed to the judge: {' | '.join(dropped)[:200]}" if dropped else ""),
                      evidence)
 
-    def without_addressed(self, sample: Sample) -> tuple[Sample, list[str]]:
+    def without_addressed(self, sample: Sample, language: str) -> tuple[Sample, list[str]]:
         """The sample with the answer's sentences that address the judge taken out, and those
         sentences. An answer that only addresses the judge makes no statement (unscored)."""
         response = sample.response or ""
-        if self.options.addressed == "off" or not response.strip():
+        found = reader(language)
+        if self.options.addressed == "off" or not response.strip() or found is None:
             return sample, []
-        rest, dropped = split_addressed(response)
+        rest, dropped = split_addressed(response, found)
         if not dropped:
             return sample, []
         if not rest:
@@ -192,11 +199,11 @@ class Faithfulness(Metric):
                              {ADDRESSED: dropped, "flags": [ADDRESSED]})
         return sample.model_copy(update={"response": rest}), dropped
 
-    def disagreeing(self, claims: list[str], contexts: list[str]) -> dict[str, Any]:
+    def disagreeing(self, claims: list[str], contexts: list[str], language: str) -> dict[str, Any]:
         """`contexts_disagree` and the row's flag, where two chunks disagree about a statement."""
         if self.options.disagreement == "off" or len(contexts) < 2:
             return {}
-        found = disagreements(claims, contexts)
+        found = disagreements(claims, contexts, language)
         return {DISAGREE: found, "flags": [DISAGREE]} if found else {}
 
 

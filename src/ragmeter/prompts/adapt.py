@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from ragmeter.accounting import MetricStats
 from ragmeter.errors import UnparseableReply
 from ragmeter.prompts.template import Example, PromptTemplate, builtin_prompt
-from ragmeter.text import split_sentences
+from ragmeter.reading.sentences import split_sentences
 
 PROTECTED = re.compile(r"\{[^{}\s]*\}|<[^<>\s][^<>]*>|\[[A-Z]+\]|\[\d+\]")
 LINE_MARKUP = re.compile(r"^(\s*(?:#+\s+|[*-]\s+|\d+\.\s+)?)(.*)$")

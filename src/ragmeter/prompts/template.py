@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.base import Message
-from ragmeter.prompts.languages import BUILTIN, normalize_language
+from ragmeter.prompts.languages import builtin_folders, normalize_language
 
 
 class Example(BaseModel):
@@ -136,9 +136,9 @@ def dump_output(output: dict[str, Any]) -> str:
 def builtin_prompt(metric: str, name: str, language: str = "english") -> PromptTemplate:
     """A prompt shipped with ragmeter (`prompts/<lang>/<metric>.<name>.json`)."""
     language = normalize_language(language)
-    lang_dir = BUILTIN.get(language)
+    lang_dir = builtin_folders().get(language)
     if lang_dir is None:
-        raise ConfigError(f"no built-in prompts in '{language}' (built-in: {', '.join(BUILTIN)}); export the "
+        raise ConfigError(f"no built-in prompts in '{language}' (built-in: {', '.join(builtin_folders())}); export the "
                           f"English ones with `ragmeter prompts export DIR`, translate them, and pass "
                           f"--prompts-dir DIR, or make them with `ragmeter prompts adapt --language {language}`")
     filename = f"{metric}.{name}.json"
@@ -151,7 +151,7 @@ def builtin_prompt(metric: str, name: str, language: str = "english") -> PromptT
 
 
 def builtin_exists(metric: str, name: str, language: str) -> bool:
-    lang_dir = BUILTIN.get(normalize_language(language))
+    lang_dir = builtin_folders().get(normalize_language(language))
     return lang_dir is not None and resources.files("ragmeter.prompts").joinpath(
         lang_dir, f"{metric}.{name}.json").is_file()
 

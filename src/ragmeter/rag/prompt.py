@@ -51,7 +51,7 @@ class AnswerPrompt(BaseModel):
 
 def load_answer_prompt(path: str | Path | None = None, language: str = "english") -> AnswerPrompt:
     """The user's prompt file, or the built-in one for `language`."""
-    from ragmeter.prompts.languages import BUILTIN, normalize_language
+    from ragmeter.prompts.languages import builtin_folders, normalize_language
 
     if path is not None:
         source = Path(path)
@@ -61,7 +61,7 @@ def load_answer_prompt(path: str | Path | None = None, language: str = "english"
             raise ConfigError(f"answer prompt {source}: {exc}") from None
     else:
         language = normalize_language(language)
-        code = BUILTIN.get(language)
+        code = builtin_folders().get(language)
         if code is None:
             raise ConfigError(f"no built-in answer prompt in {language}; pass --prompt FILE")
         source = Path(f"prompts/{code}/rag.answer.json")

@@ -102,6 +102,9 @@ class Manifest(_Strict):
     prompts_dir: str | None
     prompts: dict[str, dict[str, dict[str, Any]]]
     prompt_notes: list[str]
+    #: whether the run's language has the readers' vocabulary (reading/languages.py), for the
+    #: metrics that read words: {language, covered, metrics, note: "not covered: french"}
+    reading: dict[str, Any] | None = None
     cache: str
     truncation_policy: str
     metrics: dict[str, MetricRecord]

@@ -44,6 +44,7 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics, stream=write)
     cfg, judge, embedder = ready.cfg, ready.judge, ready.embedder
     names = [m.label for m in ready.metrics]
+    _say_not_covered(ready)
     if write:  # before any judge call: a folder that cannot take the results fails now
         prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
     sink: ResultsFile | RowList = ResultsFile(Path(cfg.output), cfg.format, names) if write else RowList(names)
@@ -121,6 +122,21 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
                              progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink,
                              expected=expected.seconds if expected else None,
                              expected_calls=expected.calls if expected else None)
+
+
+def _say_not_covered(ready: Prepared) -> None:
+    """One line before the first call where the run's language has no readers' vocabulary."""
+    from ragmeter.run.record import reading_record
+
+    found = reading_record(ready.metrics, ready.prompts.language) if ready.prompts is not None else None
+    if found and not found["covered"]:
+        from rich.console import Console
+
+        from ragmeter.text import printable
+
+        Console(stderr=True).print(
+            f"[yellow]ragmeter: {printable(found['note'])}: {', '.join(found['metrics'])} read no votes to the judge "
+            "or negations in it (add its vocabulary: docs/architecture.md, add a language)[/yellow]", highlight=False)
 
 
 async def _say_upfront(ready: Prepared, cache: Cache) -> Upfront | None:

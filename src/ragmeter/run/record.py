@@ -60,6 +60,7 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
         "prompts": {m.label: {n: r.record() for n, r in run.prompts.for_metric(m.prompt_metric).items()}
                     for m in run.metrics if m.prompt_names},
         "prompt_notes": run.prompts.notes(),
+        **({"reading": found} if (found := reading_record(run.metrics, run.prompts.language)) else {}),
         "cache": str(cache.path),
         "truncation_policy": TRUNCATION_POLICY,
         "metrics": metrics,
@@ -67,6 +68,18 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
         "faults": {**run.faults.record(), **run.failures.record()},
         **timings,
     }
+
+
+def reading_record(metrics: list[Any], language: str) -> dict[str, Any] | None:
+    """Whether the readers know the run's language, for the metrics whose scores read its
+    words (faithfulness); None where no metric does."""
+    from ragmeter.reading.languages import not_covered
+
+    readers = [m.label for m in metrics if m.reads_language]
+    if not readers:
+        return None
+    gap = not_covered(language)
+    return {"language": language, "covered": gap is None, "metrics": readers, **({"note": gap} if gap else {})}
 
 
 def beside_actuals(stored: dict[str, object] | None, manifest: Manifest) -> dict[str, object] | None:

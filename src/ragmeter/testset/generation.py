@@ -15,9 +15,6 @@ from ragmeter.accounting import MetricStats
 TEXT_MAX = 300
 RATING_SCALE = {1: 1.0, 2: 2.0, 3: 3.0, 4: 4.0, 5: 5.0}
 CRITERIA = ("groundedness", "relevance", "standalone")
-#: the reference answer of an `unanswerable` row, per language
-REFUSAL = {"english": "The documents do not answer this question.",
-           "spanish": "Los documentos no responden a esta pregunta."}
 
 
 class QA(BaseModel):

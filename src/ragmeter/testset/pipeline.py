@@ -19,11 +19,11 @@ from typing import Any
 
 from ragmeter.engine.failed_calls import FailedCalls
 from ragmeter.errors import JudgeUnavailable, UnparseableReply
-from ragmeter.testset.checks import from_example, points_at_source, restates_question
+from ragmeter.reading.languages import vocabulary
+from ragmeter.reading.questions import asked_words, from_example, points_at_source, restates_question
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
     CRITERIA,
-    REFUSAL,
     Judging,
     critique,
     transcript,
@@ -54,6 +54,20 @@ class Settings:
     #: "answer" ("question answer" as a faithfulness claim against the chunk), "rating" (the
     #: question alone, the context_relevance 0/1/2 prompt as 1/3/5) or "seed" (the seed's 1-5 prompt)
     groundedness: str = "answer"
+
+    def __post_init__(self) -> None:
+        if self.types.get("unanswerable") and vocabulary(self.language) is None:
+            from ragmeter.errors import ConfigError
+
+            raise ConfigError(f"unanswerable questions need the reference answer that declines in {self.language} "
+                              f"(not covered: {self.language}); give other --types, or add the language's "
+                              "vocabulary (docs/architecture.md: add a language)")
+
+    @property
+    def refusal(self) -> str:
+        """The reference answer of an unanswerable question, in the test set's language."""
+        found = vocabulary(self.language)
+        return found.refusal if found else ""
 
 
 @dataclass
@@ -186,7 +200,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
     if turns:  # multi-turn: the follow-up is the question; the critiques read the whole conversation
         row["messages"] = turns
     row.update({"user_input": question,
-                "reference": answer if answer is not None else REFUSAL.get(settings.language, REFUSAL["english"]),
+                "reference": answer if answer is not None else settings.refusal,
                 "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
                 "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
                 "seed_chunk_id": chunk.id})
@@ -286,7 +300,7 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
     """The k chunks sharing most words with the question (no model: cheap over a corpus)."""
-    from ragmeter.text import content_words
+    from ragmeter.reading.words import content_words
 
     asked = content_words(question)
     ranked = sorted(chunks, key=lambda c: (-len(asked & _chunk_words(c)), c.id))
@@ -302,10 +316,7 @@ def answering_chunk(question: str, chunks: list[Chunk], language: str = "english
     aside), with that share; None when no chunk does. A no-model check that an "unanswerable"
     question is not answered by the corpus: the small judge's groundedness critique let
     "What is the default temperature for decoding?" through beside "temperature 0"."""
-    from ragmeter.testset.quality import STOPWORDS
-    from ragmeter.text import content_words
-
-    asked = content_words(question) - STOPWORDS.get(language, set()) - _ASKING
+    asked = asked_words(question, language)
     if len(asked) < 2:
         return None
     best = max(chunks, key=lambda c: (len(asked & _chunk_words(c)), c.id), default=None)
@@ -313,16 +324,10 @@ def answering_chunk(question: str, chunks: list[Chunk], language: str = "english
     return (best, share) if best and share >= ANSWERED_SHARE else None
 
 
-#: words that only frame a question ("what is the purpose of ...")
-_ASKING = {"purpose", "mean", "means", "meaning", "does", "do", "did", "can", "there", "this", "that", "used",
-           "qué", "sirve", "significa", "hace"}
-
-
-
 @functools.lru_cache(maxsize=200_000)
 def _chunk_words(chunk: Chunk) -> frozenset[str]:
     """A chunk's words, computed once per chunk for every unanswerable question."""
-    from ragmeter.text import content_words
+    from ragmeter.reading.words import content_words
 
     return frozenset(content_words(chunk.text))
 

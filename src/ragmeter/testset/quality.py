@@ -9,28 +9,13 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
+from ragmeter.reading.questions import language_mismatch
 from ragmeter.testset.chunking import Chunk
-
-#: frequent short words, to tell English from Spanish without a model
-STOPWORDS = {
-    "english": {"the", "of", "and", "to", "in", "is", "what", "which", "how", "does", "for", "with", "are", "when"},
-    "spanish": {"el", "la", "de", "que", "en", "los", "las", "es", "qué", "cuál", "cómo", "del", "por", "para", "con",
-                "una", "se", "cuándo"},
-}
-
-
-def language_mismatch(text: str, language: str) -> bool:
-    """True when another known language's stop words outnumber the asked language's."""
-    if language not in STOPWORDS:
-        return False
-    tokens = [t.strip("¿?¡!.,;:()\"'").lower() for t in text.split()]
-    own = sum(t in STOPWORDS[language] for t in tokens)
-    return any(sum(t in words for t in tokens) > own for lang, words in STOPWORDS.items() if lang != language)
 
 
 def answer_in_chunk(answer: str, contexts: list[str]) -> bool:
     """Most (>= 60%) of the answer's content words appear in its chunk(s)."""
-    from ragmeter.text import content_words
+    from ragmeter.reading.words import content_words
 
     wanted = content_words(answer)
     return not wanted or len(wanted & content_words(" ".join(contexts))) / len(wanted) >= 0.6

@@ -48,8 +48,8 @@ def unasked(text: str, asked: list[str]) -> str | None:
     the blocks either side are left out. The next question is written from this run (the small
     generator, shown the whole chunk and told what was asked, asked the same question again in
     12 of 12 tries); None when the run is too short to ask about."""
-    from ragmeter.metrics.blocks import blocks
-    from ragmeter.text import content_words
+    from ragmeter.reading.blocks import blocks
+    from ragmeter.reading.words import content_words
 
     pieces = blocks(text)
     words = [content_words(b) for b in pieces]

@@ -3,9 +3,9 @@
 A judge asked "is this supported by the contexts?" says yes when one chunk supports a
 statement and another contradicts it (Ragas, DeepEval and TruLens alike); the reader
 wants to see the disagreement. For each statement, each chunk's block that shares most
-of the statement's words (metrics/blocks.py, metrics/excerpts.py's words) is read: a chunk
+of the statement's words (reading/blocks.py, reading/words.py's match_words) is read: a chunk
 **holds** the statement when that block has its literal details (numbers, names, flags,
-versions: metrics/literals.py) and its polarity; a chunk **contradicts** it when the block
+versions: reading/literals.py) and its polarity; a chunk **contradicts** it when the block
 says the same words around a different detail, or the same words negated. A statement
 with both is flagged, with the two spans. The score does not change: this is evidence,
 counted in the summary (`flags`), not a verdict. Cost: no calls, O(statements x blocks).
@@ -17,19 +17,18 @@ words ("rises" against "falls") are not (measured in docs/judge-check.md, the
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ragmeter.metrics.blocks import blocks
-from ragmeter.metrics.excerpts import words
-from ragmeter.metrics.literals import literals, missing, negations
+from ragmeter.reading.blocks import blocks
+from ragmeter.reading.literals import literals, missing, negations
+from ragmeter.reading.words import match_words as words
+from ragmeter.reading.words import plain as _plain
 
 #: share of the statement's other words a block must hold to be about the same thing
 SAME_WORDS = 0.6
 #: statements with fewer matching words than this are too short to tell
 MIN_WORDS = 3
 FLAG = "contexts_disagree"
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Piece:
 
     text: str
     details: tuple[str, ...]
-    words: frozenset[str]  # every matching word (metrics/excerpts.py's words)
+    words: frozenset[str]  # every matching word (reading/words.py's match_words)
     own: frozenset[str]  # the words outside its details
 
     @classmethod
@@ -55,16 +54,17 @@ class Piece:
         return cls(text, details, found, found - {w for d in details for w in words(d)})
 
 
-def disagreements(statements: list[str], contexts: list[str]) -> list[dict[str, object]]:
+def disagreements(statements: list[str], contexts: list[str], language: str = "english") -> list[dict[str, object]]:
     """One entry per statement the chunks disagree about: the statement, the chunk that
-    holds it and the chunk that contradicts it, each with its span."""
+    holds it and the chunk that contradicts it, each with its span. Negations are read in
+    `language` (none where it is not covered: then only details disagree)."""
     found = []
     chunk_blocks = [[Piece.of(b) for b in blocks(c)] for c in contexts]  # read once, whatever the statements
     for number, text in enumerate(statements):
         statement = Piece.of(text)
         if len(statement.own) < MIN_WORDS:
             continue
-        readings = [r for c, bs in enumerate(chunk_blocks) if (r := _read(statement, c, bs)) is not None]
+        readings = [r for c, bs in enumerate(chunk_blocks) if (r := _read(statement, c, bs, language)) is not None]
         holds = next((r for r in readings if r.holds), None)
         against = next((r for r in readings if not r.holds), None)
         if holds and against:
@@ -74,19 +74,19 @@ def disagreements(statements: list[str], contexts: list[str]) -> list[dict[str, 
     return found
 
 
-def _read(statement: Piece, chunk: int, chunk_blocks: list[Piece]) -> Reading | None:
+def _read(statement: Piece, chunk: int, chunk_blocks: list[Piece], language: str) -> Reading | None:
     """Whether the chunk holds the statement (any of its blocks about it does) or else
     contradicts it (its block most about it states another detail, or negates it); None
     when no block is about it or the one that is neither holds nor contradicts."""
     wanted = statement.own
     about = sorted(((len(wanted & b.words) / len(wanted), i) for i, b in enumerate(chunk_blocks)), reverse=True)
-    readings = [_reading(statement, chunk, chunk_blocks[i]) for share, i in about if share >= SAME_WORDS]
+    readings = [_reading(statement, chunk, chunk_blocks[i], language) for share, i in about if share >= SAME_WORDS]
     return next((r for r in readings if r and r.holds), None) or next((r for r in readings if r), None)
 
 
-def _reading(statement: Piece, chunk: int, block: Piece) -> Reading | None:
-    negated = negations(statement.text) != negations(block.text)
-    absent = missing(statement.text, [block.text])
+def _reading(statement: Piece, chunk: int, block: Piece, language: str) -> Reading | None:
+    negated = negations(statement.text, language) != negations(block.text, language)
+    absent = missing(statement.text, [block.text], language=language)
     if _plain(statement.text) in _plain(block.text) or (not absent and not negated):
         return Reading(chunk, block.text, True, "")
     if len(statement.own & block.own) < SAME_WORDS * len(block.own):  # a longer block about more: not the same
@@ -98,8 +98,3 @@ def _reading(statement: Piece, chunk: int, block: Piece) -> Reading | None:
     if absent and other:
         return Reading(chunk, block.text, False, f"{absent[0]} -> {other[0]}")
     return None
-
-
-def _plain(text: str) -> str:
-    """Every word, short ones too ("no" is the whole difference in Spanish), lowercased."""
-    return " ".join(_WORD.findall(text.lower()))

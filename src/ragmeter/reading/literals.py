@@ -11,10 +11,13 @@ here: a paraphrase ("well known", "three") must stay the judge's to read.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-_URL = re.compile(r"(?:https?://|www\.)[^\s)\]>\"'`\u27e8\u27e9\u00ab\u00bb]+")
-#: a code span in single or double backticks (markdown's `x`, reStructuredText's ``x``)
-_CODE_SPAN = re.compile(r"(`+)([^`\n]{2,80}?)\1(?!`)")
+from ragmeter.reading.languages import Vocabulary, abbreviations, vocabulary
+from ragmeter.reading.shapes import CODE_SPAN as _CODE_SPAN
+from ragmeter.reading.shapes import NUMBER as _NUMBER
+from ragmeter.reading.shapes import URL as _URL
+
 #: flags (`--train`, `-z`), paths (`/usr/bin`, `a/b.c`), dotted or snake_case names
 #: (`xmltodict.parse`, `process_namespaces`), names with a manual section (`dpkg-split(1)`),
 #: versions (`1.2.3`), and words with a digit inside (`sha256`, `utf-8`)
@@ -27,12 +30,6 @@ _SHAPED = re.compile(
     r"|\d+(?:\.\d+){2,}"
     r"|[A-Za-z]+[-]?\d[\w-]*)",
     re.UNICODE)
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w]|[.,]\d)")
-#: abbreviations that look dotted: not names
-_NOT_NAMES = {"e.g", "i.e", "etc", "vs", "p.ej", "ee.uu"}
-#: a claim that negates or declines, in English or Spanish
-_NEGATION = re.compile(r"\b(?:not|no|never|none|without|n't|cannot|ni|nunca|ningún|ninguna|sin)\b|n't\b",
-                       re.IGNORECASE)
 _SOFT_HYPHEN = re.compile(r"[\u2010\u00ad]\s+")
 #: HTML tags are markup, not details (`</code>` is no path); their attributes' URLs are read first
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
@@ -47,7 +44,7 @@ def literals(claim: str) -> list[str]:
     rest = _TAG.sub(" ", _URL.sub(" ", _CODE_SPAN.sub(" ", claim)))
     for token in _SHAPED.findall(rest.replace("`", " ")):
         token = token.rstrip(".-/")
-        if token.lower().rstrip(".") in _NOT_NAMES or len(token) < 2 or token.strip("-").isdigit() or \
+        if token.lower().rstrip(".") in abbreviations() or len(token) < 2 or token.strip("-").isdigit() or \
                 not any(c.isalnum() for c in token):  # "___" (a blank to fill) is no name
             continue
         found.append(token)
@@ -61,27 +58,45 @@ def literals(claim: str) -> list[str]:
     return out
 
 
-def negations(text: str) -> int:
-    """How many negations `text` holds (English or Spanish): "not", "never", "no", "nunca"..."""
-    return len(_NEGATION.findall(text))
+def negation_pattern(language: str) -> re.Pattern[str] | None:
+    """The language's negating words and endings ("not", "n't", "nunca"), or None where it
+    has no vocabulary (reading/languages.py)."""
+    found = vocabulary(language)
+    return _negating(found) if found is not None else None
 
 
-def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
+@lru_cache(maxsize=16)
+def _negating(found: Vocabulary) -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in found.negations)
+    endings = "".join(f"|{re.escape(e)}\\b" for e in found.negation_endings)
+    return re.compile(rf"\b(?:{words})\b{endings}", re.IGNORECASE)
+
+
+def negations(text: str, language: str = "english") -> int:
+    """How many negations `text` holds in `language`: "not", "never", "no", "nunca"... (0
+    where the language is not covered)."""
+    pattern = negation_pattern(language)
+    return len(pattern.findall(text)) if pattern else 0
+
+
+def missing(claim: str, contexts: list[str], question: str | None = None, language: str = "english") -> list[str]:
     """The literal details of `claim` that appear in none of `contexts` (case and spacing
     aside; a number also as the same value written another way, 95 for 95.0). In a claim
     that negates, a detail the question names is the question's ("the option `-u` is not
     documented here" declines, it invents nothing): the judge reads those. Elsewhere it
     counts: "the version released on March 27, 2021 is 0.16.0" against chunks with no date
     states what the question assumed."""
-    return missing_each([claim], contexts, question)[0]
+    return missing_each([claim], contexts, question, language)[0]
 
 
-def missing_each(claims: list[str], contexts: list[str], question: str | None = None) -> list[list[str]]:
-    """`missing` for each of several claims against the same contexts, read once."""
+def missing_each(claims: list[str], contexts: list[str], question: str | None = None,
+                 language: str = "english") -> list[list[str]]:
+    """`missing` for each of several claims against the same contexts, read once. Where the
+    language is not covered, no claim counts as negating: the question's details count too."""
     haystack = _normal(" ".join(contexts))
     numbers = {v for n in _NUMBER.findall(haystack) for v in _values(n)}
     asked = _normal(question or "")
-    return [_absent(claim, haystack, numbers, asked if _NEGATION.search(claim) else "") for claim in claims]
+    return [_absent(claim, haystack, numbers, asked if negations(claim, language) else "") for claim in claims]
 
 
 def _absent(claim: str, haystack: str, numbers: set[float], asked: str) -> list[str]:

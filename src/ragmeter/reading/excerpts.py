@@ -21,8 +21,10 @@ from __future__ import annotations
 import math
 import re
 
-from ragmeter.metrics.blocks import blocks
-from ragmeter.text import split_sentences
+from ragmeter.reading.blocks import blocks
+from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.shapes import URL as _URL
+from ragmeter.reading.words import match_words as words
 
 #: a single context up to this many characters is sent whole
 BUDGET_CHARS = 400
@@ -37,22 +39,7 @@ GAP = " … "
 QUESTION_WEIGHT = 0.5
 #: and a sentence's own share of claim and question words this much (a tie-break by focus)
 FOCUS = 0.1
-_WORD = re.compile(r"\w+", re.UNICODE)
-#: identifiers, flags, paths, versions and format directives as written: `dpkg-split`, `--train`,
-#: `xmltodict.parse`, `1.2.3`, `%c`
-_IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+|%[A-Za-z%]", re.UNICODE)
-#: words longer than this match on their first STEM letters (a stem without a language's stemmer)
-STEM = 6
 _NUMBERED = re.compile(r"\d+[.)]\s")
-_URL = re.compile(r"(?:https?://|www\.)\S+")
-
-
-def words(text: str) -> list[str]:
-    """Words to match on, lowercased: each word (a long one cut to its stem), and each
-    identifier, flag or path whole."""
-    found = [w.lower()[:STEM] if len(w) > STEM and not w.isdigit() else w.lower()
-             for w in _WORD.findall(text) if len(w) > 2 or w.isdigit()]
-    return found + [w.lower() for w in _IDENTIFIER.findall(text)]
 
 
 def sentence_words(sentence: str, keep_urls: bool) -> set[str]:

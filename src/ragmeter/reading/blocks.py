@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from ragmeter.text import split_sentences
+from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.words import plain, word_count
 
 #: a fenced code block up to this many characters is one block; longer ones are cut into runs of lines
 CODE_MAX = 500
@@ -49,7 +50,7 @@ def parts(answer: str) -> tuple[list[str], int]:
     pieces = []
     every = _answer_pieces(answer)
     for piece in every:
-        key = " ".join(re.sub(r"[^\w\s]", " ", piece.lower()).split())
+        key = plain(piece)
         if key not in seen:
             seen.add(key)
             pieces.append(piece)
@@ -65,7 +66,7 @@ def parts(answer: str) -> tuple[list[str], int]:
 
 
 def _few_words(text: str) -> bool:
-    return len(re.findall(r"\w+", text)) < 4
+    return word_count(text) < 4
 
 
 def _answer_pieces(answer: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ragmeter
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.metrics.disagreement import disagreements
+from ragmeter.reading.conflicts import disagreements
 
 PORT = "The server listens on port 8080 by default."
 HOLDS = "Quick start. The server listens on port 8080 by default."
@@ -21,8 +21,12 @@ def test_a_changed_detail_and_a_negation_are_disagreements_with_both_spans():
     assert negated[0]["contradicts"]["detail"] == "negated"
     spanish = disagreements(["El servidor escucha en el puerto 8080 por defecto."],
                             ["El servidor escucha en el puerto 8080 por defecto.",
-                             "El servidor nunca escucha en el puerto 8080 por defecto."])
+                             "El servidor nunca escucha en el puerto 8080 por defecto."], "spanish")
     assert spanish[0]["contradicts"]["detail"] == "negated"
+    # negations are read in the run's language: where it is not covered, only details disagree
+    assert disagreements(["The cache is enabled by default."],
+                         ["The cache is enabled by default.", "Note: the cache is not enabled by default."],
+                         "french") == []
 
 
 def test_agreeing_unrelated_or_unsupported_chunks_are_no_disagreement():

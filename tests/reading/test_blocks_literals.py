@@ -3,9 +3,9 @@ against the contexts (issue 48), with the judge scripted at its boundary."""
 
 from __future__ import annotations
 
-from ragmeter.metrics.blocks import blocks, parts
-from ragmeter.metrics.excerpts import excerpts, words
-from ragmeter.metrics.literals import literals, missing
+from ragmeter.reading.blocks import blocks, parts
+from ragmeter.reading.excerpts import excerpts, words
+from ragmeter.reading.literals import literals, missing
 from tests.metrics.test_metrics_arithmetic import evaluate, v
 
 README = """# fuzz
