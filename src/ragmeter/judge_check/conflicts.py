@@ -1,7 +1,7 @@
 """Checks of evidence that disagrees (issue 51): the answer copies a context's sentence, and
 a second chunk, made from the same document, contradicts it: the sentence with one literal
 detail changed (`conflicting_detail`) or negated (`conflicting_negated`). Whatever the
-score, the metric should flag the row (`contexts_disagree`, metrics/disagreement.py):
+score, the metric should flag the row (`contexts_disagree`, reading/conflicts.py):
 a reader wants to know the retrieved chunks say two things. Made at the smallest prompt
 size, from the rows the answer-side checks use.
 """

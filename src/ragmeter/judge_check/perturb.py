@@ -12,8 +12,8 @@ import random
 import re
 
 from ragmeter.reading.languages import vocabulary
+from ragmeter.reading.shapes import NUMBER as _NUMBER
 
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
 # A capitalised word (or run of them) that does not open the sentence: a name, a product, a place.
 _ENTITY = re.compile(r"(?<=[\s(\"'])(?:[A-ZÁÉÍÓÚÑ][\w-]*[a-záéíóúñ0-9][\w-]*|[A-Z]{2,}[\w-]*)"
                      r"(?:\s+(?:[A-ZÁÉÍÓÚÑ][\w-]*))*")

@@ -94,3 +94,15 @@ def first_json_object(text: str) -> Any | None:
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
     return None
+
+
+_RESULT = re.compile(r"\[RESULT\]\s*\(?([1-5])\)?")
+
+
+def prometheus_result(text: str) -> tuple[str, int] | None:
+    """(feedback, score) of a reply in the Prometheus text format `Feedback: ... [RESULT] n`
+    (judges trained on it write it instead of JSON), or None."""
+    found = _RESULT.search(text)
+    if found is None:
+        return None
+    return text[:found.start()].strip().removeprefix("Feedback:").strip(), int(found.group(1))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +19,8 @@ if TYPE_CHECKING:
     from ragmeter.judges.session import JudgeSession
     from ragmeter.prompts.prompt_set import PromptSet
 
-#: a metric's display label (`as:`), as an aspect's name: it names columns and is printed
-LABEL = re.compile(r"[A-Za-z0-9_\-@]+")
+#: the characters of a metric's display label (`as:`), as an aspect's name: it names columns and is printed
+LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-@")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -153,7 +152,7 @@ class Metric(ABC):
 
             fields = ", ".join(self.Options.model_fields) or "none"
             raise ConfigError(f"metric {self.name}: {explain_validation(exc)} (settings: {fields})") from None
-        if label and not LABEL.fullmatch(str(label)):
+        if label and not set(str(label)) <= LABEL_CHARACTERS:
             from ragmeter.errors import ConfigError
 
             raise ConfigError(f"metric {self.name}: `as: {label!r}` must be letters, digits, _, - or @ (it names "

@@ -5,11 +5,11 @@ Statements come from one of four places (`statements:`):
   gives one verdict per statement. Small judges invent statements here.
 - `sentences`: the response split into sentences deterministically, one call.
 - `parts`: the response cut where a reader would cite it (sentences, list items, lines,
-  code blocks: metrics/blocks.py), repeats once, one call; a one-sentence answer is one part.
+  code blocks: reading/blocks.py), repeats once, one call; a one-sentence answer is one part.
 - `response`: the whole response as one claim, one call.
 Parts combine by `combine:` (`mean`, Ragas's share, or `min`, the weakest part), and a part
 stating a literal detail (URL, flag, identifier, number) that no retrieved context holds
-counts as unsupported with `literals: score` (metrics/literals.py).
+counts as unsupported with `literals: score` (reading/literals.py).
 A short answer ("httplib2") is judged with its question (`short_answers`, below).
 Each verdict counts as P(supported) with `judgment: probability` (the default), or 0/1.
 Zero statements is unscored with a reason (Ragas gives NaN).
@@ -66,7 +66,7 @@ class FaithfulnessOptions(JudgedOptions):
     #: `score`: a part that states a URL, flag, identifier, version or number found in no
     #: retrieved context counts as unsupported; `evidence`: listed only; `off`
     literals: Literal["score", "evidence", "off"] = "score"
-    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (metrics/excerpts.py)
+    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
     #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
     #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
@@ -82,11 +82,11 @@ class FaithfulnessOptions(JudgedOptions):
     token_evidence: bool = False
     #: `flag`: where one chunk holds a statement's detail and another states a different one
     #: (or negates it), the evidence shows both spans and the row is counted in the summary
-    #: (metrics/disagreement.py; no calls, the score unchanged); `off`
+    #: (reading/conflicts.py; no calls, the score unchanged); `off`
     disagreement: Literal["flag", "off"] = "flag"
     #: `drop`: sentences that address the judge (a planted verdict or score, an instruction
     #: to the evaluator, the answer vouching for its own support) are not judged, listed in
-    #: the evidence and flagged (metrics/addressed.py); `off`: judged as any sentence
+    #: the evidence and flagged (reading/addressed.py); `off`: judged as any sentence
     addressed: Literal["drop", "off"] = "drop"
 
 

@@ -9,13 +9,13 @@ shows the few-shot examples in its own order (a different prompt, a different ca
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from ragmeter.errors import UnparseableReply
+from ragmeter.judges.replies import prometheus_result
 from ragmeter.metrics.base import Metric, MetricContext, Score
 from ragmeter.samples import Sample
 
@@ -127,19 +127,16 @@ class RubricScore(Metric):
                      {"raw_score": out.score, "feedback": out.feedback})
 
 
-_RESULT = re.compile(r"\[RESULT\]\s*\(?([1-5])\)?")
-
-
 class AccuracyReply(scored(FEEDBACK_MAX, "result", "feedback")):  # type: ignore[misc]
     """JSON, or the Prometheus text format `Feedback: ... [RESULT] n` from judges trained on it."""
 
     @classmethod
     def from_text(cls, text: str) -> AccuracyReply:
-        found = _RESULT.search(text)
+        found = prometheus_result(text)
         if found is None:
             raise UnparseableReply("no JSON object and no '[RESULT] n' in the reply", text)
-        feedback = text[:found.start()].strip().removeprefix("Feedback:").strip()
-        return cls(feedback=feedback[:FEEDBACK_MAX], result=int(found.group(1)))
+        feedback, result = found
+        return cls(feedback=feedback[:FEEDBACK_MAX], result=result)
 
 
 class AnswerAccuracyRubric(Metric):

@@ -4,11 +4,12 @@ when a list is unbounded (see shared/notes/bundled-judge.md)."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+from ragmeter.reading.sentences import sentence_ends
 
 REASON_MAX = 100
 STATEMENT_MAX = 150
@@ -53,12 +54,9 @@ def questions(n: int) -> type[BaseModel]:
                         noncommittal=(Literal[0, 1], ...))
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)")
-
-
 def claim_limit(text: str, cap: int = 10) -> int:
     """Upper bound on claims: two per sentence plus slack, capped."""
-    sentences = max(1, len(_SENTENCE_END.findall(text.strip())) or 1)
+    sentences = max(1, sentence_ends(text.strip()) or 1)
     return min(cap, 2 * sentences + 2)
 
 

@@ -7,7 +7,7 @@ verification pipelines select evidence sentences before they verify (FEVER; Mini
 checks a claim chunk by chunk), and so does this: for each sentence of the claim, the
 context sentences that share the most of its words, each with the sentence before it (for
 what "it" or "they" refers to), in the contexts' own order. Contexts are cut into the blocks
-a reader would cite (metrics/blocks.py: a code block, a table row, a list item, a sentence),
+a reader would cite (reading/blocks.py: a code block, a table row, a list item, a sentence),
 and words are matched as a reader matches them: identifiers whole and in their parts
 (`dpkg-split`, `dpkg`, `split`), and by their first letters (`configure`, `configuration`;
 `selecciona`, `seleccionar`). One context that fits the budget

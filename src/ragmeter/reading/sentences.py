@@ -6,6 +6,7 @@ import re
 
 from ragmeter.reading.languages import abbreviations
 
+_SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)")
 _BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[¿¡]?[A-ZÁÉÍÓÚÑÜ0-9])")
 
 
@@ -27,3 +28,9 @@ def split_sentences(text: str) -> list[str]:
         start = match.end()
     pieces.append(text[start:].strip())
     return [p for p in pieces if p]
+
+
+def sentence_ends(text: str) -> int:
+    """How many sentence ends `text` holds (a run of final punctuation before a space or the
+    end): a bound on the claims a judge may write for it."""
+    return len(_SENTENCE_END.findall(text))

@@ -43,7 +43,7 @@ def chunk_order(chunks: list[Chunk], seed: int) -> Iterator[Chunk]:
 
 
 def unasked(text: str, asked: list[str]) -> str | None:
-    """The longest run of the chunk's blocks (metrics/blocks.py) away from what was already
+    """The longest run of the chunk's blocks (reading/blocks.py) away from what was already
     asked: for each earlier question with its answer, the block sharing most of its words and
     the blocks either side are left out. The next question is written from this run (the small
     generator, shown the whole chunk and told what was asked, asked the same question again in
