@@ -65,7 +65,7 @@ class Reading:
         return OUTCOMES[(self.declined >= 0.5, self.answerable >= 0.5)]
 
 
-class Abstention(Metric):
+class Abstention(Metric[AbstentionOptions]):
     """The share of rows whose answer declined exactly when its contexts could not answer."""
 
     name = "abstention"
@@ -74,7 +74,6 @@ class Abstention(Metric):
                    "(English, Spanish); also correct_abstention, false_confidence, over_refusal.")
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("declines", "answerable")
-    Options = AbstentionOptions
     #: the outcomes, as (declined, answerable), that this metric counts
     counts: ClassVar[frozenset[tuple[bool, bool]]] = frozenset({(True, False), (False, True)})
 

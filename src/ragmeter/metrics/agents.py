@@ -106,13 +106,12 @@ def pair_calls(made: list[ToolCall], wanted: list[ToolCall], ordered: bool) -> l
     return pairs
 
 
-class ToolCallAccuracy(Metric):
+class ToolCallAccuracy(Metric[ToolOptions]):
     name = "tool_call_accuracy"
     description = ("Did the agent make the reference tool calls with the right arguments? Missing and extra "
                    "calls both cost; order-sensitive by default (no judge).")
     required = ("messages", "reference_tool_calls")
     uses_judge = False
-    Options = ToolOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         made = [c for t in sample.messages or [] if t.type == "ai" for c in t.tool_calls]
@@ -134,13 +133,12 @@ class TopicOptions(BaseModel):
 Topics = create_model("Topics", __config__=ConfigDict(extra="forbid"), topics=(list[ShortText], Field(max_length=8)))
 
 
-class TopicAdherence(Metric):
+class TopicAdherence(Metric[TopicOptions]):
     name = "topic_adherence"
     description = ("Does the AI answer on-topic questions and only those? Precision/recall/F1 of answered "
                    "topics against the reference topics (Ragas).")
     required = ("messages", "reference_topics")
     prompt_names = ("topics", "answered", "classify")
-    Options = TopicOptions
 
     def default_label(self) -> str:
         return self.name if self.options.mode == "f1" else f"{self.name}_{self.options.mode}"

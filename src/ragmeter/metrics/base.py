@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -112,9 +112,16 @@ class NoOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Metric(ABC):
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+
+
+class Metric(ABC, Generic[OptionsT]):
     """Subclasses set the class attributes and implement `score`. Settings are validated once
     into `self.options`; nothing else is stored on self, so one instance serves every row.
+
+    A metric with settings names their model as its type parameter (`class Faithfulness(
+    Metric[FaithfulnessOptions])`): `Options` is taken from it, and `self.options` is typed,
+    so a misspelt option is refused when the config is read and caught by mypy in the code.
 
     `name` is the registry name (prompts are found by it); `label` names the result column
     and defaults to `name` (or, e.g., `ndcg@5`, `aspect_critic_harmfulness`)."""
@@ -146,7 +153,7 @@ class Metric(ABC):
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         try:
-            self.options: Any = self.Options(**options)
+            self.options: OptionsT = cast(OptionsT, self.Options(**options))
         except ValidationError as exc:
             from ragmeter.errors import ConfigError, explain_validation
 
@@ -158,6 +165,14 @@ class Metric(ABC):
             raise ConfigError(f"metric {self.name}: `as: {label!r}` must be letters, digits, _, - or @ (it names "
                               "result columns and is shown in tables and reports)")
         self.label = label or self.default_label()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """`Options` from the type parameter (`Metric[XOptions]`), unless the class sets it."""
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            args = get_args(base)
+            if get_origin(base) is not None and args and isinstance(args[0], type) and "Options" not in cls.__dict__:
+                cls.Options = args[0]
 
     def default_label(self) -> str:
         return self.name

@@ -3,7 +3,9 @@ prints it and docs/metrics.md holds it between markers (a test fails when the tw
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from ragmeter.metrics import REGISTRY, get_metric
 
@@ -21,11 +23,21 @@ def uses(metric: Metric) -> str:
 
 def settings(metric: Metric) -> str:
     """Each setting with its default."""
-    fields = metric.Options.model_fields
-    return ", ".join(f"{k}={_default(f.default)}" for k, f in fields.items()) or "-"
+    return ", ".join(_defaults(metric.Options)) or "-"
 
 
-def _default(value: Any) -> str:
+def _defaults(options: type[BaseModel], prefix: str = "") -> list[str]:
+    """`key=default` per setting; a step's group of settings as `step.key=default`."""
+    out = []
+    for key, field in options.model_fields.items():
+        if isinstance(field.default, BaseModel):
+            out += _defaults(type(field.default), f"{prefix}{key}.")
+        else:
+            out.append(f"{prefix}{key}={_default(field.default)}")
+    return out
+
+
+def _default(value: object) -> str:
     return "required" if repr(value) == "PydanticUndefined" else str(list(value) if isinstance(value, tuple) else value)
 
 

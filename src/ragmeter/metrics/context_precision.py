@@ -31,14 +31,13 @@ def average_precision(flags: Sequence[float]) -> float:
     return total / relevant
 
 
-class ContextPrecision(Metric):
+class ContextPrecision(Metric[JudgedOptions]):
     name = "context_precision"
     description = ("Are the useful retrieved chunks ranked first? Judge marks each chunk useful for the "
                    "response; average precision over the ranking (Ragas, without reference).")
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("usefulness",)
     aligned_prompts = ("usefulness",)
-    Options = JudgedOptions
     answer_field = "response"
     answer_key = "answer"
 

@@ -26,14 +26,13 @@ def recall(flags: list[float]) -> float:
     return supported_share(flags, NO_SENTENCES)
 
 
-class ContextRecall(Metric):
+class ContextRecall(Metric[JudgedOptions]):
     name = "context_recall"
     description = ("Did retrieval find everything needed? Share of the reference's sentences that the "
                    "retrieved contexts support (Ragas LLMContextRecall).")
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
     aligned_prompts = ("attribution",)
-    Options = JudgedOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return verdicts(count(inputs["sentences"]))

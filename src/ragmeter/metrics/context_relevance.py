@@ -42,14 +42,13 @@ def relevance(ratings: list[float | None]) -> float:
     return sum(valid) / len(valid)
 
 
-class ContextRelevance(Metric):
+class ContextRelevance(Metric[RelevanceOptions]):
     name = "context_relevance"
     description = ("Are the retrieved contexts relevant to the question? Two judge templates rate 0/1/2, "
                    "normalised and averaged (Ragas/NVIDIA).")
     required = ("user_input", "retrieved_contexts")
     prompt_names = (*TEMPLATES, "likelihood")
     aligned_prompts = TEMPLATES
-    Options = RelevanceOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Rating

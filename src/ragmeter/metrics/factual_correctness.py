@@ -18,14 +18,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
+from ragmeter.metrics.base import Metric, MetricContext, OptionsT, Score, count, supported_share, text
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, p_one, weigh_verdicts
 from ragmeter.metrics.schemas import claim_limit, statements, unique, verdicts
 from ragmeter.metrics.semantic_similarity import embedding_similarity
 from ragmeter.samples import Sample
 
 
-class ClaimMetric(Metric):
+class ClaimMetric(Metric[OptionsT]):
     """Sends factual_correctness's two prompts: claims of a text, verdicts against a premise."""
 
     prompts_of = "factual_correctness"
@@ -68,12 +68,11 @@ class FactualOptions(JudgedOptions):
     coverage: Literal["low", "high"] = "low"
 
 
-class FactualCorrectness(ClaimMetric):
+class FactualCorrectness(ClaimMetric[FactualOptions]):
     name = "factual_correctness"
     description = ("Claims of response and reference checked against each other: precision, recall or "
                    "F-beta (Ragas FactualCorrectness; atomicity and coverage settings).")
     required = ("response", "reference")
-    Options = FactualOptions
 
     def default_label(self) -> str:
         return self.name if self.options.mode == "f1" else f"{self.name}_{self.options.mode}"
@@ -121,12 +120,11 @@ class AnswerOptions(JudgedOptions):
         return value
 
 
-class AnswerCorrectness(ClaimMetric):
+class AnswerCorrectness(ClaimMetric[AnswerOptions]):
     name = "answer_correctness"
     description = ("Weighted factual F1 (claims both ways) and embedding similarity of response and "
                    "reference; weights 0.75 / 0.25 by default (Ragas AnswerCorrectness).")
     required = ("response", "reference")
-    Options = AnswerOptions
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
         super().__init__(label, **options)

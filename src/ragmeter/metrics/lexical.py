@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragmeter.metrics.base import Metric, MetricContext, Score, supported_share
+from ragmeter.metrics.base import Metric, MetricContext, OptionsT, Score, supported_share
 from ragmeter.metrics.context_precision import average_precision
 from ragmeter.samples import Sample
 
@@ -32,7 +32,7 @@ def similarity(a: str, b: str, distance: Distance = "levenshtein") -> float:
     return float(module.normalized_similarity(a, b))
 
 
-class LexicalMetric(Metric):
+class LexicalMetric(Metric[OptionsT]):
     uses_judge = False
     required = ("response", "reference")
 
@@ -56,10 +56,9 @@ class RougeOptions(BaseModel):
     mode: Literal["fmeasure", "precision", "recall", "f", "p", "r"] = "fmeasure"
 
 
-class Rouge(LexicalMetric):
+class Rouge(LexicalMetric[RougeOptions]):
     name = "rouge"
     description = "ROUGE (rouge-score) of the response against the reference: rougeL/rouge1/rouge2, f/p/r."
-    Options = RougeOptions
 
     def default_label(self) -> str:
         o = self.options
@@ -124,10 +123,9 @@ class SimilarityOptions(BaseModel):
     distance: Distance = "levenshtein"
 
 
-class StringSimilarity(LexicalMetric):
+class StringSimilarity(LexicalMetric[SimilarityOptions]):
     name = "string_similarity"
     description = "1 - normalised edit distance between response and reference (rapidfuzz; Levenshtein default)."
-    Options = SimilarityOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         value = similarity(sample.response or "", sample.reference or "", self.options.distance)
@@ -146,13 +144,12 @@ def matches(items: list[str], against: list[str], options: ContextMatchOptions) 
     return best, [int(b >= options.threshold) for b in best]
 
 
-class NonLLMContextPrecisionWithReference(Metric):
+class NonLLMContextPrecisionWithReference(Metric[ContextMatchOptions]):
     name = "non_llm_context_precision_with_reference"
     description = ("Average precision of retrieved chunks, a chunk counting as relevant when its string "
                    "similarity to some reference context reaches the threshold (Ragas, no judge).")
     required = ("retrieved_contexts", "reference_contexts")
     uses_judge = False
-    Options = ContextMatchOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         best, flags = matches(sample.retrieved_contexts or [], sample.reference_contexts or [], self.options)
@@ -160,13 +157,12 @@ class NonLLMContextPrecisionWithReference(Metric):
                      {"best_similarity": [round(b, 6) for b in best], "relevant": flags})
 
 
-class NonLLMContextRecall(Metric):
+class NonLLMContextRecall(Metric[ContextMatchOptions]):
     name = "non_llm_context_recall"
     description = ("Share of reference contexts that some retrieved chunk matches by string similarity at "
                    "the threshold (Ragas, no judge).")
     required = ("retrieved_contexts", "reference_contexts")
     uses_judge = False
-    Options = ContextMatchOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         best, flags = matches(sample.reference_contexts or [], sample.retrieved_contexts or [], self.options)

@@ -33,10 +33,9 @@ class YesNo(BaseModel):
 YES = {"YES": 1.0, "NO": 0.0}
 
 
-class RefineMetric(Metric):
+class RefineMetric(Metric[JudgedOptions]):
     prompt_names = ("eval", "refine")
     input_key = "information"
-    Options = JudgedOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return YesNo
@@ -93,13 +92,12 @@ class CorrectnessOptions(JudgedOptions):
     threshold: float = Field(default=4.0, ge=1.0, le=5.0)
 
 
-class Correctness(Metric):
+class Correctness(Metric[CorrectnessOptions]):
     name = "correctness"
     description = ("1-5 holistic correctness against the reference with reasoning; passing at the threshold "
                    "(default 4.0); value (s-1)/4 (LlamaIndex CorrectnessEvaluator).")
     required = ("user_input", "response", "reference")
     prompt_names = ("score",)
-    Options = CorrectnessOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return CorrectnessReply
@@ -132,12 +130,11 @@ class GuidelineOptions(BaseModel):
     guidelines: str = Field(default=DEFAULT_GUIDELINES, min_length=5)
 
 
-class GuidelineAdherence(Metric):
+class GuidelineAdherence(Metric[GuidelineOptions]):
     name = "guideline_adherence"
     description = "Does the response follow your guidelines? Feedback and pass/fail (LlamaIndex GuidelineEvaluator)."
     required = ("user_input", "response")
     prompt_names = ("verdict",)
-    Options = GuidelineOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return GuidelineReply

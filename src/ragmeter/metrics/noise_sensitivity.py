@@ -36,13 +36,12 @@ def noise(answer_by_context: list[list[int]], relevant: list[bool], correct: lis
     return sum(flagged) / n
 
 
-class NoiseSensitivity(ClaimMetric):
+class NoiseSensitivity(ClaimMetric[NoiseOptions]):
     name = "noise_sensitivity"
     description = ("Share of the response's claims that are wrong (not supported by the reference) yet "
                    "supported by relevant (or, mode irrelevant, only irrelevant) contexts; lower is better (Ragas).")
     required = ("response", "reference", "retrieved_contexts")
     higher_is_better = False
-    Options = NoiseOptions
 
     def default_label(self) -> str:
         return f"{self.name}_{self.options.mode}"

@@ -44,11 +44,10 @@ def dcg(gains: list[float]) -> float:
     return sum(g / math.log2(rank + 1) for rank, g in enumerate(gains, start=1))
 
 
-class RankingMetric(Metric):
+class RankingMetric(Metric[RankOptions]):
     required = ("retrieved_context_ids",)
     needs_one_of = ("reference_context_ids", "relevance_grades")
     uses_judge = False
-    Options = RankOptions
     base: str = ""
 
     def default_label(self) -> str:

@@ -44,13 +44,12 @@ class CriticOptions(BaseModel):
         return value
 
 
-class AspectCritic(Metric):
+class AspectCritic(Metric[CriticOptions]):
     name = "aspect_critic"
     description = ("Yes/no against a named criterion you define; strictness N asks N times (examples in "
                    "different orders) and takes the majority (Ragas AspectCritic).")
     required = ("user_input", "response")
     prompt_names = ("verdict",)
-    Options = CriticOptions
 
     def default_label(self) -> str:
         return f"aspect_critic_{self.options.name}"
@@ -109,12 +108,11 @@ class RubricOptions(BaseModel):
         return value
 
 
-class RubricScore(Metric):
+class RubricScore(Metric[RubricOptions]):
     name = "rubric_score"
     description = "1-5 score against a rubric (yours or the default), normalised (s-1)/4; raw score kept (Ragas)."
     required = ("user_input", "response")
     prompt_names = ("score",)
-    Options = RubricOptions
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return RubricReply

@@ -20,13 +20,12 @@ async def embedding_similarity(ctx: MetricContext, a: str, b: str) -> float:
     return cosine(first, second)
 
 
-class SemanticSimilarity(Metric):
+class SemanticSimilarity(Metric[SimilarityOptions]):
     name = "semantic_similarity"
     description = "Embedding cosine between response and reference; 1/0 at `threshold` if set (Ragas)."
     required = ("response", "reference")
     uses_judge = False
     uses_embeddings = True
-    Options = SimilarityOptions
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         raw = await embedding_similarity(ctx, sample.response or "", sample.reference or "")

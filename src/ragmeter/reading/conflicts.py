@@ -54,12 +54,15 @@ class Piece:
         return cls(text, details, found, found - {w for d in details for w in words(d)})
 
 
-def disagreements(statements: list[str], contexts: list[str], language: str = "english") -> list[dict[str, object]]:
+def disagreements(statements: list[str], contexts: list[str], language: str = "english",
+                  cut: list[list[str]] | None = None) -> list[dict[str, object]]:
     """One entry per statement the chunks disagree about: the statement, the chunk that
     holds it and the chunk that contradicts it, each with its span. Negations are read in
-    `language` (none where it is not covered: then only details disagree)."""
+    `language` (none where it is not covered: then only details disagree). `cut`: each
+    context's blocks, where the caller cut them already."""
     found = []
-    chunk_blocks = [[Piece.of(b) for b in blocks(c)] for c in contexts]  # read once, whatever the statements
+    cut = cut if cut is not None else [blocks(c) for c in contexts]
+    chunk_blocks = [[Piece.of(b) for b in per] for per in cut]  # read once, whatever the statements
     for number, text in enumerate(statements):
         statement = Piece.of(text)
         if len(statement.own) < MIN_WORDS:

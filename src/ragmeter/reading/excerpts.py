@@ -49,14 +49,16 @@ def sentence_words(sentence: str, keep_urls: bool) -> set[str]:
     return set(words(sentence if keep_urls else _URL.sub(" ", sentence)))
 
 
-def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, question: str | None = None) -> list[str]:
+def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, question: str | None = None,
+             cut: list[list[str]] | None = None) -> list[str]:
     """The contexts to show a judge for `claim`: one context that fits `budget` whole, else
     each context cut to its blocks most like the claim's (a context with none left out).
     The question's words help choose (at QUESTION_WEIGHT): a one-word answer says little
-    about where it comes from, its question says the rest."""
+    about where it comes from, its question says the rest. `cut`: each context's blocks,
+    where the caller cut them already (a row's contexts are cut once for every reader)."""
     if len(contexts) <= 1 and sum(len(c) for c in contexts) <= budget:
         return contexts
-    sentences = [blocks(c) for c in contexts]
+    sentences = cut if cut is not None else [blocks(c) for c in contexts]
     keep_urls = bool(_URL.search(claim))
     bags = [[sentence_words(s, keep_urls) for s in per] for per in sentences]  # each sentence's words, split once
     weight = _idf([bag for per in bags for bag in per])

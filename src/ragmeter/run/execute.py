@@ -130,12 +130,13 @@ def _say_not_covered(ready: Prepared) -> None:
 
     found = reading_record(ready.metrics, ready.prompts.language) if ready.prompts is not None else None
     if found and not found["covered"]:
+        readers = found["metrics"] if isinstance(found["metrics"], list) else []
         from rich.console import Console
 
         from ragmeter.text import printable
 
         Console(stderr=True).print(
-            f"[yellow]ragmeter: {printable(found['note'])}: {', '.join(found['metrics'])} read no votes to the judge "
+            f"[yellow]ragmeter: {printable(found['note'])}: {', '.join(readers)} read no votes to the judge "
             "or negations in it (add its vocabulary: docs/architecture.md, add a language)[/yellow]", highlight=False)
 
 

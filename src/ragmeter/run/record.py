@@ -70,7 +70,7 @@ def _manifest_dict(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder
     }
 
 
-def reading_record(metrics: list[Any], language: str) -> dict[str, Any] | None:
+def reading_record(metrics: list[Metric], language: str) -> dict[str, str | bool | list[str]] | None:
     """Whether the readers know the run's language, for the metrics whose scores read its
     words (faithfulness); None where no metric does."""
     from ragmeter.reading.languages import not_covered

@@ -1,0 +1,317 @@
+"""Faithfulness as an ordered list of named steps over one record per statement.
+
+Each step is one object that reads and writes the row's record (`Grounding`): the votes an
+answer addresses to its judge set aside, the statements to judge, the evidence shown for
+them, the judge's verdicts, the literal details no context holds, the chunks that disagree.
+The row's contexts are cut into blocks once, for every step that reads them. A step is
+changed in one place; the evidence and the reason are written from the record at the end
+(`metrics/faithfulness.py`), so a step adds a field, not a fifth parallel list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from ragmeter.metrics.base import MetricContext, Unscorable
+from ragmeter.metrics.judgment import Judgment, Weighed, weigh_verdicts
+from ragmeter.metrics.schemas import unique
+from ragmeter.reading.addressed import reader, split_addressed
+from ragmeter.reading.blocks import blocks, parts
+from ragmeter.reading.conflicts import disagreements
+from ragmeter.reading.excerpts import excerpts
+from ragmeter.reading.literals import missing_each
+from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.words import match_words
+from ragmeter.samples import Sample
+
+NO_STATEMENTS = "the judge found no statements in the response"
+#: answers of at most this many words are judged with their question (`short_answers`)
+SHORT_WORDS = 5
+#: answer words a rewrite states rather than repeats
+POLAR = {"yes", "true", "false"}
+#: parts judged at most: beyond this, neighbouring parts are judged together (one call's length)
+MAX_PARTS = 8
+
+
+def is_short(answer: str) -> bool:
+    """A name, a number, a fragment, "yes": at most SHORT_WORDS words, and not a sentence of
+    four or more words with its stop ("France is in Western Europe." stands alone)."""
+    n = len(answer.split())
+    return 0 < n <= SHORT_WORDS and not (n >= 4 and answer.rstrip().endswith((".", "!", "?")))
+
+
+@dataclass
+class Statement:
+    """One judged statement and everything the steps found about it."""
+
+    text: str
+    verdict: int | None = None
+    reason: str = ""
+    weighed: Weighed | None = None
+    #: the contexts' token evidence (judges/llamacpp/token_evidence.py), where asked for
+    tokens: Any = None
+    #: literal details no retrieved context holds (reading/literals.py)
+    absent: list[str] = field(default_factory=list)
+    #: set by a check that fails the statement whatever the verdict (a detail no context holds)
+    failed: bool = False
+
+    @property
+    def value(self) -> float:
+        return 0.0 if self.failed or self.weighed is None else self.weighed.value
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.verdict) and not self.failed
+
+
+@dataclass
+class Grounding:
+    """One row through the steps: what was read, judged and found."""
+
+    sample: Sample
+    language: str
+    statements: list[Statement] = field(default_factory=list)
+    #: where the statements came from, for the evidence ("parts", "short answer: question")
+    source: str = ""
+    repeats: int = 0
+    #: what the judge was shown, where it is not the contexts themselves
+    shown: list[str] | None = None
+    #: sentences addressed to the judge, set aside
+    votes: list[str] = field(default_factory=list)
+    disagreements: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def contexts(self) -> list[str]:
+        return self.sample.retrieved_contexts or []
+
+    @cached_property
+    def cut(self) -> list[list[str]]:
+        """Each context's blocks (reading/blocks.py), cut once for every step."""
+        return [blocks(c) for c in self.contexts]
+
+
+class _StepOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class VotesOptions(_StepOptions):
+    #: `drop`: sentences that address the judge are not judged, listed in the evidence and
+    #: flagged (reading/addressed.py); `off`: judged as any sentence
+    mode: Literal["drop", "off"] = "drop"
+
+
+class ClaimsOptions(_StepOptions):
+    statements: Literal["response", "sentences", "parts", "judge"] = "response"
+    #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
+    #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
+    #: standalone statement first (Ragas's statements prompt, one statement, a call more);
+    #: `alone` judges the answer as it is. Rows without a question are judged alone. Measured
+    #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
+    #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
+    short_answers: Literal["question", "rewrite", "alone"] = "question"
+
+
+class EvidenceOptions(_StepOptions):
+    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
+    contexts: Literal["full", "excerpts"] = "excerpts"
+
+
+class VerdictsOptions(_StepOptions):
+    judgment: Judgment = "probability"
+    #: record each statement's token evidence (in-process llama.cpp judges): how much the
+    #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
+    #: and the token they make least likely ("weakest": often the word a contradiction turns
+    #: on). Scores are unchanged; about 1.2x the judge time (judges/llamacpp/token_evidence.py).
+    token_evidence: bool = False
+
+
+class LiteralsOptions(_StepOptions):
+    #: `score`: a part that states a URL, flag, identifier, version or number found in no
+    #: retrieved context counts as unsupported; `evidence`: listed only; `off`
+    mode: Literal["score", "evidence", "off"] = "score"
+
+
+class ConflictsOptions(_StepOptions):
+    #: `flag`: where one chunk holds a statement's detail and another states a different one
+    #: (or negates it), the evidence shows both spans and the row is counted in the summary
+    #: (reading/conflicts.py; no calls, the score unchanged); `off`
+    mode: Literal["flag", "off"] = "flag"
+
+
+class Asker(Protocol):
+    """The metric a judging step sends its prompts through (Metric.ask and Metric.answer)."""
+
+    async def ask(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
+                  max_tokens: int | None = None) -> Any: ...
+
+    async def answer(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
+                     max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any: ...
+
+
+class Step(Protocol):
+    """One named step: reads and writes the row's record."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None: ...
+
+
+@dataclass(frozen=True)
+class Votes:
+    """Sentences that address the judge (reading/addressed.py) set aside; an answer that
+    only addresses the judge makes no statement (unscored)."""
+
+    options: VotesOptions
+    name: str = "votes"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        response = row.sample.response or ""
+        found = reader(row.language)
+        if self.options.mode == "off" or not response.strip() or found is None:
+            return
+        rest, dropped = split_addressed(response, found)
+        if not dropped:
+            return
+        if not rest:
+            from ragmeter.reading.addressed import FLAG
+
+            raise Unscorable(f"{NO_STATEMENTS}: the answer only addresses the judge ({' | '.join(dropped)[:200]})",
+                             {FLAG: dropped, "flags": [FLAG]})
+        row.sample, row.votes = row.sample.model_copy(update={"response": rest}), dropped
+
+
+@dataclass(frozen=True)
+class Claims:
+    """The statements to judge: the response whole, its sentences, its parts, or the judge's
+    own statements; a short answer with its question (faithfulness.py's options say which)."""
+
+    options: ClaimsOptions
+    judge: Asker
+    name: str = "claims"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        options, sample = self.options, row.sample
+        response = sample.response or ""
+        found, repeats = await self.found(sample, response, ctx)
+        if not found:
+            raise Unscorable(NO_STATEMENTS)
+        short = self.with_question(sample)
+        row.statements = [Statement(text) for text in found]
+        row.repeats = repeats
+        row.source = f"short answer: {options.short_answers}" if short else options.statements
+
+    async def found(self, sample: Sample, response: str, ctx: MetricContext) -> tuple[list[str], int]:
+        options = self.options
+        if self.with_question(sample):
+            return await self.standalone(str(sample.user_input), response.strip(), ctx), 0
+        if options.statements == "response":
+            return [response.strip()], 0
+        if options.statements == "sentences":
+            return split_sentences(response), 0
+        if options.statements == "parts":
+            cut, repeats = parts(response)
+            return grouped(cut, MAX_PARTS), repeats
+        written = await self.judge.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
+        return unique(written.statements), len(written.statements) - len(unique(written.statements))
+
+    async def standalone(self, question: str, answer: str, ctx: MetricContext) -> list[str]:
+        """A short answer as the claim it makes with its question. A rewrite that drops the
+        answer's own words (but yes or no) is not trusted: question and answer are judged
+        together then."""
+        if self.options.short_answers == "rewrite":
+            written = await self.judge.ask(ctx, "statements", {"question": question, "answer": answer})
+            found = unique(written.statements)
+            if found and (set(match_words(answer)) - POLAR <= set(match_words(found[0]))):
+                return found
+        return [f"{question.strip()} {answer}"]
+
+    def with_question(self, sample: Sample) -> bool:
+        """A short answer judged with its question (the judge's own statements read it anyway)."""
+        options = self.options
+        return bool(sample.user_input) and options.short_answers != "alone" and \
+            options.statements != "judge" and is_short(sample.response or "")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Several contexts, or a long one, cut to the blocks the statements are about
+    (reading/excerpts.py); `full`: the contexts as they are."""
+
+    options: EvidenceOptions
+    name: str = "evidence"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        if self.options.contexts == "excerpts":
+            contexts = row.contexts
+            claim = "\n\n".join(s.text for s in row.statements)
+            shown = excerpts(claim, contexts, question=row.sample.user_input, cut=row.cut)
+            row.shown = shown if shown is not contexts else None
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """One judge call: a verdict per statement, weighed by its probability (or 0/1), with the
+    contexts' token evidence where asked for."""
+
+    options: VerdictsOptions
+    judge: Asker
+    name: str = "verdicts"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        options = self.options
+        texts = [s.text for s in row.statements]
+        shown = row.shown if row.shown is not None else row.contexts
+        judged = await self.judge.answer(ctx, "verdicts", {"contexts": shown, "statements": texts},
+                                          evidence=("statements", "contexts") if options.token_evidence else None)
+        weighed = weigh_verdicts(judged, judged.parsed.verdicts, options.judgment)
+        tokens = judged.evidence or [None] * len(texts)
+        for statement, verdict, weight, token in zip(row.statements, judged.parsed.verdicts, weighed, tokens):
+            statement.verdict, statement.reason, statement.weighed, statement.tokens = \
+                verdict.verdict, verdict.reason, weight, token
+
+
+@dataclass(frozen=True)
+class Literals:
+    """Literal details (URL, flag, identifier, number) each statement states that no
+    retrieved context holds (reading/literals.py): `score` fails the statement, `evidence`
+    lists them only."""
+
+    options: LiteralsOptions
+    name: str = "literals"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        if self.options.mode == "off":
+            return
+        texts = [s.text for s in row.statements]
+        for statement, absent in zip(row.statements, missing_each(texts, row.contexts, row.sample.user_input,
+                                                                  row.language)):
+            statement.absent = absent
+            statement.failed = bool(absent) and self.options.mode == "score"
+
+
+@dataclass(frozen=True)
+class Conflicts:
+    """Where one chunk holds a statement's detail and another states a different one or
+    negates it (reading/conflicts.py): evidence and a flag, the score unchanged."""
+
+    options: ConflictsOptions
+    name: str = "conflicts"
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        if self.options.mode == "off" or len(row.contexts) < 2:
+            return
+        row.disagreements = disagreements([s.text for s in row.statements], row.contexts, row.language, row.cut)
+
+
+def grouped(items: list[str], limit: int) -> list[str]:
+    """At most `limit` items: neighbours joined into near-equal runs when there are more."""
+    if len(items) <= limit:
+        return items
+    size = -(-len(items) // limit)
+    return ["\n".join(items[i:i + size]) for i in range(0, len(items), size)]
