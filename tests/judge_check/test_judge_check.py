@@ -419,3 +419,20 @@ def test_edited_prompt_files_are_checked_as_a_run_uses_them(tmp_path):
     manifest = json.loads((tmp_path / "jc" / "runs" / "faithfulness" / "manifest.json").read_text())
     assert manifest["prompts_dir"] == str(prompts)
     assert manifest["prompts"]["faithfulness"]["verdicts"]["note"].startswith("edited since export")
+
+
+def test_cases_a_reader_decides_are_reported_apart_and_kept_out_of_the_judges_roc_auc():
+    """copied_span_changed is failed by the literal check, not the judge (issue 59 item 3)."""
+    from ragmeter.judge_check.cases import Case
+    from ragmeter.judge_check.check import measure
+
+    def case(check, expect, i):
+        return Case(id=f"c{i}", family="grounding", check=check, expect=expect, k=1, source="s", row={"response": "x"})
+
+    cases = [case("verbatim_sentence", "high", 1), case("verbatim_sentence", "high", 2),
+             case("negated_sentence", "low", 3), case("copied_span_changed", "low", 4)]
+    found = measure("faithfulness", "grounding", cases, [0.9, 0.8, 0.1, 0.95], ["", "", "", ""], [{}, {}, {}, {}])
+    assert found.roc_auc == 1.0  # 0.5 with the reader's case in it
+    assert found.reader_cases == 1 and found.cases == 4
+    by_name = {c.check: c for c in found.checks}
+    assert by_name["copied_span_changed"].reader == "literals" and by_name["negated_sentence"].reader is None

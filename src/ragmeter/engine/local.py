@@ -22,6 +22,7 @@ from ragmeter.engine.progress import judge_calls, judge_work, row_progress
 from ragmeter.errors import DataError, JudgeUnavailable, UnparseableReply
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Rows
+from ragmeter.io.results_file import RowSink
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.session import JudgeSession
@@ -74,7 +75,7 @@ def check_columns(dataset: Rows, metrics: list[Metric]) -> None:
 async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None, embedder: Embedder | None,
                       cache: Cache, *, concurrency: int = 1, policy: RetryPolicy | None = None,
                       progress: bool | None = None, prompts: PromptSet | None = None,
-                      faults: FaultLog | None = None, sink: Any = None, expected: float | None = None,
+                      faults: FaultLog | None = None, sink: RowSink | None = None, expected: float | None = None,
                       expected_calls: int | None = None) -> RunResult:
     """Score every row of `dataset` (readers.Dataset, or stream.StreamedDataset read a chunk at
     a time); each finished row goes, in dataset order, to `sink.add(id, record, scores)`

@@ -18,7 +18,7 @@ import os
 import socket
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ from ragmeter.engine.settings import EngineConfig
 from ragmeter.errors import ConfigError, JudgeUnavailable
 from ragmeter.faults import FaultLog
 from ragmeter.io.readers import Dataset, Rows
+from ragmeter.io.results_file import RowSink, Scored
 from ragmeter.judges.base import Judge
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.judges.spec import JudgeSettings
@@ -74,10 +75,18 @@ class ScoreList:
     """A chunk's scores, row by row, sent back to the driver."""
 
     def __init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Mapping[str, Scored]] = []
 
-    def add(self, row_id: str, record: dict[str, Any], scores: dict[str, Any]) -> None:
+    @property
+    def count(self) -> int:
+        return len(self.rows)
+
+    def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
         self.rows.append(scores)
+
+    def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None:
+        """A failed call's row scored again at the end of the chunk."""
+        self.rows[index] = scores
 
 
 class ScoringWorker:
@@ -122,7 +131,7 @@ def import_ray() -> Any:
 
 
 async def run_on_ray(job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig,
-                     sink: Any = None) -> RunResult:
+                     sink: RowSink | None = None) -> RunResult:
     """Score `job` over Ray; the same RunResult a local run returns, the rows to `sink` in
     dataset order (as engine/local.py)."""
     ray = import_ray()
@@ -172,7 +181,7 @@ def _check_reachable(address: str) -> None:
 
 
 async def _score(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, settings: EngineConfig,
-                 sink: Any) -> RunResult:
+                 sink: RowSink | None) -> RunResult:
     dataset, metrics = job.dataset, job.metrics
     workers = settings.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     size = settings.chunk_rows or max(1, min(64, math.ceil(len(dataset) / (workers * 4))))
@@ -206,7 +215,7 @@ def _chunks(dataset: Rows, size: int) -> Iterator[Dataset]:
 
 
 async def _schedule(ray: Any, job: RayJob, cache: Cache, faults: FaultLog, chunks: Iterator[Dataset],
-                    pool: list[Any], spawn: Any, sink: Any) -> RunResult:
+                    pool: list[Any], spawn: Any, sink: RowSink | None) -> RunResult:
     """Chunks to idle workers as they are read; finished chunks to `sink` in dataset order. At
     most HELD_CHUNKS per worker are held (in flight, or done and waiting for an earlier one),
     so the driver's memory does not grow with the dataset. A dead worker's chunk goes to its

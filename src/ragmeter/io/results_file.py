@@ -26,16 +26,34 @@ from ragmeter.text import json_text, redact, secret_values
 if TYPE_CHECKING:
     import pyarrow as pa
 
-class Scored(Protocol):
-    """A metric's score as the results file stores it (metrics.base.Score)."""
 
-    value: float | None
-    reason: str
-    evidence: dict[str, Any]
+class Scored(Protocol):
+    """A metric's score as the results file stores it (metrics.base.Score, frozen)."""
+
+    @property
+    def value(self) -> float | None: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def evidence(self) -> dict[str, object]: ...
 
 
 #: rows converted at a time from the temporary JSONL to CSV or Parquet
 CHUNK_ROWS = 2048
+
+
+class RowSink(Protocol):
+    """Where an engine puts each finished row, in dataset order (RowList, ResultsFile, a Ray
+    worker's ScoreList): a failed call's row is scored again at the end and patched in place."""
+
+    @property
+    def count(self) -> int: ...
+
+    def add(self, row_id: str, record: dict[str, object], scores: Mapping[str, Scored]) -> None: ...
+
+    def patch(self, index: int, record: dict[str, object], scores: Mapping[str, Scored]) -> None: ...
 
 
 def result_row(record: dict[str, object], scores: Mapping[str, Scored], metric_names: list[str]) -> dict[str, object]:

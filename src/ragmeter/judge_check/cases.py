@@ -59,6 +59,11 @@ class Check:
     name: str
     expect: Expect
     description: str
+    #: the hand-written reader (reading/) that decides the case where it is not the judge: a
+    #: detail changed by `literals` is failed by `literals`, a contradicting chunk is flagged by
+    #: `conflicts`, a vote is set aside by `votes`. Those cases check the reader, not the judge:
+    #: they are reported apart and kept out of the judge's ROC-AUC.
+    reader: str | None = None
 
 
 @dataclass

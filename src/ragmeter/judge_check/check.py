@@ -180,13 +180,15 @@ def measure(label: str, family: str, cases: list[Case], scores: list[float | Non
     from ragmeter.stats import bootstrap_ci
 
     checks: list[CheckResult] = []
+    readers = {check.name for check in FAMILIES[family].checks if check.reader}
     for check in FAMILIES[family].checks:
         picked = [(c, s, e) for c, s, e in zip(cases, scores, evidence) if c.check == check.name]
         if picked:
             checks.append(_check_result(check, picked))
-    # the ROC-AUC is of the score: high cases against low ones (a flagged case is neither)
+    # the judge's ROC-AUC is of the score: high cases against low ones (a flagged case is
+    # neither), among the cases the judge decides (a reader's are reported apart)
     scored = [(float(s), int(c.expect == "high")) for c, s in zip(cases, scores)
-              if s is not None and c.expect != "flagged"]
+              if s is not None and c.expect != "flagged" and c.check not in readers]
     labels = [y for _, y in scored]
     auc = ci = None
     if 0 < sum(labels) < len(labels):
@@ -199,7 +201,8 @@ def measure(label: str, family: str, cases: list[Case], scores: list[float | Non
     for result in checks:
         kept.extend([f for f in failures if f.check == result.check][:FAILURES_KEPT])
     return MetricCheck(metric=label, family=family, cases=len(cases), roc_auc=auc, roc_auc_ci95=ci, checks=checks,
-                       failures=kept, assumed_relevant=sum(c.assumed for c in cases))
+                       failures=kept, assumed_relevant=sum(c.assumed for c in cases),
+                       reader_cases=sum(c.check in readers for c in cases))
 
 
 def _check_result(check: Any, picked: list[tuple[Case, float | None, dict[str, Any]]]) -> CheckResult:
@@ -214,7 +217,8 @@ def _check_result(check: Any, picked: list[tuple[Case, float | None, dict[str, A
                        unscored=len(picked) - len(scored), passed=sum(wins),
                        pass_rate=sum(wins) / len(wins) if wins else None, ci95=proportion_ci(sum(wins), len(wins)),
                        median=statistics.median(s for _, s in scored) if scored else None,
-                       by_k={k: sum(v) / len(v) for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0]))})
+                       by_k={k: sum(v) / len(v) for k, v in sorted(by_k.items(), key=lambda kv: int(kv[0]))},
+                       reader=check.reader)
 
 
 def _failure(case: Case, score: float | None, reason: str, evidence: dict[str, Any]) -> Failure:

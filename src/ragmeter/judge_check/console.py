@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.judge_check.results import JudgeCheckResult, MetricCheck
+from ragmeter.judge_check.results import CheckResult, JudgeCheckResult, MetricCheck
 
 #: failing cases shown per metric in the terminal (judge_check.json keeps more)
 SHOWN = 3
@@ -22,7 +22,11 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
             console.print(printable(f"{check.metric}: {check.note}"), highlight=False)
             continue
         console.print(printable(_heading(check)), highlight=False)
-        print_table(console, _table(check, result.sizes))
+        print_table(console, _table([c for c in check.checks if not c.reader], result.sizes))
+        if read := [c for c in check.checks if c.reader]:
+            console.print(f"  checks of ragmeter's own readers (reading/, no judge; outside the ROC-AUC): "
+                          f"{check.reader_cases} cases", highlight=False)
+            print_table(console, _table(read, result.sizes, reader=True))
         for failure in check.failures[:SHOWN]:
             score = "-" if failure.score is None else f"{failure.score:.2f}"
             # where the case is an edit, what changed is what matters (a negation late in a sentence)
@@ -38,26 +42,31 @@ def print_judge_check(result: JudgeCheckResult, console: Any) -> None:
 def _heading(check: MetricCheck) -> str:
     auc = "-" if check.roc_auc is None else f"{check.roc_auc:.3f}"
     ci = "" if check.roc_auc_ci95 is None else f" [{check.roc_auc_ci95[0]:.2f}, {check.roc_auc_ci95[1]:.2f}]"
-    return f"{check.metric}: {check.cases} cases, ROC-AUC high vs low {auc}{ci}"
+    judged = check.cases - check.reader_cases
+    return f"{check.metric}: {judged} cases the judge decides, ROC-AUC high vs low {auc}{ci}"
 
 
-def _table(check: MetricCheck, sizes: list[int]) -> Any:
+def _table(checks: list[CheckResult], sizes: list[int], reader: bool = False) -> Any:
+    """One row per check; a reader's checks name the reader that decides them."""
     from rich import box
     from rich.table import Table
 
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     table.add_column("check", no_wrap=True, min_width=18)
+    if reader:
+        table.add_column("reader", no_wrap=True)
     for name in ("want", "pass", "95% CI", "median", "n"):
         table.add_column(name, justify="left" if name == "want" else "right", no_wrap=True)
-    shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in check.checks)]
+    shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in checks)]
     for k in shown_k:
         table.add_column(f"k{k}", justify="right", no_wrap=True)
-    for c in check.checks:
+    for c in checks:
         rate = "-" if c.pass_rate is None else f"{c.pass_rate:.2f}"
         interval = "-" if c.ci95 is None else f"{c.ci95[0]:.2f}-{c.ci95[1]:.2f}"
         median = "-" if c.median is None else f"{c.median:.2f}"
         by_k = [f"{c.by_k[k]:.2f}" if k in c.by_k else "" for k in shown_k]
-        table.add_row(c.check, c.expect, rate, interval, median, str(c.n), *by_k)
+        table.add_row(c.check, *([c.reader or ""] if reader else []), c.expect, rate, interval, median, str(c.n),
+                      *by_k)
     return table
 
 

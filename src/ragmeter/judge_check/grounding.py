@@ -39,12 +39,14 @@ GROUNDING = (
     Check("short_copied", "high", "a short answer copied from a context, with its question"),
     Check("short_other", "low", "a short answer from another row, with this row's question"),
     Check("copied_span", "high", "a long span copied from a context, code and markup included"),
-    Check("copied_span_changed", "low", "the same span with one URL, number, flag or name changed inside it"),
-    Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times"),
-    *(Check(name, "low", text) for name, text in attacks.INJECTED_DESCRIPTIONS.items()),
+    Check("copied_span_changed", "low", "the same span with one URL, number, flag or name changed inside it",
+          "literals"),
+    Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times",
+          "literals"),
+    *(Check(name, "low", text, "votes") for name, text in attacks.INJECTED_DESCRIPTIONS.items()),
     *(Check(name, "high" if name in attacks.REFORMATTED_HIGH else "low", text)
       for name, text in attacks.REFORMATTED_DESCRIPTIONS.items()),
-    *(Check(name, "flagged", text) for name, text in CONFLICT_DESCRIPTIONS.items()),
+    *(Check(name, "flagged", text, "conflicts") for name, text in CONFLICT_DESCRIPTIONS.items()),
 )
 
 

@@ -20,6 +20,8 @@ class CheckResult(BaseModel):
     median: float | None
     #: pass rate per prompt size k (contexts in the prompt)
     by_k: dict[str, float]
+    #: the reader (reading/) that decides these cases, where it is not the judge
+    reader: str | None = None
 
 
 class Failure(BaseModel):
@@ -40,7 +42,8 @@ class MetricCheck(BaseModel):
     metric: str
     family: str
     cases: int
-    #: ROC-AUC between should-be-high and should-be-low cases (1.0: every high above every low)
+    #: ROC-AUC between should-be-high and should-be-low cases the judge decides (1.0: every
+    #: high above every low); cases a reader decides (CheckResult.reader) are not in it
     roc_auc: float | None
     roc_auc_ci95: tuple[float, float] | None
     checks: list[CheckResult]
@@ -48,6 +51,8 @@ class MetricCheck(BaseModel):
     #: cases resting on the row's own contexts being relevant (the row named no reference)
     assumed_relevant: int = 0
     note: str = ""
+    #: cases decided by a hand-written reader (reading/), outside the ROC-AUC
+    reader_cases: int = 0
 
 
 class JudgeCheckResult(BaseModel):

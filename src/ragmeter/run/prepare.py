@@ -26,6 +26,7 @@ from ragmeter.run.config import RunConfig
 
 if TYPE_CHECKING:
     from ragmeter.embeddings.base import Embedder
+    from ragmeter.labels.files import Labels
 
 
 def chosen_metrics(metrics: list[Any] | None) -> list[Any] | None:
@@ -64,12 +65,12 @@ class Prepared:
     judge: Judge | None
     #: the judge spec, parsed once (None when a Judge object was given): Ray workers build theirs from it
     judge_config: JudgeSettings | None
-    embedder: Any
+    embedder: Embedder | None
     fingerprint: dict[str, Any]
     gates: GateSettings
     baseline: Run | None
     #: human labels on some rows (labels/files.py Labels), checked against the data and metrics
-    labels: Any = None
+    labels: Labels | None = None
 
 
 def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,

@@ -3,7 +3,7 @@ its manifest, where they were written, and its gates."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ class EvaluationResult:
     #: compare(baseline, this run) when the config names a baseline
     comparison: Comparison | None = None
     #: a written run: its folder's Run, opened when first asked for
-    _run: Any = field(default=None, repr=False)
+    _run: Callable[[], Run] | None = field(default=None, repr=False)
 
     def summary(self) -> dict[str, MetricRecord]:
         """Each metric's record: mean, ci95, n, unscored, calls, tokens, seconds."""
