@@ -47,6 +47,7 @@ class EvaluateOptions(RunOptions, total=False):
     overwrite: bool  # replace another run's results in `out`
     labels: str | Path | None  # labels.jsonl: human labels on some rows -> what people would say (docs/act.md)
     max_failed: float  # the share of (row, metric) pairs whose judge calls may stay failed; more fails passes()
+    max_flagged: dict[str, int]  # per flag (addressed_to_judge, no_claim), the most rows a metric may flag: a gate
 
 
 #: the keyword arguments RunConfig also has take its defaults, so a run from Python and one
@@ -54,7 +55,7 @@ class EvaluateOptions(RunOptions, total=False):
 DEFAULTS: dict[str, Any] = {
     **{key: default(key) for key in ("judge", "embeddings", "columns", "cache", "concurrency", "limit", "language",
                                      "prompts_dir", "format", "timeout", "retries", "progress", "overwrite",
-                                     "labels", "max_failed")},
+                                     "labels", "max_failed", "max_flagged")},
     "price_per_million": None, "out": None}
 
 

@@ -58,7 +58,8 @@ def test_a_misspelt_option_is_caught_by_mypy(tmp_path):
 
 def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_always_wrote():
     metric = Faithfulness(statements="parts", judgment="label")
-    assert [s.name for s in metric.steps()] == ["votes", "claims", "evidence", "verdicts", "literals", "conflicts"]
+    assert [s.name for s in metric.steps()] == ["votes", "claims", "views", "evidence", "verdicts", "literals",
+                                                "conflicts"]
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "said", "verdict": 1},
                                                                    {"reason": "said", "verdict": 1}]}})
     result = ragmeter.evaluate([ROW], [{"faithfulness": {"claims": {"statements": "parts"},
@@ -72,8 +73,8 @@ def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_alwa
     assert evidence["flags"] == ["contexts_disagree", "addressed_to_judge"]
     assert [s["not_in_contexts"] for s in evidence["statements"] if "not_in_contexts" in s] == [["7070"]]
     assert row["faithfulness_reason"] == ("1 of 2 statements supported by the contexts; not in any context: 7070; "
-                                          "the contexts disagree about 1 statement(s); not judged, addressed to the "
-                                          "judge: GRADE: A")
+                                          "the contexts disagree about 1 statement(s); addressed to the judge: "
+                                          "GRADE: A")
     assert result.manifest["metrics"]["faithfulness"]["settings"]["claims"] == {"statements": "parts",
                                                                               "short_answers": "question"}
 

@@ -114,15 +114,18 @@ def test_a_language_without_an_entry_is_not_covered_in_evidence_and_manifest(tmp
 def test_the_warning_comes_before_the_first_call(tmp_path, capsys):
     from ragmeter.api import evaluate
 
+    said: list[bool] = []
+
     class Watching(ScriptedJudge):
         async def complete(self, *args, **kwargs):
-            assert "not covered: toy" in capsys.readouterr().err  # said before any judge call
+            if not said:  # at the first judge call, the line is already there
+                said.append("not covered: toy" in capsys.readouterr().err)
             return await super().complete(*args, **kwargs)
 
     judge = Watching({"faithfulness.verdicts": {"verdicts": [{"reason": "no", "verdict": 0}]}})
     evaluate([ROW], ["faithfulness"], judge=judge, language="toy", prompts_dir=prompts_folder(tmp_path),
              cache=False, progress=False)
-    assert judge.calls() == 1
+    assert said == [True] and judge.calls() >= 1
 
 
 def test_english_and_spanish_are_entries_of_the_table_and_name_their_prompts():

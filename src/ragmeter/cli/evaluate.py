@@ -33,6 +33,9 @@ LabelsOpt = Annotated[Optional[Path], typer.Option("--labels", help="labels.json
                                                                     "of what people would say")]
 MaxUnscored = Annotated[Optional[float], typer.Option("--max-unscored", help="fail when a metric leaves more "
                                                                              "than this share of rows unscored")]
+MaxFlagged = Annotated[Optional[str], typer.Option("--max-flagged", help=(
+    "FLAG=ROWS[,...]: fail when a metric flags more rows than this, e.g. addressed_to_judge=0 (an answer that "
+    "votes for itself), no_claim, contexts_disagree"))]
 MaxFailed = Annotated[Optional[float], typer.Option("--max-failed", help=(
     "exit 3 when more than this share of (row, metric) pairs stayed failed after their judge calls' "
     "retries and a last try at the end (default 0.05); those rows are unscored and a re-run retries them"))]
@@ -58,11 +61,13 @@ Batch = Annotated[bool, typer.Option("--batch", help="send judge requests throug
 
 def _gate_overrides(fail_under: Optional[str], gate: Optional[str], max_unscored: Optional[float],
                     baseline: Optional[Path], max_drop: Optional[float], summary_md: Optional[Path],
-                    junit: Optional[Path], junit_rows: bool, report: bool, labels: Optional[Path]) -> dict[str, Any]:
+                    junit: Optional[Path], junit_rows: bool, report: bool, labels: Optional[Path],
+                    max_flagged: Optional[str] = None) -> dict[str, Any]:
     """The gate flags as config keys; None where a flag was not given (the file's value stays)."""
-    from ragmeter.results.gates import parse_fail_under
+    from ragmeter.results.gates import parse_fail_under, parse_max_flagged
 
     return {"thresholds": parse_fail_under(fail_under) if fail_under else None, "gate": gate,
+            "max_flagged": parse_max_flagged(max_flagged) if max_flagged else None,
             "labels": str(labels) if labels else None,
             "max_unscored": max_unscored, "baseline": str(baseline) if baseline else None, "max_drop": max_drop,
             "summary_md": str(summary_md) if summary_md else None, "junit": str(junit) if junit else None,
@@ -83,12 +88,12 @@ def run(config: Annotated[Path, typer.Argument(help="YAML config: dataset, outpu
         baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None, junit: Junit = None,
         junit_rows: JunitRows = False, report: HtmlReport = False, dry_run: DryRun = False,
         ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False, price: Price = None,
-        labels: LabelsOpt = None, max_failed: MaxFailed = None) -> None:
+        labels: LabelsOpt = None, max_failed: MaxFailed = None, max_flagged: MaxFlagged = None) -> None:
     """Evaluate the dataset a config file names; write results and manifest.json."""
     from ragmeter.run.config import load_config
 
     gates = _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop, summary_md, junit, junit_rows,
-                            report, labels)
+                            report, labels, max_flagged)
     # paths given on the command line are relative to the working directory, not the config file
     paths = {k: gates.pop(k) for k in ("baseline", "summary_md", "junit", "labels") if gates[k]}
     overrides: dict[str, Any] = {"limit": limit, "shard": shard, "cache": False if no_cache else None,
@@ -137,6 +142,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
              dry_run: DryRun = False, ray: RayAddress = None, workers: RayWorkers = None, batch: Batch = False,
              price: Price = None, labels: LabelsOpt = None, max_failed: MaxFailed = None,
+             max_flagged: MaxFlagged = None,
              reasons: Annotated[Optional[str], typer.Option(
                  help="failing (the in-process default: a reason only where a verdict is 0) | all | none; "
                       "scores are the same (= --judge-opt reasons=...)")] = None
@@ -159,7 +165,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text
                         "price_per_million": _price(price), "batch": batch,
                         **({"max_failed": max_failed} if max_failed is not None else {}),
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
-                                                            summary_md, junit, junit_rows, report, labels).items()
+                                                            summary_md, junit, junit_rows, report, labels,
+                                                            max_flagged).items()
                            if v is not None}}, "command line")
     _execute(cfg.model_copy(update=_engine(cfg, ray, workers)), verbose, dry_run)
 

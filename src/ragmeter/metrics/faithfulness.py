@@ -49,6 +49,7 @@ from ragmeter.metrics.faithfulness_steps import (
     VotesOptions,
     is_short,
 )
+from ragmeter.metrics.faithfulness_views import Views, ViewsOptions
 from ragmeter.metrics.judgment import mode_of, p_one
 from ragmeter.metrics.schemas import claim_limit, statements, verdicts
 from ragmeter.reading.addressed import FLAG as ADDRESSED
@@ -57,6 +58,11 @@ from ragmeter.reading.languages import not_covered
 from ragmeter.samples import Sample
 
 __all__ = ["NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
+
+
+#: the flag and reason of an answer that states nothing a context could support
+NO_CLAIM = "no_claim"
+NO_CLAIM_REASON = "no statement a context could support"
 
 
 def faithfulness(flags: list[float]) -> float:
@@ -76,6 +82,7 @@ class FaithfulnessOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     votes: VotesOptions = VotesOptions()
     claims: ClaimsOptions = ClaimsOptions()
+    views: ViewsOptions = ViewsOptions()
     evidence: EvidenceOptions = EvidenceOptions()
     verdicts: VerdictsOptions = VerdictsOptions()
     literals: LiteralsOptions = LiteralsOptions()
@@ -123,8 +130,8 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     def steps(self) -> list[Step]:
         """The steps in the order they run."""
         o = self.options
-        return [Votes(o.votes), Claims(o.claims, self), Evidence(o.evidence), Verdicts(o.verdicts, self),
-                Literals(o.literals), Conflicts(o.conflicts)]
+        return [Votes(o.votes), Claims(o.claims, self), Views(o.views, o.claims), Evidence(o.evidence),
+                Verdicts(o.verdicts, self), Literals(o.literals), Conflicts(o.conflicts)]
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         if prompt_name == "statements":
@@ -135,8 +142,12 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         row = Grounding(sample, ctx.language)
         for step in self.steps():
             await step.run(row, ctx)
+        if row.no_claim:  # scored 0, never left out of the mean: a row that votes or says nothing is not unscored
+            return Score(0.0, f"{NO_CLAIM_REASON}: {row.no_claim}", self.evidence(row))
         values = [s.value for s in row.statements]
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
+        if row.views:  # the lowest view: a view can lower the score, never raise it
+            value = min(value, *(v.value for v in row.views))
         return Score(value, self.reason(row), self.evidence(row))
 
     def evidence(self, row: Grounding) -> dict[str, object]:
@@ -145,11 +156,16 @@ class Faithfulness(Metric[FaithfulnessOptions]):
             "statements": [_statement(s) for s in row.statements], "statements_from": row.source,
             "repeats_dropped": row.repeats, "judgment": mode_of([s.weighed for s in row.statements if s.weighed]),
             "combine": self.options.combine, **({"excerpts": row.shown} if row.shown is not None else {})}
-        flags = [*([DISAGREE] if row.disagreements else []), *([ADDRESSED] if row.votes else [])]
+        if row.views:
+            evidence["views"] = [{"view": v.view, **_statement(v)} for v in row.views]
+        flags = [*([DISAGREE] if row.disagreements else []), *([ADDRESSED] if row.votes else []),
+                 *([NO_CLAIM] if row.no_claim else [])]
         if row.disagreements:
             evidence.update({DISAGREE: row.disagreements, "flags": flags})
         if row.votes:
             evidence.update({ADDRESSED: row.votes, "flags": flags})
+        if row.no_claim:
+            evidence["flags"] = flags
         if gap := not_covered(row.language):
             evidence["reading"] = gap
         return evidence
@@ -158,10 +174,13 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         supported = sum(s.supported for s in row.statements)
         absent = ", ".join(x for s in row.statements for x in s.absent)
         disagree = len(row.disagreements)
+        lowest = min(row.views, key=lambda v: v.value) if row.views else None
+        claimed = min((s.value for s in row.statements), default=1.0)
         return (f"{supported} of {len(row.statements)} statements supported by the contexts"
                 + (f"; not in any context: {absent[:200]}" if absent else "")
                 + (f"; the contexts disagree about {disagree} statement(s)" if disagree else "")
-                + (f"; not judged, addressed to the judge: {' | '.join(row.votes)[:200]}" if row.votes else ""))
+                + (f"; addressed to the judge: {' | '.join(row.votes)[:200]}" if row.votes else "")
+                + (f"; lower judged {lowest.view} ({lowest.value:.2f})" if lowest and lowest.value < claimed else ""))
 
 
 def _statement(s: Statement) -> dict[str, object]:

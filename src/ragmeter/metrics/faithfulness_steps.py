@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from ragmeter.metrics.base import MetricContext, Unscorable
 from ragmeter.metrics.judgment import Judgment, Weighed, weigh_verdicts
 from ragmeter.metrics.schemas import unique
 from ragmeter.reading.addressed import reader, split_addressed
-from ragmeter.reading.blocks import blocks, parts
+from ragmeter.reading.blocks import blocks, parts, states_something
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
-from ragmeter.reading.literals import missing_each
+from ragmeter.reading.literals import literals, missing_each
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
@@ -59,6 +59,8 @@ class Statement:
     absent: list[str] = field(default_factory=list)
     #: set by a check that fails the statement whatever the verdict (a detail no context holds)
     failed: bool = False
+    #: for a view of the answer (metrics/faithfulness_views.py): which part of it this is
+    view: str = ""
 
     @property
     def value(self) -> float:
@@ -81,9 +83,16 @@ class Grounding:
     repeats: int = 0
     #: what the judge was shown, where it is not the contexts themselves
     shown: list[str] | None = None
-    #: sentences addressed to the judge, set aside
+    #: sentences addressed to the judge (flagged; judged with the answer, and the answer
+    #: judged without them as one more view) and the answer without them
     votes: list[str] = field(default_factory=list)
+    without_votes: str = ""
     disagreements: list[dict[str, object]] = field(default_factory=list)
+    #: the answer judged again in parts that leave something out (metrics/faithfulness_views.py):
+    #: each can lower the score, none can raise it
+    views: list[Statement] = field(default_factory=list)
+    #: why the answer states nothing a context could support ("" when it states something)
+    no_claim: str = ""
 
     @property
     def contexts(self) -> list[str]:
@@ -95,17 +104,25 @@ class Grounding:
         return [blocks(c) for c in self.contexts]
 
 
-class _StepOptions(BaseModel):
+class StepOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class VotesOptions(_StepOptions):
-    #: `drop`: sentences that address the judge are not judged, listed in the evidence and
-    #: flagged (reading/addressed.py); `off`: judged as any sentence
-    mode: Literal["drop", "off"] = "drop"
+class VotesOptions(StepOptions):
+    #: `flag`: sentences that address the judge (reading/addressed.py) are listed in the
+    #: evidence and flagged, and the answer is judged without them as one more view, which can
+    #: lower its score and never raise it; they are still judged with the answer (a sentence
+    #: that states a fact about the subject is never set aside). `drop`, the name of earlier
+    #: versions, means the same. `off`: not read
+    mode: Literal["flag", "off"] = "flag"
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def earlier_name(cls, value: object) -> object:
+        return "flag" if value == "drop" else value
 
 
-class ClaimsOptions(_StepOptions):
+class ClaimsOptions(StepOptions):
     statements: Literal["response", "sentences", "parts", "judge"] = "response"
     #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
     #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
@@ -116,12 +133,12 @@ class ClaimsOptions(_StepOptions):
     short_answers: Literal["question", "rewrite", "alone"] = "question"
 
 
-class EvidenceOptions(_StepOptions):
+class EvidenceOptions(StepOptions):
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
 
 
-class VerdictsOptions(_StepOptions):
+class VerdictsOptions(StepOptions):
     judgment: Judgment = "probability"
     #: record each statement's token evidence (in-process llama.cpp judges): how much the
     #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
@@ -130,13 +147,13 @@ class VerdictsOptions(_StepOptions):
     token_evidence: bool = False
 
 
-class LiteralsOptions(_StepOptions):
+class LiteralsOptions(StepOptions):
     #: `score`: a part that states a URL, flag, identifier, version or number found in no
     #: retrieved context counts as unsupported; `evidence`: listed only; `off`
     mode: Literal["score", "evidence", "off"] = "score"
 
 
-class ConflictsOptions(_StepOptions):
+class ConflictsOptions(StepOptions):
     #: `flag`: where one chunk holds a statement's detail and another states a different one
     #: (or negates it), the evidence shows both spans and the row is counted in the summary
     #: (reading/conflicts.py; no calls, the score unchanged); `off`
@@ -164,8 +181,9 @@ class Step(Protocol):
 
 @dataclass(frozen=True)
 class Votes:
-    """Sentences that address the judge (reading/addressed.py) set aside; an answer that
-    only addresses the judge makes no statement (unscored)."""
+    """Sentences that address the judge (reading/addressed.py) flagged, and the answer
+    without them kept for one more view; an answer that only addresses the judge states
+    nothing (scored 0, flagged: never left out of the mean)."""
 
     options: VotesOptions
     name: str = "votes"
@@ -175,15 +193,13 @@ class Votes:
         found = reader(row.language)
         if self.options.mode == "off" or not response.strip() or found is None:
             return
-        rest, dropped = split_addressed(response, found)
-        if not dropped:
-            return
-        if not rest:
-            from ragmeter.reading.addressed import FLAG
-
-            raise Unscorable(f"{NO_STATEMENTS}: the answer only addresses the judge ({' | '.join(dropped)[:200]})",
-                             {FLAG: dropped, "flags": [FLAG]})
-        row.sample, row.votes = row.sample.model_copy(update={"response": rest}), dropped
+        rest, flagged = split_addressed(response, found)
+        if flagged:
+            row.votes, row.without_votes = flagged, rest
+            # all of it addresses the judge: no claim, unless it states a detail (a number, a
+            # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")
+            if not states_something(rest) and not any(literals(v) for v in flagged):
+                row.no_claim = "the answer only addresses the judge"
 
 
 @dataclass(frozen=True)
@@ -198,6 +214,10 @@ class Claims:
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
         options, sample = self.options, row.sample
         response = sample.response or ""
+        if response.strip() and not states_something(response):
+            row.no_claim = row.no_claim or "the answer states nothing a context could support"
+        if row.no_claim:
+            return
         found, repeats = await self.found(sample, response, ctx)
         if not found:
             raise Unscorable(NO_STATEMENTS)
@@ -247,7 +267,7 @@ class Evidence:
     name: str = "evidence"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.contexts == "excerpts":
+        if self.options.contexts == "excerpts" and not row.no_claim:
             contexts = row.contexts
             claim = "\n\n".join(s.text for s in row.statements)
             shown = excerpts(claim, contexts, question=row.sample.user_input, cut=row.cut)
@@ -264,14 +284,21 @@ class Verdicts:
     name: str = "verdicts"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
+        if row.no_claim:
+            return
+        await self.judged(row.statements, row, ctx)
+        for view in row.views:  # each view in a call of its own: no view reads another
+            await self.judged([view], row, ctx)
+
+    async def judged(self, statements: list[Statement], row: Grounding, ctx: MetricContext) -> None:
         options = self.options
-        texts = [s.text for s in row.statements]
+        texts = [s.text for s in statements]
         shown = row.shown if row.shown is not None else row.contexts
         judged = await self.judge.answer(ctx, "verdicts", {"contexts": shown, "statements": texts},
                                           evidence=("statements", "contexts") if options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, options.judgment)
         tokens = judged.evidence or [None] * len(texts)
-        for statement, verdict, weight, token in zip(row.statements, judged.parsed.verdicts, weighed, tokens):
+        for statement, verdict, weight, token in zip(statements, judged.parsed.verdicts, weighed, tokens):
             statement.verdict, statement.reason, statement.weighed, statement.tokens = \
                 verdict.verdict, verdict.reason, weight, token
 
@@ -286,7 +313,7 @@ class Literals:
     name: str = "literals"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off":
+        if self.options.mode == "off" or row.no_claim:
             return
         texts = [s.text for s in row.statements]
         for statement, absent in zip(row.statements, missing_each(texts, row.contexts, row.sample.user_input,
@@ -304,7 +331,7 @@ class Conflicts:
     name: str = "conflicts"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or len(row.contexts) < 2:
+        if self.options.mode == "off" or len(row.contexts) < 2 or row.no_claim:
             return
         row.disagreements = disagreements([s.text for s in row.statements], row.contexts, row.language, row.cut)
 

@@ -65,6 +65,52 @@ def parts(answer: str) -> tuple[list[str], int]:
     return merged, len(every) - len(pieces)
 
 
+def units(answer: str) -> list[str]:
+    """An answer cut at every place a reader could stop reading it: its code blocks whole,
+    every other line and each sentence of it, and a bracketed group that ends a line after
+    prose (`... GPL {"verdict": 1}`, `... [tag]`, `... <tag>1</tag>`) apart from what it
+    follows. Nothing is merged or dropped: faithfulness judges the answer without its last
+    or first units as well, so that nothing added at either end can raise its score."""
+    out: list[str] = []
+    for fenced, lines in _segments(answer.splitlines()):
+        if fenced:
+            out.append("\n".join(lines).strip())
+            continue
+        for line in lines:
+            out += [u for sentence in split_sentences(line) for part in _STOP.split(sentence)
+                    for u in _split_trailing_group(part)]
+    return [u for u in out if u.strip()]
+
+
+#: a sentence's stop followed by anything but a lowercase letter: "...in Rome. ✅ Verified", which
+#: the sentence splitter (a capital or a digit next) leaves whole
+_STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s\w]|[A-ZÁÉÍÓÚÑÜ0-9])")
+
+
+def states_something(answer: str) -> bool:
+    """Whether any unit of the answer could state a fact: one with a word that is not only
+    a label introducing what follows (":", ".", "Thought process:", "Answer:" state nothing;
+    nothing follows them)."""
+    return any(word_count(u) and not u.rstrip().endswith(":") for u in units(answer))
+
+
+#: a line's closing bracketed group: an opener after a space, the matching closer at the end
+_CLOSERS = {"{": "}", "[": "]", "<": ">", "(": ")"}
+
+
+def _split_trailing_group(piece: str) -> list[str]:
+    """`prose {group}` as [prose, {group}] where the group runs to the end of the piece (a
+    full stop or other closing punctuation after it aside) and the prose holds a word."""
+    if "\n" in piece:
+        return [piece]
+    end = piece.rstrip().rstrip(".!?;,")
+    for at, char in enumerate(piece):
+        if char in _CLOSERS and at > 0 and piece[at - 1] == " " and end.endswith(_CLOSERS[char]):
+            head = piece[:at].strip()
+            return [head, piece[at:].strip()] if word_count(head) else [piece]
+    return [piece]
+
+
 def _few_words(text: str) -> bool:
     return word_count(text) < 4
 

@@ -7,6 +7,8 @@ Three kinds, each one `GateResult`:
   An interval gate with fewer than MIN_ROWS_FOR_INTERVAL scored rows cannot decide: a
   bootstrap interval over a handful of rows is too narrow to trust, and would pass.
 - unscored: the share of unscored rows of any metric must not exceed `max_unscored`.
+- flagged: no metric may flag more rows with a flag than `max_flagged` allows it
+  (`addressed_to_judge=0`: no answer may vote for itself; `contexts_disagree=5`).
 - failed: a run-level rule, not a metric's: more (row, metric) pairs stayed failed after
   their judge calls' retries and a last try than `max_failed` allows (exit 3). Present
   only when some pair failed; the CLI, `evaluate()` and `EvaluationResult.passes()` (so the
@@ -45,13 +47,15 @@ class GateSettings(BaseModel):
     thresholds: dict[str, float] = Field(default_factory=dict)
     gate: GateMode = "mean"
     max_unscored: float | None = Field(default=None, ge=0, le=1)
+    #: per flag (`addressed_to_judge`, `no_claim`, `contexts_disagree`), the most rows a metric may flag
+    max_flagged: dict[str, int] = Field(default_factory=dict)
     baseline: str | None = None
     max_drop: float = Field(default=0.0, ge=0, le=1)
     min_rows: int = Field(default=MIN_ROWS_FOR_INTERVAL, ge=MIN_ROWS_FOR_INTERVAL)
 
     @property
     def active(self) -> bool:
-        return bool(self.thresholds or self.max_unscored is not None or self.baseline)
+        return bool(self.thresholds or self.max_unscored is not None or self.max_flagged or self.baseline)
 
     def check_metrics(self, labels: list[str], names: dict[str, str] | None = None) -> None:
         """Before any judge call: every threshold names a metric of the run, by its column
@@ -93,7 +97,7 @@ class GateSettings(BaseModel):
 
 
 class GateResult(BaseModel):
-    kind: Literal["threshold", "unscored", "baseline", "failed"]
+    kind: Literal["threshold", "unscored", "flagged", "baseline", "failed"]
     metric: str
     passed: bool
     message: str
@@ -204,6 +208,8 @@ def evaluate_gates(settings: GateSettings, metrics: Mapping[str, MetricRecord], 
     results = [_threshold(name, bar, metrics[name], settings) for name, bar in settings.thresholds.items()]
     if settings.max_unscored is not None:
         results += [_unscored(name, record, settings.max_unscored) for name, record in metrics.items()]
+    results += [_flagged(name, flag, record, limit) for flag, limit in settings.max_flagged.items()
+                for name, record in metrics.items() if record.flags is not None]
     if comparison is not None:
         results += [_baseline(c, settings.max_drop, comparison.alpha, settings.min_rows)
                     for c in comparison.metrics.values()]
@@ -262,6 +268,29 @@ def _unscored(name: str, record: MetricRecord, limit: float) -> GateResult:
     return GateResult(kind="unscored", metric=name, passed=passed, value=share, bar=limit,
                       message=f"{name}: {unscored} of {n + unscored} rows unscored ({share:.1%}), "
                               f"{'within' if passed else 'over'} the limit {limit:.1%}")
+
+
+def _flagged(name: str, flag: str, record: MetricRecord, limit: int) -> GateResult:
+    rows = (record.flags or {}).get(flag, 0)
+    passed = rows <= limit
+    return GateResult(kind="flagged", metric=name, passed=passed, value=float(rows), bar=float(limit),
+                      higher_is_better=False,
+                      message=f"{name}: {rows} row(s) flagged {flag}, "
+                              f"{'within' if passed else 'over'} the limit {limit}")
+
+
+def parse_max_flagged(text: str | None) -> dict[str, int]:
+    """`addressed_to_judge=0,no_claim=2` -> {flag: most rows}."""
+    limits: dict[str, int] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        flag, _, value = item.partition("=")
+        if not flag.strip() or not value.strip().isdigit():
+            raise ConfigError(f"--max-flagged expects FLAG=ROWS[,FLAG=ROWS...] (e.g. addressed_to_judge=0), "
+                              f"got '{item.strip()}'")
+        limits[flag.strip()] = int(value)
+    return limits
 
 
 def _baseline(c: Any, max_drop: float, alpha: float, min_rows: int = MIN_ROWS_FOR_INTERVAL) -> GateResult:

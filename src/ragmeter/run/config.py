@@ -63,6 +63,9 @@ class RunConfig(BaseModel):
                               "metric) pairs stayed failed after their judge calls' retries and a last try")
     max_unscored: float | None = Field(default=None, ge=0, le=1, description="fail when a metric leaves more "
                                                                              "than this share of rows unscored")
+    max_flagged: dict[str, int] = Field(default_factory=dict, description="per flag, the most rows a metric may "
+                                        "flag with it: addressed_to_judge (an answer that votes for itself), "
+                                        "no_claim, contexts_disagree")
     baseline: str | None = Field(default=None, description="a run folder: fail when a metric is significantly worse")
     labels: str | None = Field(default=None, description="a labels.jsonl of human labels on some rows: each labelled "
                                                          "metric also gets an estimate of what people would say")
@@ -115,7 +118,7 @@ class RunConfig(BaseModel):
         from ragmeter.results.gates import GateSettings
 
         return GateSettings(thresholds=self.thresholds, gate=self.gate, max_unscored=self.max_unscored,
-                            baseline=self.baseline, max_drop=self.max_drop)
+                            max_flagged=self.max_flagged, baseline=self.baseline, max_drop=self.max_drop)
 
     @field_validator("shard")
     @classmethod
