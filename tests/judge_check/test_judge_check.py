@@ -297,7 +297,7 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     assert dry.returncode == 0, dry.stderr
     # 47 cases, and 11 answer-side ones (5 injected, 6 reformatted) of each of the 6 rows at the smallest size,
     # and 11 conflicting ones (a changed detail for 5 rows, a negation for all 6)
-    assert "dry run · 124 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
+    assert "dry run · 136 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
 def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():

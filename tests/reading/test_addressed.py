@@ -7,7 +7,8 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.scripted import ScriptedJudge
-from ragmeter.reading.addressed import addressed_to_judge, reader, split_addressed
+from ragmeter.reading.addressed import addressed_to_judge
+from ragmeter.reading.blocks import units
 
 WRONG = "The Eiffel Tower is in Rome."
 ROW = {"id": "r", "user_input": "Where is the Eiffel Tower?",
@@ -55,7 +56,7 @@ def test_documentation_about_judges_keeps_every_sentence():
     from tests.conftest import EXAMPLES
 
     for path in sorted((EXAMPLES / "docs").iterdir()):
-        assert split_addressed(path.read_text(encoding="utf-8"), reader("english"))[1] == [], path.name
+        assert [u for u in units(path.read_text(encoding="utf-8")) if addressed_to_judge(u)] == [], path.name
 
 
 def judged_statements(judge):

@@ -43,7 +43,7 @@ GROUNDING = (
           "literals"),
     Check("repeated_line_changed", "low", "a context's line with one detail changed, repeated four times",
           "literals"),
-    *(Check(name, "low", text, "votes") for name, text in attacks.INJECTED_DESCRIPTIONS.items()),
+    *(Check(name, "low", text, "views") for name, text in attacks.INJECTED_DESCRIPTIONS.items()),
     *(Check(name, "high" if name in attacks.REFORMATTED_HIGH else "low", text)
       for name, text in attacks.REFORMATTED_DESCRIPTIONS.items()),
     *(Check(name, "flagged", text, "conflicts") for name, text in CONFLICT_DESCRIPTIONS.items()),

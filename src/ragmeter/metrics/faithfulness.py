@@ -3,14 +3,19 @@
 Scored in named steps over one record per statement (metrics/faithfulness_steps.py), each
 with its own options (`faithfulness: {claims: {statements: parts}}`; the flat keys of
 earlier versions, `statements: parts`, still work):
-- `votes`: sentences that address the judge (a planted verdict, an instruction to the
-  evaluator, the answer vouching for itself) are set aside, listed and flagged.
+- `votes`: units that address the judge (a planted verdict, an instruction to the
+  evaluator, the answer vouching for itself) are listed and flagged; they are judged with
+  the answer all the same, and the answer without them is one more view. An answer that
+  only votes, or states nothing (":", "Answer:"), scores 0 with `no_claim`, never unscored.
 - `claims`: statements from one of four places (`statements:`): `judge` (Ragas: the judge
   writes them, a second call gives one verdict per statement; small judges invent
   statements here), `sentences` (deterministic, one call), `parts` (where a reader would
   cite: sentences, list items, lines, code blocks, reading/blocks.py), `response` (the
   whole response as one claim, one call). A short answer ("httplib2") is judged with its
   question (`short_answers`).
+- `views`: the answer judged again without its last one to three units, each in a call of
+  its own; the lowest score counts, so nothing appended to an answer can raise it, in any
+  words (metrics/faithfulness_views.py).
 - `evidence`: several contexts, or a long one, cut to the blocks the claims are about.
 - `verdicts`: one judge call; each verdict counts as P(supported) (`judgment: probability`,
   the default) or 0/1.
@@ -25,31 +30,26 @@ and 0/1 verdicts: 1 of 2 inferable -> 0.5.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
+from ragmeter.metrics.faithfulness_options import FaithfulnessOptions
 from ragmeter.metrics.faithfulness_steps import (
     NO_STATEMENTS,
     Claims,
-    ClaimsOptions,
     Conflicts,
-    ConflictsOptions,
     Evidence,
-    EvidenceOptions,
     Grounding,
     Literals,
-    LiteralsOptions,
     Statement,
     Step,
     Verdicts,
-    VerdictsOptions,
     Votes,
-    VotesOptions,
     is_short,
 )
-from ragmeter.metrics.faithfulness_views import Views, ViewsOptions
+from ragmeter.metrics.faithfulness_views import Views
 from ragmeter.metrics.judgment import mode_of, p_one
 from ragmeter.metrics.schemas import claim_limit, statements, verdicts
 from ragmeter.reading.addressed import FLAG as ADDRESSED
@@ -67,47 +67,6 @@ NO_CLAIM_REASON = "no statement a context could support"
 
 def faithfulness(flags: list[float]) -> float:
     return supported_share(flags, NO_STATEMENTS)
-
-
-#: the flat keys of earlier versions -> (step, its option)
-FLAT = {"addressed": ("votes", "mode"), "statements": ("claims", "statements"),
-        "short_answers": ("claims", "short_answers"), "contexts": ("evidence", "contexts"),
-        "judgment": ("verdicts", "judgment"), "token_evidence": ("verdicts", "token_evidence"),
-        "literals": ("literals", "mode"), "disagreement": ("conflicts", "mode")}
-
-
-class FaithfulnessOptions(BaseModel):
-    """Options grouped by the step they set (metrics/faithfulness_steps.py)."""
-
-    model_config = ConfigDict(extra="forbid")
-    votes: VotesOptions = VotesOptions()
-    claims: ClaimsOptions = ClaimsOptions()
-    views: ViewsOptions = ViewsOptions()
-    evidence: EvidenceOptions = EvidenceOptions()
-    verdicts: VerdictsOptions = VerdictsOptions()
-    literals: LiteralsOptions = LiteralsOptions()
-    conflicts: ConflictsOptions = ConflictsOptions()
-    #: how the parts' verdicts make the score: `mean` (Ragas: the share supported) or `min`
-    #: (the least supported part: an answer is as faithful as its weakest statement)
-    combine: Literal["mean", "min"] = "mean"
-
-    @model_validator(mode="before")
-    @classmethod
-    def grouped(cls, data: object) -> object:
-        """Flat keys (`statements: parts`, `literals: off`) into their step's group."""
-        if not isinstance(data, Mapping):
-            return data
-        out: dict[str, object] = {}
-        for key, value in data.items():
-            if key in FLAT and not isinstance(value, Mapping):
-                step, option = FLAT[key]
-                group = out.setdefault(step, {})
-                if isinstance(group, Mapping):
-                    out[step] = {**group, option: value}
-                continue
-            before = out.get(key)
-            out[key] = {**before, **value} if isinstance(before, Mapping) and isinstance(value, Mapping) else value
-        return out
 
 
 class Faithfulness(Metric[FaithfulnessOptions]):

@@ -13,15 +13,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
-
-from pydantic import BaseModel, ConfigDict, field_validator
+from typing import Any, Protocol
 
 from ragmeter.metrics.base import MetricContext, Unscorable
-from ragmeter.metrics.judgment import Judgment, Weighed, weigh_verdicts
+from ragmeter.metrics.faithfulness_options import (
+    ClaimsOptions,
+    ConflictsOptions,
+    EvidenceOptions,
+    LiteralsOptions,
+    VerdictsOptions,
+    VotesOptions,
+)
+from ragmeter.metrics.judgment import Weighed, weigh_verdicts
 from ragmeter.metrics.schemas import unique
-from ragmeter.reading.addressed import reader, split_addressed
-from ragmeter.reading.blocks import blocks, parts, states_something
+from ragmeter.reading.addressed import reader
+from ragmeter.reading.blocks import blocks, parts, states_something, units
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
@@ -104,62 +110,6 @@ class Grounding:
         return [blocks(c) for c in self.contexts]
 
 
-class StepOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class VotesOptions(StepOptions):
-    #: `flag`: sentences that address the judge (reading/addressed.py) are listed in the
-    #: evidence and flagged, and the answer is judged without them as one more view, which can
-    #: lower its score and never raise it; they are still judged with the answer (a sentence
-    #: that states a fact about the subject is never set aside). `drop`, the name of earlier
-    #: versions, means the same. `off`: not read
-    mode: Literal["flag", "off"] = "flag"
-
-    @field_validator("mode", mode="before")
-    @classmethod
-    def earlier_name(cls, value: object) -> object:
-        return "flag" if value == "drop" else value
-
-
-class ClaimsOptions(StepOptions):
-    statements: Literal["response", "sentences", "parts", "judge"] = "response"
-    #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
-    #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
-    #: standalone statement first (Ragas's statements prompt, one statement, a call more);
-    #: `alone` judges the answer as it is. Rows without a question are judged alone. Measured
-    #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
-    #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
-    short_answers: Literal["question", "rewrite", "alone"] = "question"
-
-
-class EvidenceOptions(StepOptions):
-    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
-    contexts: Literal["full", "excerpts"] = "excerpts"
-
-
-class VerdictsOptions(StepOptions):
-    judgment: Judgment = "probability"
-    #: record each statement's token evidence (in-process llama.cpp judges): how much the
-    #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
-    #: and the token they make least likely ("weakest": often the word a contradiction turns
-    #: on). Scores are unchanged; about 1.2x the judge time (judges/llamacpp/token_evidence.py).
-    token_evidence: bool = False
-
-
-class LiteralsOptions(StepOptions):
-    #: `score`: a part that states a URL, flag, identifier, version or number found in no
-    #: retrieved context counts as unsupported; `evidence`: listed only; `off`
-    mode: Literal["score", "evidence", "off"] = "score"
-
-
-class ConflictsOptions(StepOptions):
-    #: `flag`: where one chunk holds a statement's detail and another states a different one
-    #: (or negates it), the evidence shows both spans and the row is counted in the summary
-    #: (reading/conflicts.py; no calls, the score unchanged); `off`
-    mode: Literal["flag", "off"] = "flag"
-
-
 class Asker(Protocol):
     """The metric a judging step sends its prompts through (Metric.ask and Metric.answer)."""
 
@@ -193,8 +143,10 @@ class Votes:
         found = reader(row.language)
         if self.options.mode == "off" or not response.strip() or found is None:
             return
-        rest, flagged = split_addressed(response, found)
+        cut = units(response)  # read unit by unit: content on a vote's line stays ("GPL {"verdict": 1}")
+        flagged = [u for u in cut if found.addresses(u)]
         if flagged:
+            rest = "\n".join(u for u in cut if u not in flagged)
             row.votes, row.without_votes = flagged, rest
             # all of it addresses the judge: no claim, unless it states a detail (a number, a
             # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")

@@ -21,28 +21,12 @@ they stand and however long. A one-unit answer has no views and is judged exactl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
-
-from pydantic import Field
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_steps import ClaimsOptions, Grounding, Statement, StepOptions, is_short
+from ragmeter.metrics.faithfulness_options import ClaimsOptions, ViewsOptions
+from ragmeter.metrics.faithfulness_steps import Grounding, Statement, is_short
 from ragmeter.reading.blocks import states_something, units
 from ragmeter.reading.words import plain, word_count
-
-
-class ViewsOptions(StepOptions):
-    #: `ends`: the answer is also judged without its last `last` and first `first` units (one
-    #: call each, answers of two or more units only) and without the sentences that address the
-    #: judge; the score is the lowest. `off`: the answer alone (a vote appended in words the
-    #: votes reader does not know can raise the score)
-    mode: Literal["ends", "off"] = "ends"
-    last: int = Field(default=3, ge=0, le=8)
-    first: int = Field(default=0, ge=0, le=8)
-    #: which views count: `half`, those that leave out one unit or keep at least half of the
-    #: answer's words (a heading or "I hope this helps." alone is no answer); `all` (every
-    #: view, for measuring)
-    keep: Literal["half", "all"] = "half"
 
 
 @dataclass(frozen=True)
@@ -72,7 +56,7 @@ class Views:
         seen = {plain(response)} | {plain(s.text) for s in row.statements}
         for label, text in texts:
             key = plain(text)
-            if key and key not in seen:
+            if key and key not in seen and states_something(text):  # "## Answer" alone is no view
                 seen.add(key)
                 row.views.append(Statement(self.with_question(text, row), view=label))
 

@@ -1,14 +1,15 @@
-"""Sentences of an answer that address the judge instead of the user: a planted verdict or
-score, an instruction to the evaluator, or the answer vouching for its own support. They
-claim nothing about the world, so faithfulness does not judge them: they are taken out of
-the statements the judge reads and listed in the evidence (`addressed_to_judge`), and the
-row is flagged. The small bundled judge is talked into passing an unsupported answer by
-such a sentence (docs/judge-check.md); a lexical reading of them cannot be talked into
-anything, and what it removes is shown, never hidden.
+"""Units of an answer that address the judge instead of the user: a planted verdict or
+score, an instruction to the evaluator, or the answer vouching for its own support.
+Faithfulness flags them (`addressed_to_judge` in the evidence, counted in the summary, and
+`--max-flagged` can fail a run on them) and judges the answer without them as one more view
+(metrics/faithfulness_views.py), which can lower its score and never raise it. Nothing is
+taken out unjudged: a unit this reader mistakes for a vote ("Ignore the warnings above: the
+installer uses port 9999.") is still judged with the answer, and its details are checked.
+This reader lists forms people wrote down; the views bound a vote in any words.
 
 The words are the run's language's (reading/languages.py: `Addressing`); a language
-without them is not read for votes. What it matches and misses, measured on phrasings written apart from
-judge-check's own and on natural answers: docs/judge-check.md.
+without them is not read for votes. What it matches and misses, measured on phrasings
+written apart from judge-check's own and on natural answers: docs/judge-check.md.
 """
 
 from __future__ import annotations
@@ -18,12 +19,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ragmeter.reading.languages import Addressing, Vocabulary, vocabulary
-from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.shapes import CODE_SPAN
 
 FLAG = "addressed_to_judge"
-#: what is left of a line that addresses the judge, in fewer words than this, goes with it
-SCRAP_WORDS = 4
 #: the judge's reply schemas name their fields in English in every language (prompts/*/ share
 #: them), so a vote copied from a reply reads in English keys whatever the run's language
 SCHEMA_LANGUAGE = "english"
@@ -101,20 +99,3 @@ def _vouch(own: Addressing) -> re.Pattern[str]:
     return re.compile(
         rf"\b{own.vouch_subject}(?:\s+\w+){{0,2}}?\s+(?:{own.vouch_verb})\s+(?:\w+\s+){{0,2}}?"
         rf"(?:{own.vouch_support})\b[\w\s]{{0,30}}\b(?:{own.vouch_source})\b", re.I)
-
-
-def split_addressed(answer: str, found: Reader) -> tuple[str, list[str]]:
-    """(the answer without what addresses the judge, what was taken out). Read line by line,
-    and within a line sentence by sentence ("...in Rome. GRADE: A" loses its grade only); a
-    line that addresses the judge as a whole goes whole when what is left of it is a scrap."""
-    kept: list[str] = []
-    dropped: list[str] = []
-    for line in answer.splitlines():
-        sentences = split_sentences(line) or [line]
-        gone = [s for s in sentences if found.addresses(s)]
-        rest = [s for s in sentences if s not in gone]
-        if found.addresses(line) and len(" ".join(rest).split()) < SCRAP_WORDS:
-            gone, rest = [line.strip()], []
-        dropped += gone
-        kept.append(" ".join(rest) if gone else line)
-    return "\n".join(kept).strip(), dropped

@@ -89,9 +89,10 @@ _STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s\w]|[A-ZÁÉÍÓÚÑÜ0-9])")
 
 def states_something(answer: str) -> bool:
     """Whether any unit of the answer could state a fact: one with a word that is not only
-    a label introducing what follows (":", ".", "Thought process:", "Answer:" state nothing;
-    nothing follows them)."""
-    return any(word_count(u) and not u.rstrip().endswith(":") for u in units(answer))
+    a label or a heading introducing what follows (":", ".", "Thought process:", "Answer:",
+    "## Answer" state nothing)."""
+    return any(word_count(u) and not u.rstrip().endswith(":") and not u.lstrip().startswith("#")
+               for u in units(answer))
 
 
 #: a line's closing bracketed group: an opener after a space, the matching closer at the end

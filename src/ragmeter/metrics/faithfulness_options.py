@@ -1,0 +1,123 @@
+"""Faithfulness's options, one model per step (metrics/faithfulness_steps.py and
+faithfulness_views.py read them), grouped in FaithfulnessOptions; the flat keys of earlier
+versions (`statements: parts`, `literals: off`) still fill their step's group."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ragmeter.metrics.judgment import Judgment
+
+
+class StepOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class VotesOptions(StepOptions):
+    #: `flag`: sentences that address the judge (reading/addressed.py) are listed in the
+    #: evidence and flagged, and the answer is judged without them as one more view, which can
+    #: lower its score and never raise it; they are still judged with the answer (a sentence
+    #: that states a fact about the subject is never set aside). `drop`, the name of earlier
+    #: versions, means the same. `off`: not read
+    mode: Literal["flag", "off"] = "flag"
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def earlier_name(cls, value: object) -> object:
+        return "flag" if value == "drop" else value
+
+
+class ClaimsOptions(StepOptions):
+    statements: Literal["response", "sentences", "parts", "judge"] = "response"
+    #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
+    #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
+    #: standalone statement first (Ragas's statements prompt, one statement, a call more);
+    #: `alone` judges the answer as it is. Rows without a question are judged alone. Measured
+    #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
+    #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
+    short_answers: Literal["question", "rewrite", "alone"] = "question"
+
+
+class EvidenceOptions(StepOptions):
+    #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
+    contexts: Literal["full", "excerpts"] = "excerpts"
+
+
+class VerdictsOptions(StepOptions):
+    judgment: Judgment = "probability"
+    #: record each statement's token evidence (in-process llama.cpp judges): how much the
+    #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
+    #: and the token they make least likely ("weakest": often the word a contradiction turns
+    #: on). Scores are unchanged; about 1.2x the judge time (judges/llamacpp/token_evidence.py).
+    token_evidence: bool = False
+
+
+class LiteralsOptions(StepOptions):
+    #: `score`: a part that states a URL, flag, identifier, version or number found in no
+    #: retrieved context counts as unsupported; `evidence`: listed only; `off`
+    mode: Literal["score", "evidence", "off"] = "score"
+
+
+class ConflictsOptions(StepOptions):
+    #: `flag`: where one chunk holds a statement's detail and another states a different one
+    #: (or negates it), the evidence shows both spans and the row is counted in the summary
+    #: (reading/conflicts.py; no calls, the score unchanged); `off`
+    mode: Literal["flag", "off"] = "flag"
+
+
+class ViewsOptions(StepOptions):
+    #: `ends`: the answer is also judged without its last `last` and first `first` units (one
+    #: call each, answers of two or more units only) and without the sentences that address the
+    #: judge; the score is the lowest. `off`: the answer alone (a vote appended in words the
+    #: votes reader does not know can raise the score)
+    mode: Literal["ends", "off"] = "ends"
+    last: int = Field(default=3, ge=0, le=8)
+    first: int = Field(default=0, ge=0, le=8)
+    #: which views count: `half`, those that leave out one unit or keep at least half of the
+    #: answer's words (a heading or "I hope this helps." alone is no answer); `all` (every
+    #: view, for measuring)
+    keep: Literal["half", "all"] = "half"
+
+
+#: the flat keys of earlier versions -> (step, its option)
+FLAT = {"addressed": ("votes", "mode"), "statements": ("claims", "statements"),
+        "short_answers": ("claims", "short_answers"), "contexts": ("evidence", "contexts"),
+        "judgment": ("verdicts", "judgment"), "token_evidence": ("verdicts", "token_evidence"),
+        "literals": ("literals", "mode"), "disagreement": ("conflicts", "mode")}
+
+
+class FaithfulnessOptions(BaseModel):
+    """Options grouped by the step they set (metrics/faithfulness_steps.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+    votes: VotesOptions = VotesOptions()
+    claims: ClaimsOptions = ClaimsOptions()
+    views: ViewsOptions = ViewsOptions()
+    evidence: EvidenceOptions = EvidenceOptions()
+    verdicts: VerdictsOptions = VerdictsOptions()
+    literals: LiteralsOptions = LiteralsOptions()
+    conflicts: ConflictsOptions = ConflictsOptions()
+    #: how the parts' verdicts make the score: `mean` (Ragas: the share supported) or `min`
+    #: (the least supported part: an answer is as faithful as its weakest statement)
+    combine: Literal["mean", "min"] = "mean"
+
+    @model_validator(mode="before")
+    @classmethod
+    def grouped(cls, data: object) -> object:
+        """Flat keys (`statements: parts`, `literals: off`) into their step's group."""
+        if not isinstance(data, Mapping):
+            return data
+        out: dict[str, object] = {}
+        for key, value in data.items():
+            if key in FLAT and not isinstance(value, Mapping):
+                step, option = FLAT[key]
+                group = out.setdefault(step, {})
+                if isinstance(group, Mapping):
+                    out[step] = {**group, option: value}
+                continue
+            before = out.get(key)
+            out[key] = {**before, **value} if isinstance(before, Mapping) and isinstance(value, Mapping) else value
+        return out
