@@ -110,7 +110,9 @@ def test_judgment_label_ignores_the_probabilities():
 def test_whole_response_is_one_claim_by_default():
     judge = ScriptedJudge({"faithfulness.verdicts": verdicts_reply([(1, 0.9)])})
     result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
-    assert judge.calls() == 1
+    # one claim in one call, and the answer without its last sentence in a call of its own (a view)
+    assert judge.calls() == 2 and [v["view"] for v in result.rows[0]["faithfulness_evidence"]["views"]] == [
+        "without its last 1 part"]
     assert judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 1
     assert result.rows[0]["faithfulness"] == pytest.approx(0.9)
     assert result.rows[0]["faithfulness_evidence"]["statements"][0]["statement"] == ROW["response"]

@@ -77,8 +77,9 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     prompt_names = ("statements", "verdicts")
     aligned_prompts = ("verdicts",)
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
-    #: are not judged (issue 51); scores of earlier versions' runs differ
-    version = "3"
+    #: are not judged (issue 51); 4: views, the lowest counts, and votes flagged but judged, an
+    #: answer that states nothing 0 (issue 60); scores of earlier versions' runs differ
+    version = "4"
     reads_language = True
 
     def __init__(self, label: str | None = None, **options: Any) -> None:

@@ -7,13 +7,16 @@ a small judge is talked into passing an unsupported answer by it. A list of the 
 votes take only reads the forms someone wrote down. The views need no list: the answer is
 cut where a reader could stop reading it (reading/blocks.py `units`: lines, sentences, code
 blocks, a bracketed group that ends a line), and judged again without its last one, two and
-three units and without its first one and two, each view in a call of its own so that no
+three units (and, with `first`, its first ones), each view in a call of its own so that no
 view reads another. The score is the lowest of the answer's and its views': a view can lower
 it, never raise it. A view stands for the answer only while it keeps at least half of the
 answer's words: "## Answer" or "I hope this helps." alone is no answer, and judged alone it
-would fail a faithful one. So a vote of up to three units appended to an answer (or two
-before it) and shorter than the answer cannot lift its score above what the answer without
-it gets, whatever it says; a vote longer than the answer it follows can. Sentences the votes
+would fail a faithful one (the view without the last unit always counts). So a vote
+appended as one unit, or as two or three units shorter than the answer, cannot lift its
+score above what the answer without it gets, whatever it says; a longer vote of several
+units can. Views without the first units (`first`, off by default) bound a vote put before
+the answer the same way; they read lower with the bundled judge, since a view that starts
+inside an answer ("It also ...") lost its subject. Sentences the votes
 reader flags (reading/addressed.py) give one more view, the answer without them, wherever
 they stand and however long. A one-unit answer has no views and is judged exactly as before.
 """
