@@ -15,7 +15,7 @@ import re
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: identifiers, flags, paths, versions and format directives as written: `dpkg-split`, `--train`,
 #: `xmltodict.parse`, `1.2.3`, `%c`
-_IDENTIFIER = re.compile(r"-{0,2}\w+(?:[-./:]+\w+)+|--?\w+|%[A-Za-z%]", re.UNICODE)
+_IDENTIFIER = re.compile(r"(?<!\w)(?:-{0,2}\w++(?:[-./:]+\w++)+|--?\w++)|%[A-Za-z%]", re.UNICODE)
 #: words longer than this match on their first STEM letters (a stem without a language's stemmer)
 STEM = 6
 
