@@ -368,3 +368,28 @@ def test_a_key_echoed_into_replies_is_in_no_file_nor_the_cache(tmp_path, parses)
     assert b"[redacted]" in (tmp_path / "run" / "results.csv").read_bytes()
     manifest = (tmp_path / "run" / "manifest.json").read_text()
     assert f"{url}/v1/[redacted]#m" in manifest  # the gateway token in the URL's path, too
+
+
+def test_an_error_body_is_redacted_before_it_is_cut(tmp_path):
+    """Issue 65 item 10: the body was cut to 300 characters, then redacted, so a key that the
+    cut split in two was no longer a key to the redactor and 11 characters of it reached stderr."""
+    from tests.cli_runner import run_cli
+    from tests.http_fakes import JSONHandler, serving
+
+    key = "sk-echo-0123456789abcdefXYZ"
+
+    class Echo(JSONHandler):
+        def do_GET(self) -> None:
+            self._send({"data": []})
+
+        def do_POST(self) -> None:  # the key from the 281st character of the body on
+            self._send({"error": "x" * (280 - len('{"error": "')) + key + " was refused"}, status=400)
+
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"id": "a", "user_input": "q?", "response": "a", "reference": "a"}\n')
+    with serving(Echo) as url:
+        done = run_cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge", f"openai-compat:{url}/v1#m",
+                       "--judge-opt", "api_key_env=ECHO_TEST_KEY", "--out", str(tmp_path / "run"),
+                       env={"ECHO_TEST_KEY": key})
+    assert done.returncode == 3 and "HTTP 400" in done.stderr
+    assert "sk-echo-01" not in done.stderr + done.stdout and "0123" not in done.stderr + done.stdout

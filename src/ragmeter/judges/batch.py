@@ -27,6 +27,7 @@ from ragmeter.cache import Cache, make_key
 from ragmeter.errors import JudgeError, TransientJudgeError
 from ragmeter.judges.base import JudgeReply, JudgeRequest
 from ragmeter.judges.openai_compat import OpenAICompatJudge
+from ragmeter.text import redact
 
 if TYPE_CHECKING:
     from ragmeter.judges.settings import HTTPJudgeConfig
@@ -193,7 +194,7 @@ class BatchJudge(OpenAICompatJudge):
                                       status=response.status_code)
         if response.status_code >= 400:
             raise JudgeError(f"the batch API at {self.base_url} refused to {what}: HTTP {response.status_code} "
-                             f"{response.text[:300]}")
+                             f"{redact(response.text)[:300]}")
         return response.json()
 
 
@@ -202,7 +203,7 @@ def _answer(record: dict[str, Any]) -> dict[str, Any] | Exception:
     response = record.get("response") or {}
     status = response.get("status_code", 200 if response.get("body") else None)
     if record.get("error") or status is None or status >= 400:
-        detail = str(record.get("error") or response.get("body"))[:300]
+        detail = redact(str(record.get("error") or response.get("body")))[:300]  # redact, then cut
         if status is None or status == 429 or status >= 500:
             return TransientJudgeError(f"batch line {record.get('custom_id')}: HTTP {status}: {detail}", status=status)
         return JudgeError(f"batch line {record.get('custom_id')}: HTTP {status}: {detail}")

@@ -254,7 +254,7 @@ class OpenAICompatJudge(Judge):
         if status == 400 and "logprobs" in body and "logprobs" in response.text:
             return "logprobs"
         if status >= 400:
-            raise JudgeError(f"HTTP {status} from {where}: {redact(response.text[:300])}")
+            raise JudgeError(f"HTTP {status} from {where}: {redact(response.text)[:300]}")  # redact, then cut
         try:
             return response.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -285,7 +285,7 @@ def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         return choices[0]
     error = data.get("error") if isinstance(data, dict) else None
-    detail = f": {redact(str(error.get('message', error) if isinstance(error, dict) else error)[:200])}" \
+    detail = f": {redact(str(error.get('message', error) if isinstance(error, dict) else error))[:200]}" \
         if error else ""
     raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
 
