@@ -55,7 +55,9 @@ def _cached(cache: Path) -> int:
         return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
 
 
-@pytest.mark.parametrize("signum, code, name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
+@pytest.mark.parametrize("signum, code, name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C"),
+                                               (signal.SIGHUP, 129, "SIGHUP"), (signal.SIGUSR1, 138, "SIGUSR1"),
+                                               (signal.SIGQUIT, 131, "SIGQUIT")])
 def test_a_signal_mid_run_flushes_the_cache_cleans_up_and_says_one_line(tmp_path, held_judge, signum, code, name):
     data = tmp_path / "d.jsonl"
     data.write_text("".join(json.dumps({"id": str(i), "question": f"q{i}?", "contexts": [f"c{i}"], "answer": "a"})

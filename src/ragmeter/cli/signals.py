@@ -1,5 +1,6 @@
-"""Ctrl-C and SIGTERM stop every command the same way: one line at once, then the run's own
-clean-up (cached replies flushed, no half-written results file), then exit 130 or 143.
+"""Ctrl-C and SIGTERM (and SIGHUP, SIGUSR1, SIGQUIT) stop every command the same way: one line
+at once, then the run's own clean-up (cached replies flushed, no half-written results file),
+then exit 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM).
 
 SIGTERM is what SLURM, Kubernetes and CI send on cancel; by default Python dies of it at
 once, losing the cache entries held for the next timed flush and leaving temporary files.
@@ -17,9 +18,15 @@ import threading
 from types import FrameType
 from typing import Any
 
+#: the signals that stop a command this way: Ctrl-C, SIGTERM, and those that killed a run at
+#: once with no line and a .partial file left (issue 65 item 9): SIGHUP (a closed terminal or
+#: SSH session), SIGUSR1 (SLURM's `--signal`, sent ahead of the time limit), SIGQUIT; the
+#: last three exist on POSIX only
+_STOPS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGQUIT")
+          if hasattr(signal, name)]
 #: exit code by signal: 128 + the signal's number, as shells report a process killed by it
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
-NAMES = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+EXIT_CODES = {signum: 128 + int(signum) for signum in _STOPS}
+NAMES = {signum: "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name for signum in _STOPS}
 STOPPING_LINE = "ragmeter: stopping on {name}; finished judge replies are cached, run again to resume"
 
 _received: list[int] = []
