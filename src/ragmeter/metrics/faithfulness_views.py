@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ragmeter.metrics.base import MetricContext
 from ragmeter.metrics.faithfulness_options import ClaimsOptions, ViewsOptions
 from ragmeter.metrics.faithfulness_steps import Grounding, Statement, is_short
-from ragmeter.reading.blocks import states_something, units
+from ragmeter.reading.blocks import states_something
 from ragmeter.reading.words import plain, word_count
 
 
@@ -44,7 +44,7 @@ class Views:
         if self.options.mode == "off" or row.no_claim or self.claims.statements != "response":
             return
         response = row.sample.response or ""
-        found = units(response)
+        found = row.units
         n = len(found)
         views = [(k, f"without its last {k} part{'s' if k > 1 else ''}", found[:n - k])
                  for k in range(1, self.options.last + 1) if n - k >= 1]
