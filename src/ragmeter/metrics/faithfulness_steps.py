@@ -27,7 +27,7 @@ from ragmeter.metrics.faithfulness_options import (
 from ragmeter.metrics.judgment import Weighed, weigh_verdicts
 from ragmeter.metrics.schemas import unique
 from ragmeter.reading.addressed import reader
-from ragmeter.reading.blocks import blocks, parts, states_something, units
+from ragmeter.reading.blocks import blocks, parts, states_something, unit_states, units
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
@@ -171,7 +171,7 @@ class Claims:
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
         options, sample = self.options, row.sample
         response = sample.response or ""
-        if response.strip() and not states_something(response):
+        if response.strip() and not any(unit_states(u) for u in row.units):  # the row's units, cut once
             row.no_claim = row.no_claim or "the answer states nothing a context could support"
         if row.no_claim:
             return

@@ -91,8 +91,12 @@ def states_something(answer: str) -> bool:
     """Whether any unit of the answer could state a fact: one with a word that is not only
     a label or a heading introducing what follows (":", ".", "Thought process:", "Answer:",
     "## Answer" state nothing)."""
-    return any(word_count(u) and not u.rstrip().endswith(":") and not u.lstrip().startswith("#")
-               for u in units(answer))
+    return any(unit_states(u) for u in units(answer))
+
+
+def unit_states(unit: str) -> bool:
+    """Whether one unit could state a fact (states_something, for units already cut)."""
+    return bool(word_count(unit)) and not unit.rstrip().endswith(":") and not unit.lstrip().startswith("#")
 
 
 #: a line's closing bracketed group: an opener after a space, the matching closer at the end
