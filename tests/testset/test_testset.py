@@ -42,11 +42,14 @@ def reply(request):
     rates by a rule: questions naming Cape1 are irrelevant, everything else passes."""
     tag = request.tag
     text = request.messages[-1]["content"]
-    if tag.startswith("testset.factoid") or tag.startswith("testset.multi_hop"):
+    if tag.startswith(("testset.factoid", "testset.multi_hop", "testset.rewrite")):
         name = text.split("lighthouse of ")[1].split(" ")[0]
-        return {"question": f"When was the lighthouse of {name} built?", "answer": "In the year it was built."}
+        quote = {"quote": f"The lighthouse of {name} was built"} if not tag.startswith("testset.multi_hop") else {}
+        return {"question": f"When was the lighthouse of {name} built?", "answer": "In the year it was built.", **quote}
     if tag == "testset.unanswerable":
         return {"question": "Who painted the lighthouse keeper's portrait?"}
+    if tag == "testset.summary":
+        return {"summary": "A page about lighthouses and when they were built."}
     if tag == "testset.relevance":
         return {"rating": 2 if "Cape1" in text else 5}
     if tag == "faithfulness.verdicts":  # groundedness, the default way ("question answer" as a claim)
@@ -168,7 +171,8 @@ def test_pipeline_rejects_a_restated_answer_before_the_critiques(tmp_path):
     def restating(request):
         if request.tag.startswith("testset.factoid"):
             name = request.messages[-1]["content"].split("lighthouse of ")[1].split(" ")[0]
-            return {"question": f"What is the lighthouse of {name}?", "answer": "The lighthouse."}
+            return {"question": f"What is the lighthouse of {name}?", "answer": "The lighthouse.",
+                    "quote": f"The lighthouse of {name}"}
         return reply(request)
 
     judge = ScriptedJudge(restating)
@@ -239,8 +243,13 @@ def test_duplicates_are_rejected_with_the_pair(tmp_path):
 
 def test_unanswerable_rows_get_a_refusal_and_no_contexts(tmp_path):
     docs = write_docs(tmp_path / "docs", 2)
-    emb = TableEmbedder({"Who painted the lighthouse keeper's portrait?": [1.0, 0.0, 0.0]})
-    result = generate_testset(docs, 1, judge=ScriptedJudge(reply), embeddings=emb, types="unanswerable:1",
+    question = "¿Quién pintó el retrato del farero de Cape0?"  # Spanish, naming the lighthouse it asks about
+
+    def spanish(request):
+        return {"question": question} if request.tag == "testset.unanswerable" else reply(request)
+
+    emb = TableEmbedder({question: [1.0, 0.0, 0.0]})
+    result = generate_testset(docs, 1, judge=ScriptedJudge(spanish), embeddings=emb, types="unanswerable:1",
                               progress=False, language="spanish")
     row = result.rows[0]
     assert row["question_type"] == "unanswerable" and row["reference"] == "Los documentos no responden a esta pregunta."
@@ -401,11 +410,13 @@ def test_dry_run_plans_without_a_judge(tmp_path):
     docs = write_docs(tmp_path / "docs")
     plan = plan_testset(docs, 2, max_attempts=3)
     assert plan["attempts"] == {"at_least": 2, "at_most": 6}
-    assert plan["judge_calls"] == {"at_least": 8, "at_most": 24}  # a question and three critiques per attempt
+    # a question and three critiques per attempt, at most twice (a rewrite), and one summary per document asked
+    # about (the two attempts' documents, at least; the three the budget reaches, at most)
+    assert plan["judge_calls"] == {"at_least": 2 * 4 + 2, "at_most": 2 * 6 * 4 + 3}
     low, high = plan["prompt_tokens_estimate"]["at_least"], plan["prompt_tokens_estimate"]["at_most"]
     assert 0 < low < high and plan["token_count"].startswith("estimate")
     proc = run_cli("testset", str(docs), "--size", "2", "--dry-run", "--out", str(tmp_path / "never"))
-    assert proc.returncode == 0 and "8 to 32 judge calls" in proc.stdout
+    assert proc.returncode == 0 and "10 to 67 judge calls" in proc.stdout
     assert not (tmp_path / "never").exists()
 
 
@@ -430,7 +441,8 @@ def test_multi_hop_rows_cite_two_chunks(tmp_path):
     assert row["question_type"] == "multi_hop" and len(row["reference_context_ids"]) == 2
     assert len(set(row["reference_context_ids"])) == 2 and len(row["reference_contexts"]) == 2
     assert judge.calls("testset.multi_hop") == 1
-    context1, context2 = (line for line in judge.requests[0].messages[-1]["content"].splitlines()
+    written = next(r for r in judge.requests if r.tag == "testset.multi_hop")
+    context1, context2 = (line for line in written.messages[-1]["content"].splitlines()
                           if line.startswith(("context1:", "context2:")))
     assert context1 != context2.replace("context2:", "context1:")
 
@@ -516,9 +528,13 @@ def test_keep_on_probabilities_without_them_says_so(tmp_path):
                          for i in range(3)})
     result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb, progress=False,
                               keep_on="probability")
-    assert result.quality["kept_on_rating"] == 6  # every critique made (standalone, relevance, groundedness)
+    # the rated critiques (standalone, relevance; groundedness has probabilities) of the two kept questions, of
+    # Cape1's, which fails relevance, and of its rewrite, which fails it again
+    assert result.quality["kept_on_rating"] == 8
+    assert [r["detail"] for r in result.rejected if r["rejected_by"] == "relevance"] == [
+        "after a rewrite: relevance 2: rated 2 of 1-5"]
     console = Console(record=True, width=200)
     print_quality(result.quality, console)
-    assert "--keep-on: the judge gave no label probabilities for 6 critiques" in console.export_text()
+    assert "--keep-on: the judge gave no label probabilities for 8 critiques" in console.export_text()
     assert generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb,
                             progress=False).quality["kept_on_rating"] == 0

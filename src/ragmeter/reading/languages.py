@@ -90,6 +90,10 @@ class Vocabulary:
     #: the reference answer of an unanswerable test-set question
     refusal: str
     samples: Samples = field(repr=False, default_factory=lambda: Samples({}, ("", ""), ""))
+    #: why a test-set question is sent back to its writer, as the rewrite prompt reads it
+    #: (testset/pipeline.py: no_subject, points, language, standalone, relevance, groundedness,
+    #: quote_outside, answer_outside_quote); English where a key is missing
+    problems: dict[str, str] = field(repr=False, default_factory=dict)
 
 
 # -- the built-in entries ------------------------------------------------------------------
@@ -142,6 +146,17 @@ ENGLISH = Vocabulary(
         },
         padding=("Here is what the documentation says about this.", "I hope this helps."),
         heading="## Answer", negate=negate_english),
+    problems={
+        "no_subject": "the question does not name what it asks about (the product, library or subject of the subject "
+                      "line)",
+        "points": "the question points at a text whoever asks has not seen ({detail})",
+        "language": "the question is not written in English",
+        "standalone": "the question does not make sense without the context",
+        "relevance": "the question is not one a user of the documented software would ask",
+        "groundedness": "the context does not support the answer",
+        "quote_outside": "the quote is not copied from the context",
+        "answer_outside_quote": "the answer does not say what the quote says",
+    },
 )
 
 SPANISH = Vocabulary(
@@ -188,6 +203,17 @@ SPANISH = Vocabulary(
         },
         padding=("Esto es lo que dice la documentación al respecto.", "Espero que esto ayude."),
         heading="## Respuesta", negate=negate_spanish),
+    problems={
+        "no_subject": "la pregunta no nombra aquello por lo que pregunta (el producto, la biblioteca o el tema de la "
+                      "línea «subject»)",
+        "points": "la pregunta señala un texto que quien pregunta no ha visto ({detail})",
+        "language": "la pregunta no está escrita en español",
+        "standalone": "la pregunta no tiene sentido sin el contexto",
+        "relevance": "no es una pregunta que haría un usuario del software documentado",
+        "groundedness": "el contexto no respalda la respuesta",
+        "quote_outside": "la cita no está copiada del contexto",
+        "answer_outside_quote": "la respuesta no dice lo que dice la cita",
+    },
 )
 
 

@@ -78,3 +78,85 @@ def _words(text: str, language: str) -> set[str]:
     stop = found.stop_words if found else frozenset()
     return {t[:-1] if len(t) > 3 and t.endswith("s") else t for t in lower_words(text)
             if (len(t) > 2 or any(ch.isdigit() for ch in t)) and t not in stop}
+
+
+def naming_words(text: str, language: str = "english", names_only: bool = False, short: bool = False) -> set[str]:
+    """The words of `text` that can name a question's subject, folded as `names_subject`
+    compares them: every content word of a title or heading (with `short`, two-letter words
+    too: a file named `tr.txt`); with `names_only`, only the words shaped as names (a capital
+    past a sentence's first word, a digit, `_` or `.` inside, a code span, an option)."""
+    if names_only:
+        return _folded(_identifiers(text) | _capitalised(text, language))
+    found = vocabulary(language)
+    skip = found.stop_words | found.asking if found else frozenset()
+    words = {w for w in lower_words(text.replace("_", " ")) if len(w) > (1 if short else 2)} - skip
+    return _folded(words | _identifiers(text))
+
+
+def names_subject(question: str, subject: set[str], held: set[str], language: str = "english") -> bool:
+    """Whether the question names what it asks about: a word of its subject (`naming_words`
+    of the document's name, title and section path), or a name (`names_only`) that its
+    document holds (`held`: the document's folded words), as an option or a function named
+    in the question is. A question that names neither ("What is the default value of the
+    parameter?" from a tutorial's example) makes sense only to who has read the chunk.
+    Without subject words there is nothing to check."""
+    if not subject:
+        return True
+    names = naming_words(question, language, names_only=True)
+    return bool(naming_words(question, language, short=True) & subject or names & held)
+
+
+def folded_words(text: str) -> set[str]:
+    """Every word of `text`, folded as `names_subject` compares them."""
+    return _folded(set(lower_words(text)))
+
+
+_IDENT = re.compile(r"`([^`\n]{1,60})`|(?<![\w.-])((?:[A-Za-z]+[\w]*[._]\w[\w.]*|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+                    r"|[A-Za-z]+-?\d[\w.]*|--?[a-z][\w-]*))")
+
+
+def _identifiers(text: str) -> set[str]:
+    """Code-shaped words: a code span's words, dotted or snake_case names, CamelCase, ACRONYMS,
+    names with a number (pep-0257, Python3), command-line options."""
+    found: set[str] = set()
+    for match in _IDENT.finditer(text):
+        found.update(lower_words(match.group(1) or match.group(2)))
+    return found
+
+
+def _capitalised(text: str, language: str) -> set[str]:
+    """Words written with a capital past the first word of their sentence: proper names."""
+    from ragmeter.reading.sentences import split_sentences
+
+    found = vocabulary(language)
+    stop = found.stop_words if found else frozenset()
+    out: set[str] = set()
+    for sentence in split_sentences(text):
+        for word in tokens(sentence)[1:]:
+            if word[:1].isupper() and len(word) > 1 and word.lower() not in stop:
+                out.add(word.lower())
+    return out
+
+
+def _folded(words: set[str]) -> set[str]:
+    """Words as compared: lowercase, a number without leading zeros, a plural s dropped."""
+    out = set()
+    for word in words:
+        word = word.lower()
+        if word.isdigit():
+            word = word.lstrip("0") or "0"
+        elif len(word) > 3 and word.endswith("s"):
+            word = word[:-1]
+        if len(word) > 1:
+            out.add(word)
+    return out
+
+
+def dominant_language(text: str) -> str | None:
+    """The covered language whose stop words `text` holds most often (None when it holds
+    none of any): the language of a corpus whose test set was not given one."""
+    languages = covered()
+    words = [t.lower() for t in tokens(text)]
+    counts = {name: sum(w in v.stop_words for w in words) for name, v in languages.items()}
+    best = max(counts, key=lambda name: (counts[name], name == "english"), default=None)
+    return best if best is not None and counts[best] else None

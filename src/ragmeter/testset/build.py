@@ -9,6 +9,7 @@ The judge session, cache, retries and accounting are the evaluation engine's.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -88,7 +89,8 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
     from ragmeter.prompts.languages import normalize_language
     from ragmeter.testset.pipeline import Settings
 
-    settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=normalize_language(cfg.language),
+    language = "auto" if cfg.language == "auto" else normalize_language(cfg.language)
+    settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=language,
                         audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
                         keep_on=cfg.keep_on, max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
                         groundedness=cfg.groundedness)
@@ -123,6 +125,12 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     corpus = load_documents(docs)
     chunks = split(corpus.documents, options["chunk_size"], options["chunk_overlap"], options["chunk_unit"])
     _check_chunks(chunks, options)
+    asked = settings.language
+    settings = dataclasses.replace(settings, language=corpus_language(corpus.documents)) if asked == "auto" \
+        else settings
+    from ragmeter.testset.subjects import Subjects
+
+    subjects = Subjects(corpus.documents, settings.language)
     from ragmeter.embeddings.base import Embedder
     from ragmeter.judges.base import Judge
 
@@ -142,7 +150,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
         with row_progress(settings.size, progress, unit="questions", work=judge_work(stats),
                           expected=expected_seconds(judge, settings.size)) as bar:
-            outcome = await build(chunks, settings, judging, embed, bar)
+            outcome = await build(chunks, settings, judging, embed, bar, subjects)
     finally:
         cache.close()
         await judge.aclose()
@@ -152,7 +160,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     quality["kept_on_rating"] = judging.on_rating  # --keep-on probability|expected without probabilities
     manifest = {"kind": "testset", "ragmeter_version": _version(),
                 "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "settings": asdict(settings), "chunking": options,
+                "settings": {**asdict(settings), "language": asked}, "chunking": options,
+                "language": {"asked": asked, "used": settings.language,
+                             **({"from": "the documents' stop words"} if asked == "auto" else {})},
                 "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
                               "count": len(corpus.documents), "skipped": corpus.skipped},
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
@@ -161,6 +171,24 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                             "faithfulness.verdicts": judging.prompt("verdicts", "faithfulness").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
+
+
+#: how much of a corpus its language is read from (characters)
+LANGUAGE_SAMPLE = 200_000
+
+
+def corpus_language(documents: list[Any]) -> str:
+    """The language of the documents (reading/questions.py: dominant_language), English
+    where they hold no covered language's stop words."""
+    from ragmeter.reading.questions import dominant_language
+
+    sample, size = [], 0
+    for document in documents:
+        sample.append(document.text[: LANGUAGE_SAMPLE - size])
+        size += len(sample[-1])
+        if size >= LANGUAGE_SAMPLE:
+            break
+    return dominant_language("\n".join(sample)) or "english"
 
 
 def plan_testset(docs: Any, size: int = 50, **options: Unpack[TestsetOptions]) -> dict[str, Any]:
@@ -182,8 +210,8 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     from ragmeter.testset.sampling import chunk_order
 
     size, seed, audience, max_attempts = cfg.size, cfg.seed, cfg.audience, cfg.max_attempts
-    language = normalize_language(cfg.language)
     corpus = load_documents(cfg.docs if docs is None else docs)
+    language = corpus_language(corpus.documents) if cfg.language == "auto" else normalize_language(cfg.language)
     chunks = split(corpus.documents, cfg.chunk_size, cfg.chunk_overlap, cfg.chunk_unit)
     _check_chunks(chunks, {})
     kinds, order = type_plan(parse_types(cfg.types), seed), chunk_order(chunks, seed)
@@ -191,19 +219,26 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     per_attempt: list[int] = []
     for chunk in itertools.islice(order, size):
         kind, text = next(kinds), chunk.text
+        subject = f"{chunk.source}: a title > a section\nA typical one-line summary of the document it comes from."
         contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
-        tokens = _tokens(builtin_prompt("testset", kind, language).messages(contexts))
+        tokens = _tokens(builtin_prompt("testset", kind, language).messages({"subject": subject, **contexts}))
         for criterion in ORDER:
             tokens += _critique_tokens(criterion, question, text, audience or "developers", cfg.groundedness, language)
         per_attempt.append(tokens)
     attempts = len(per_attempt)
     mean = sum(per_attempt) / attempts if attempts else 0
     calls = 1 + len(ORDER)
+    # one summary per document asked about; at most, each attempt's question is written again once
+    summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
+    summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
+        {"name": d.source, "document": d.text[:1500]})) for d in corpus.documents[:summaries])
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
+            "language": language,
             "attempts": {"at_least": attempts, "at_most": size * max_attempts},
-            "judge_calls": {"at_least": attempts * calls, "at_most": size * max_attempts * calls},
-            "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)),
-                                       "at_most": round(mean * size * max_attempts)},
+            "judge_calls": {"at_least": attempts * calls + min(summaries, attempts),
+                            "at_most": 2 * size * max_attempts * calls + summaries},
+            "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)) + summary_tokens,
+                                       "at_most": round(2 * mean * size * max_attempts) + summary_tokens},
             "token_count": "estimate: 4 characters per token"}
 
 

@@ -24,7 +24,8 @@ class TestsetConfig(BaseModel):
     out: str | None = "testset"  # None: keep the test set in memory
     judge: str | dict[str, Any] = DEFAULT_JUDGE
     embeddings: str | dict[str, Any] = "bundled"
-    language: str = "english"
+    #: "auto": the language of the documents (the covered language whose stop words they hold most)
+    language: str = "auto"
     audience: str | None = None
     types: str | dict[str, float] | None = None
     seed: int = 0

@@ -6,6 +6,7 @@ chunk. Replies are bounded JSON, like the metrics' judges."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,22 @@ class QA(BaseModel):
 
     question: str = Field(min_length=5, max_length=TEXT_MAX)
     answer: str = Field(min_length=1, max_length=TEXT_MAX)
+
+
+class CitedQA(QA):
+    """A factoid question, its answer, and the chunk's words the answer rests on (checked
+    against the chunk without a model: reading/quotes.py)."""
+
+    quote: str = Field(min_length=1, max_length=TEXT_MAX)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What the writer gave: the question, its answer (None: unanswerable), its quote."""
+
+    question: str
+    answer: str | None
+    quote: str | None = None
 
 
 class Question(BaseModel):
@@ -79,22 +96,33 @@ class Judging:
         return await self.session.ask(self.prompt(name, family), inputs, output, stats, max_tokens)
 
 
-async def write_question(judging: Judging, kind: str, contexts: list[str]) -> tuple[str, str | None]:
-    """(question, answer) for a factoid or multi-hop row; (question, None) for unanswerable."""
+async def write_question(judging: Judging, kind: str, contexts: list[str], subject: str) -> Written:
+    """A factoid (cited), multi-hop or unanswerable question from its chunk(s) and the
+    subject line of the first (testset/subjects.py)."""
     if kind == "multi_hop":
-        reply = await judging.ask("generate", kind, {"context1": contexts[0], "context2": contexts[1]}, QA, 256)
-        return reply.parsed.question.strip(), reply.parsed.answer.strip()
+        reply = await judging.ask("generate", kind, {"subject": subject, "context1": contexts[0],
+                                                     "context2": contexts[1]}, QA, 256)
+        return Written(reply.parsed.question.strip(), reply.parsed.answer.strip())
     if kind == "unanswerable":
-        reply = await judging.ask("generate", kind, {"context": contexts[0]}, Question, 128)
-        return reply.parsed.question.strip(), None
-    reply = await judging.ask("generate", "factoid", {"context": contexts[0]}, QA, 256)
-    return reply.parsed.question.strip(), reply.parsed.answer.strip()
+        reply = await judging.ask("generate", kind, {"subject": subject, "context": contexts[0]}, Question, 128)
+        return Written(reply.parsed.question.strip(), None)
+    reply = await judging.ask("generate", "factoid", {"subject": subject, "context": contexts[0]}, CitedQA, 320)
+    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip(), reply.parsed.quote.strip())
 
 
-async def write_conversation(judging: Judging, context: str) -> tuple[list[dict[str, str]], str]:
+async def rewrite_question(judging: Judging, subject: str, context: str, written: Written, problem: str) -> Written:
+    """The question and answer written again once, told why they were sent back."""
+    reply = await judging.ask("rewrite", "rewrite", {"subject": subject, "context": context,
+                                                     "question": written.question, "answer": written.answer or "",
+                                                     "problem": problem}, CitedQA, 320)
+    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip(), reply.parsed.quote.strip())
+
+
+async def write_conversation(judging: Judging, context: str, subject: str) -> tuple[list[dict[str, str]], str]:
     """The turns of a conversational row (first question, its answer, the follow-up) and
     the follow-up's answer (the reference)."""
-    reply = await judging.ask("generate", "conversational", {"context": context}, Conversation, 384)
+    reply = await judging.ask("generate", "conversational", {"subject": subject, "context": context},
+                              Conversation, 384)
     turn = reply.parsed
     turns = [{"role": "user", "content": turn.first_question.strip()},
              {"role": "assistant", "content": turn.first_answer.strip()},

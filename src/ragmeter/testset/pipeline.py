@@ -20,17 +20,28 @@ from typing import Any
 from ragmeter.engine.failed_calls import FailedCalls
 from ragmeter.errors import JudgeUnavailable, UnparseableReply
 from ragmeter.reading.languages import vocabulary
-from ragmeter.reading.questions import asked_words, from_example, points_at_source, restates_question
+from ragmeter.reading.questions import (
+    asked_words,
+    from_example,
+    language_mismatch,
+    names_subject,
+    points_at_source,
+    restates_question,
+)
+from ragmeter.reading.quotes import answer_rests_on, quote_match, quoted
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
     CRITERIA,
     Judging,
+    Written,
     critique,
+    rewrite_question,
     transcript,
     write_conversation,
     write_question,
 )
 from ragmeter.testset.sampling import Rounds, chunk_order, normalized
+from ragmeter.testset.subjects import Subjects
 
 TYPES = ("factoid", "multi_hop", "unanswerable", "conversational")
 #: chunks offered as a multi-hop partner (the most similar by embedding is used)
@@ -56,7 +67,12 @@ class Settings:
     groundedness: str = "answer"
 
     def __post_init__(self) -> None:
-        if self.types.get("unanswerable") and vocabulary(self.language) is None:
+        self.check()
+
+    def check(self) -> None:
+        """Before any call: a language the unanswerable questions can be written in ("auto" is
+        checked again once the documents say which language they are in)."""
+        if self.language != "auto" and self.types.get("unanswerable") and vocabulary(self.language) is None:
             from ragmeter.errors import ConfigError
 
             raise ConfigError(f"unanswerable questions need the reference answer that declines in {self.language} "
@@ -94,7 +110,8 @@ def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
         yield from plan
 
 
-async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, bar: Any = None) -> Outcome:
+async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, bar: Any = None,
+                subjects: Subjects | None = None) -> Outcome:
     outcome = Outcome()
     rounds = Rounds(chunks, settings.seed)
     partners = itertools.cycle(list(chunk_order(chunks, settings.seed + 7)) or [None])
@@ -124,7 +141,8 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
             break
         written = frozenset(rounds.written)
         rows = await asyncio.gather(*(flaky.attempt(
-            (kind, item, pool), again, _attempt(n, kind, item, pool, chunks, settings, judging, embed, written),
+            (kind, item, pool), again,
+            _attempt(n, kind, item, pool, chunks, settings, judging, embed, written, subjects),
             {"id": f"q{n + 1:04d}", "question_type": kind, "source": item[0].source})
             for n, kind, item, pool, again in batch))
         for row in rows:
@@ -175,10 +193,13 @@ class Flaky:
 
 async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
                    chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
-                   written: frozenset[str] = frozenset()) -> dict[str, Any]:
-    """One question: written from `item` (a chunk, and the part of it not asked about yet),
-    then checked without a model, then critiqued until a criterion fails."""
+                   written: frozenset[str] = frozenset(), subjects: Subjects | None = None) -> dict[str, Any]:
+    """One question: written from `item` (a chunk, and the part of it not asked about yet) and
+    the chunk's subject line, checked without a model, then critiqued until a criterion
+    fails. A factoid question that fails a check or a critique is written again once, told
+    why, and judged again from the start (never kept on faith); failing again, it is dropped."""
     chunk, text = item
+    subjects = subjects or Subjects([], settings.language)
     sources = [chunk]
     if kind == "multi_hop":
         partner = await _partner(chunk, [c for c in pool if c is not None and c.id != chunk.id], embed)
@@ -187,38 +208,71 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
         else:
             sources.append(partner)
     row: dict[str, Any] = {"id": f"q{number + 1:04d}", "question_type": kind, "source": chunk.source}
+    subject = await subjects.line(judging, chunk)
     turns: list[dict[str, str]] = []
-    answer: str | None
     try:
         if kind == "conversational":
-            turns, answer = await write_conversation(judging, text)
-            question = turns[-1]["content"]
+            turns, answer = await write_conversation(judging, text, subject)
+            first = Written(turns[-1]["content"], answer)
         else:
-            question, answer = await write_question(judging, kind, [text] + [c.text for c in sources[1:]])
+            first = await write_question(judging, kind, [text] + [c.text for c in sources[1:]], subject)
     except UnparseableReply as exc:
         return {**row, "rejected_by": "parse failure", "detail": f"generate: {exc}"}
     if turns:  # multi-turn: the follow-up is the question; the critiques read the whole conversation
         row["messages"] = turns
-    row.update({"user_input": question,
-                "reference": answer if answer is not None else settings.refusal,
-                "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
-                "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
-                "seed_chunk_id": chunk.id})
-    if normalized(question) in written:
-        return {**row, "rejected_by": "duplicate", "detail": "the same question was written before"}
-    if kind != "unanswerable" and answer is not None and restates_question(question, answer, settings.language):
-        return {**row, "rejected_by": "restates question",
-                "detail": f"every word of the answer {answer!r} is in the question: nothing for a RAG to find"}
-    if pointing := points_at_source(question, settings.language):
-        return {**row, "rejected_by": "standalone",
-                "detail": f"points at the text it was written from ({pointing!r}), which whoever asks has not seen"}
-    if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):
-        return {**row, "rejected_by": "copied example",
-                "detail": f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk"}
+    if normalized(first.question) in written:
+        return {**_filled(row, first, sources, chunk, settings), "rejected_by": "duplicate",
+                "detail": "the same question was written before"}
+    judged = await _judged(_filled(row, first, sources, chunk, settings), first, sources, chunks, settings,
+                           judging, subjects, text, turns)
+    if "rejected_by" not in judged or kind != "factoid" or judged.get("problem") is None:
+        judged.pop("problem", None)
+        return judged
+    try:
+        second = await rewrite_question(judging, subject, text, first, judged.pop("problem"))
+    except UnparseableReply as exc:
+        return {**judged, "detail": f"{judged['detail']}; its rewrite: parse failure ({exc})"}
+    before = {"question": first.question, "answer": first.answer, "quote": first.quote,
+              "rejected_by": judged["rejected_by"], "detail": judged["detail"]}
+    again = await _judged({**_filled(row, second, sources, chunk, settings), "rewritten_from": before}, second,
+                          sources, chunks, settings, judging, subjects, text, turns)
+    again.pop("problem", None)
+    if "rejected_by" in again:
+        again["detail"] = f"after a rewrite: {again['detail']}"
+    return again
+
+
+def _filled(row: dict[str, Any], written: Written, sources: list[Chunk], chunk: Chunk,
+            settings: Settings) -> dict[str, Any]:
+    kind = row["question_type"]
+    return {**row, "user_input": written.question,
+            "reference": written.answer if written.answer is not None else settings.refusal,
+            **({"reference_quote": written.quote} if written.quote is not None else {}),
+            "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
+            "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
+            "seed_chunk_id": chunk.id}
+
+
+def _problem(settings: Settings, key: str, **detail: str) -> str:
+    """Why a question is sent back, in the test set's language (reading/languages.py)."""
+    from ragmeter.reading.languages import ENGLISH
+
+    found = vocabulary(settings.language)
+    text = (found.problems.get(key) if found else None) or ENGLISH.problems[key]
+    return text.format(**detail) if detail else text
+
+
+async def _judged(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
+                  settings: Settings, judging: Judging, subjects: Subjects, text: str,
+                  turns: list[dict[str, str]]) -> dict[str, Any]:
+    """The row kept, or rejected with why; `problem` (removed by the caller) says what a
+    rewrite must fix, None where a rewrite cannot fix it."""
+    found = _checked(row, written, sources, chunks, settings, judging, subjects, text)
+    if found is not None:
+        by, detail, problem = found
+        return {**row, "rejected_by": by, "detail": detail, "problem": problem}
+    kind, question, answer = row["question_type"], written.question, written.answer
     context = "\n\n".join(c.text for c in sources)
-    if kind == "unanswerable" and (found := answering_chunk(question, chunks, settings.language)):
-        return {**row, "rejected_by": "groundedness",
-                "detail": f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words"}
     if kind == "unanswerable":  # does the corpus answer it? ask against the chunks nearest in words
         context = "\n\n".join(c.text for c in nearest_in_words(question, chunks, 3))
     for criterion in ORDER:
@@ -226,15 +280,49 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
             result = await critique(judging, criterion, transcript(turns) if turns else question, context,
                                     settings.audience, settings.groundedness, answer)
         except UnparseableReply as exc:
-            return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
+            return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}", "problem": None}
         row[f"{criterion}_score"] = result["score"]
         row[f"{criterion}_expected"] = result["expected"]
         row[f"{criterion}_rationale"] = result["rationale"]
         judging.on_rating += settings.keep_on != "rating" and not result.get("dist")
         if not passes(kind, criterion, result, settings.min_score, settings.keep_on):
-            return {**row, "rejected_by": criterion,
+            return {**row, "rejected_by": criterion, "problem": _problem(settings, criterion),
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
+
+
+def _checked(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
+             settings: Settings, judging: Judging, subjects: Subjects,
+             text: str) -> tuple[str, str, str | None] | None:
+    """The first no-model check the question fails: (rejected_by, detail, problem for the
+    rewrite or None), or None."""
+    kind, question, answer, language = row["question_type"], written.question, written.answer, settings.language
+    if kind != "unanswerable" and answer is not None and restates_question(question, answer, language):
+        return ("restates question",
+                f"every word of the answer {answer!r} is in the question: nothing for a RAG to find", None)
+    if pointing := points_at_source(question, language):
+        return ("standalone", f"points at the text it was written from ({pointing!r}), which whoever asks has not "
+                "seen", _problem(settings, "points", detail=pointing))
+    chunk = sources[0]
+    if row.get("messages") is None and not names_subject(question, subjects.words(chunk),
+                                                          subjects.held(chunk.source), language):
+        return ("standalone", "names no subject: no word of its document's name, title or section "
+                f"({chunk.source}), and no name its document holds", _problem(settings, "no_subject"))
+    if language_mismatch(question, language):
+        return ("language", f"not written in {language}", _problem(settings, "language"))
+    if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):
+        return ("copied example",
+                f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
+    if written.quote is not None and not quoted(written.quote, text):
+        match = quote_match(written.quote, text)
+        return ("quote", f"its quote {written.quote[:80]!r} is not in the chunk ({match:.0f} of 100)",
+                _problem(settings, "quote_outside"))
+    if written.quote is not None and answer is not None and not answer_rests_on(answer, written.quote, question):
+        return ("quote", f"the answer {answer[:80]!r} does not rest on its quote",
+                _problem(settings, "answer_outside_quote"))
+    if kind == "unanswerable" and (found := answering_chunk(question, chunks, language)):
+        return ("groundedness", f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words", None)
+    return None
 
 
 def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int, keep_on: str = "rating") -> bool:

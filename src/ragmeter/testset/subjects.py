@@ -1,0 +1,104 @@
+"""What a chunk is about, for the writer of its question: the document's name and title, the
+chunk's section path (reading/outline.py, no model) and a one-line summary of the document
+written once per document by the judge (cached like every call). A chunk from the middle of a
+page often holds no name to give; without one, the small writer asked "What is the default
+value of the parameter?" (issue 62). The same words decide whether a question names its
+subject (reading/questions.py: names_subject)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragmeter.reading.outline import Outline, outline
+from ragmeter.reading.questions import folded_words, naming_words
+from ragmeter.testset.chunking import Chunk
+from ragmeter.testset.documents import Document
+
+#: the beginning of a document the summary is written from (characters)
+SUMMARY_FROM = 1500
+
+
+class Summary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(min_length=3, max_length=300)
+
+
+@dataclass
+class _Known:
+    document: Document
+    outline: Outline
+    held: set[str]
+
+
+class Subjects:
+    """The subject line and subject words of each chunk of `documents`."""
+
+    def __init__(self, documents: list[Document], language: str) -> None:
+        self.language = language
+        self._known = {d.source: _Known(d, outline(d.text), folded_words(d.text)) for d in documents}
+        self._summaries: dict[str, asyncio.Task[str]] = {}
+
+    def title(self, source: str) -> str | None:
+        known = self._known.get(source)
+        return known.outline.title if known else None
+
+    def section(self, chunk: Chunk) -> list[str]:
+        """The headings above the chunk's first line (the title aside)."""
+        known = self._known.get(chunk.source)
+        if known is None:
+            return []
+        path = known.outline.path_at(chunk.start + _first_line_end(chunk.text))
+        return [h for h in path if h != known.outline.title]
+
+    async def line(self, judging: Any, chunk: Chunk) -> str:
+        """`name: title > section`, then the summary on its own line."""
+        heads = [h for h in (self.title(chunk.source), *self.section(chunk)) if h]
+        head = f"{chunk.source}: {' > '.join(heads)}" if heads else chunk.source
+        summary = await self.summary(judging, chunk.source)
+        return f"{head}\n{summary}" if summary else head
+
+    async def summary(self, judging: Any, source: str) -> str:
+        """The document's one-line summary, asked once per document and run (and cached)."""
+        known = self._known.get(source)
+        if known is None:
+            return ""
+        if source not in self._summaries:
+            self._summaries[source] = asyncio.ensure_future(self._summarise(judging, known.document))
+        return await asyncio.shield(self._summaries[source])
+
+    @staticmethod
+    async def _summarise(judging: Any, document: Document) -> str:
+        from ragmeter.errors import UnparseableReply
+
+        try:
+            reply = await judging.ask("summary", "summary", {"name": document.source,
+                                                             "document": document.text[:SUMMARY_FROM]}, Summary, 96)
+        except UnparseableReply:
+            return ""  # the name, title and section still say what the chunk is about
+        return " ".join(reply.parsed.summary.split())
+
+    def words(self, chunk: Chunk) -> set[str]:
+        """The words a question may name its subject with: the document's file name, title
+        and the chunk's section path."""
+        language = self.language
+        found = naming_words(PurePath(chunk.source).stem, language, short=True)
+        for text in (self.title(chunk.source) or "", *self.section(chunk)):
+            found |= naming_words(text, language)
+        return found
+
+    def held(self, source: str) -> set[str]:
+        """Every word of the chunk's document (a name the question gives must be one of them)."""
+        known = self._known.get(source)
+        return known.held if known else set()
+
+
+def _first_line_end(text: str) -> int:
+    """Where the chunk's first line ends: a chunk that starts on a heading is in its section."""
+    end = text.find("\n")
+    return end if end >= 0 else 0
