@@ -25,6 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "benchmarks" / "testset_labels" / "labelled.jsonl"
+#: issue 62: questions from an API reference, two PEPs and Spanish tutorial pages, two generators
+NEW = ROOT / "benchmarks" / "testset_labels" / "new" / "labelled.jsonl"
 XQUAD = ROOT.parent / "shared" / "data" / "meta-eval" / "xquad_es_context_relevance.jsonl"
 AUDIENCE = "developers building applications with the documented software"
 RATIONALE = {"english": "Give your rationale first, then the rating.",
@@ -33,18 +35,48 @@ RATING_ONLY = {"english": "Answer with the rating only.", "spanish": "Responde s
 
 
 def no_model_check(row: dict[str, Any]) -> str | None:
-    """The pipeline's checks before any critique: what rejects the question, or None."""
+    """The pipeline's checks before any critique: what rejects the question, or None. The
+    subject check reads the row's document (docs/ or new/), as `ragmeter testset` does."""
     from ragmeter.prompts.template import builtin_prompt
-    from ragmeter.reading.questions import from_example, points_at_source, restates_question
+    from ragmeter.reading.questions import (
+        from_example,
+        language_mismatch,
+        names_subject,
+        points_at_source,
+        restates_question,
+    )
+    from ragmeter.reading.quotes import answer_rests_on, quoted
 
     lang = row["language"]
     if restates_question(row["question"], row["answer"], lang):
         return "restates question"
     if points_at_source(row["question"], lang):
         return "standalone"
+    subjects, chunk = _subject_of(row)
+    if not names_subject(row["question"], subjects.words(chunk), subjects.held(chunk.source), lang):
+        return "names no subject"
+    if language_mismatch(row["question"], lang):
+        return "language"
     if from_example(row["question"], [row["chunk"]], builtin_prompt("testset", "factoid", lang)):
         return "copied example"
+    if row.get("quote") and not (quoted(row["quote"], row["chunk"])
+                                 and answer_rests_on(row["answer"], row["quote"], row["question"])):
+        return "quote"
     return None
+
+
+def _subject_of(row: dict[str, Any]) -> tuple[Any, Any]:
+    """The Subjects of the row's document and the row's chunk placed in it."""
+    from ragmeter.testset.chunking import Chunk
+    from ragmeter.testset.documents import Document
+    from ragmeter.testset.subjects import Subjects
+
+    code = "en" if row["language"] == "english" else "es"
+    folder = "new" if "variant" in row else "docs"
+    path = ROOT / "benchmarks" / "testset_labels" / folder / code / row["source"]
+    text = path.read_text(encoding="utf-8")
+    start = max(text.find(row["chunk"][:200]), 0)
+    return Subjects([Document(row["source"], text)], row["language"]), Chunk("c", row["source"], start, row["chunk"])
 
 
 async def score(rows: list[dict[str, Any]], judge_spec: str, variants: bool) -> tuple[list[dict], dict[str, float]]:
@@ -111,13 +143,22 @@ def kept(scores: dict[str, Any], keep_on: str, min_score: int) -> bool:
     return scores["check"] is None and all(passes("factoid", c, scores[c], min_score, keep_on) for c in ORDER)
 
 
+def _group(row: dict[str, Any]) -> str:
+    """language, and for the questions of issue 62 the generator and the kind of document."""
+    if "variant" not in row:
+        return f"{row['language']} (issue 49: READMEs, man pages)"
+    return f"{row['language']} {row['variant']} ({row['kind']})"
+
+
 def report(rows: list[dict[str, Any]], scored: list[dict[str, Any]], seconds: dict[str, float]) -> dict[str, Any]:
     from ragmeter.meta_eval import roc_auc
 
     labels = {r["id"]: r for r in rows}
     summary: dict[str, Any] = {}
-    for language in ("english", "spanish"):
-        part = [s for s in scored if labels[s["id"]]["language"] == language]
+    groups = sorted({_group(r) for r in rows}) + [f"{lang} (all)" for lang in sorted({r["language"] for r in rows})]
+    for group in groups:
+        language = group
+        part = [s for s in scored if group in (_group(labels[s["id"]]), f"{labels[s['id']]['language']} (all)")]
         if not part:
             continue
         y = [labels[s["id"]]["label"] for s in part]
@@ -181,8 +222,14 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true")
     parser.add_argument("--xquad", type=int, default=0, help="XQuAD-es rows (balanced), 0: skip")
     parser.add_argument("--language", choices=["english", "spanish"], default=None)
+    parser.add_argument("--set", choices=["old", "new", "both"], default="both",
+                        help="the 70 questions of issue 49, the 170 of issue 62 (new/), or both")
+    parser.add_argument("--variant", choices=["chunk-only", "subject"], default=None,
+                        help="of the new set: the questions of one generator only")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines()]
+    files = {"old": [LABELLED], "new": [NEW], "both": [LABELLED, NEW]}[args.set]
+    rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if args.variant in (None, r.get("variant"))]
     rows = [r for r in rows if args.language in (None, r["language"])]
     scored, seconds = asyncio.run(score(rows, args.judge, args.variants))
     summary = {"labelled": report(rows, scored, seconds)}

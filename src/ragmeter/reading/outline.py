@@ -66,7 +66,9 @@ def _headings(text: str) -> list[Heading]:
         offsets.append(offsets[-1] + len(line))
     stripped = [line.rstrip("\r\n") for line in lines]
     body_indented = _mostly_indented(stripped)
-    underline_levels: dict[tuple[str, bool], int] = {}
+    # Markdown (a `#` heading anywhere) ranks = over -; reStructuredText ranks styles as they come
+    underline_levels: dict[tuple[str, bool], int] = \
+        {("=", False): 1, ("-", False): 2} if any(_atx(line) for line in stripped) else {}
     found: list[Heading] = []
     fence: str | None = None
     for i, line in enumerate(stripped):

@@ -27,12 +27,12 @@ def quoted(quote: str, text: str) -> bool:
 
 
 def answer_rests_on(answer: str, quote: str, question: str = "") -> bool:
-    """Most of the answer's words are in the quote or in the question it answers ("In 1889."
-    on "completed in 1889"); an answer of no content word (yes, a number alone) is checked
-    by its number."""
+    """Most of the answer's words (of four letters or more, and numbers) are in the quote or in
+    the question it answers ("In 1889." on "completed in 1889"); an answer of none ("Yes.")
+    has nothing to check."""
     from ragmeter.reading.words import lower_words
 
-    said = [w for w in lower_words(answer) if len(w) > 2 or any(ch.isdigit() for ch in w)]
+    said = [w for w in lower_words(answer) if len(w) > 3 or any(ch.isdigit() for ch in w)]
     if not said:
         return True
     held = set(lower_words(f"{quote} {question}"))

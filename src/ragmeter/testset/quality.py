@@ -21,6 +21,26 @@ def answer_in_chunk(answer: str, contexts: list[str]) -> bool:
     return not wanted or len(wanted & content_words(" ".join(contexts))) / len(wanted) >= 0.6
 
 
+def overlap(question: str, contexts: list[str]) -> float | None:
+    """The share of the question's content words its chunk(s) hold: generated questions share
+    about 0.55 with their source against 0.11 for hand-written ones, which makes retrieval look
+    better than it is (lossless-claude/lcm PR #367); None for a question of no content word."""
+    from ragmeter.reading.words import content_words
+
+    asked = content_words(question)
+    return len(asked & content_words(" ".join(contexts))) / len(asked) if asked else None
+
+
+def overlap_by_type(kept: list[dict[str, Any]]) -> dict[str, float]:
+    """The mean overlap of the kept questions of each type (unanswerable ones have no chunk)."""
+    shares: dict[str, list[float]] = {}
+    for row in kept:
+        share = overlap(row["user_input"], row.get("reference_contexts") or [])
+        if share is not None and row.get("reference_contexts"):
+            shares.setdefault(row["question_type"], []).append(share)
+    return {kind: round(sum(v) / len(v), 3) for kind, v in shares.items()}
+
+
 def unsure(row: dict[str, Any], min_score: int) -> bool:
     """Kept on its ratings, but with an expected rating (under the judge's probabilities) that
     misses the bar on some critique: the judge was unsure."""
@@ -63,7 +83,11 @@ def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], c
         "answer_chars": _lengths([r["reference"] for r in kept if r["question_type"] != "unanswerable"]),
         "answer_in_chunk_rate": round(sum(answer_in_chunk(r["reference"], r["reference_contexts"]) for r in factoids)
                                       / len(factoids), 4) if factoids else None,
+        "language": language,
         "language_mismatches": sum(language_mismatch(r["user_input"], language) for r in kept),
+        "overlap": overlap_by_type(kept),
+        "rewritten": sum("rewritten_from" in r for r in kept),
+        "rewritten_rejected": sum("rewritten_from" in r for r in rejected),
         "kept_unsure": sum(unsure(r, min_score) for r in kept), "min_score": min_score,
         "judge_calls": calls, "tokens": tokens, "seconds": round(seconds, 2),
         "judge_calls_per_kept": round(calls / per_kept, 2), "tokens_per_kept": round(tokens / per_kept, 1),
@@ -111,8 +135,12 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"coverage: sources {report['source_coverage']:.0%} of {report['sources']}, chunks "
         f"{report['chunk_coverage']:.0%} of {report['chunks']}; duplicates {report['duplicate_rate']:.0%} of generated",
         "kept per source: " + (", ".join(f"{k} {v}" for k, v in report.get("kept_per_source", {}).items()) or "none"),
-        f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language mismatches: "
-        f"{report['language_mismatches']}",
+        f"answer in its chunk (factoid): {share(report['answer_in_chunk_rate'])}; language: "
+        f"{report.get('language', '-')}, {report['language_mismatches']} kept question(s) in another",
+        "question words found in their chunk (overlap; hand-written questions share about 11%): "
+        + (", ".join(f"{k} {v:.0%}" for k, v in report.get("overlap", {}).items()) or "-"),
+        f"rewritten once after a failed check or critique: {report.get('rewritten', 0)} kept, "
+        f"{report.get('rewritten_rejected', 0)} dropped again",
         f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "
         f"{report.get('kept_unsure', 0)} of {report['kept']}"
         + ("; --keep-on probability or expected keeps fewer" if report.get("kept_unsure") else ""),
