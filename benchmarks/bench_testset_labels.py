@@ -45,7 +45,6 @@ def no_model_check(row: dict[str, Any]) -> str | None:
         points_at_source,
         restates_question,
     )
-    from ragmeter.reading.quotes import answer_rests_on, quoted
 
     lang = row["language"]
     if restates_question(row["question"], row["answer"], lang):
@@ -59,9 +58,6 @@ def no_model_check(row: dict[str, Any]) -> str | None:
         return "language"
     if from_example(row["question"], [row["chunk"]], builtin_prompt("testset", "factoid", lang)):
         return "copied example"
-    if row.get("quote") and not (quoted(row["quote"], row["chunk"])
-                                 and answer_rests_on(row["answer"], row["quote"], row["question"])):
-        return "quote"
     return None
 
 
@@ -224,6 +220,7 @@ def main() -> None:
     parser.add_argument("--language", choices=["english", "spanish"], default=None)
     parser.add_argument("--set", choices=["old", "new", "both"], default="both",
                         help="the 70 questions of issue 49, the 170 of issue 62 (new/), or both")
+    parser.add_argument("--dump", help="write each question with its checks and critiques to this JSONL file")
     parser.add_argument("--variant", choices=["chunk-only", "subject"], default=None,
                         help="of the new set: the questions of one generator only")
     args = parser.parse_args()
@@ -232,6 +229,10 @@ def main() -> None:
     rows = [r for r in rows if args.variant in (None, r.get("variant"))]
     rows = [r for r in rows if args.language in (None, r["language"])]
     scored, seconds = asyncio.run(score(rows, args.judge, args.variants))
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as out:
+            for row, scores in zip(rows, scored):
+                out.write(json.dumps({**row, "scores": scores}, ensure_ascii=False, default=str) + "\n")
     summary = {"labelled": report(rows, scored, seconds)}
     if args.xquad:
         summary["xquad_es"] = asyncio.run(xquad(args.xquad, args.judge))

@@ -3,10 +3,11 @@ question per chunk (1,000 characters, 100 of overlap, as the 70 older labelled q
 from each document of new/en and new/es, with the bundled generator, before any critique.
 
 It asks with the generation prompt as `ragmeter testset` ships it (from issue 62 on: the
-subject line, the cited answer). `new/candidates.jsonl` holds its questions (variant
-"subject") beside those the same loop wrote at commit 3612570 with the prompt before issue 62,
-which saw the chunk alone (variant "chunk-only"). Labels were added by reading, never from a
-score (README.md: the rule).
+subject line). `new/labelled.jsonl` holds the questions of variant "subject", written with
+the subject line and a quote of the chunk beside the answer (the quote was measured as a
+filter and left out after: docs/testsets.md), beside those the same loop wrote at commit
+3612570 with the prompt before issue 62, which saw the chunk alone (variant "chunk-only").
+Labels were added by reading, never from a score (README.md: the rule).
 
     python benchmarks/testset_labels/generate.py > subject.jsonl
 """
@@ -59,7 +60,7 @@ async def generate(judge_spec: str) -> None:
                 print(f"{chunk.id}: {exc}", file=sys.stderr)
             row = {"language": language, "source": chunk.source, "chunk_id": chunk.id, "chunk": chunk.text,
                    "variant": "subject", "subject": subject,
-                   **({"question": written.question, "answer": written.answer, "quote": written.quote}
+                   **({"question": written.question, "answer": written.answer}
                       if written else {"question": None})}
             print(json.dumps(row, ensure_ascii=False), flush=True)
     finally:

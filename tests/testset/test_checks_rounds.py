@@ -66,8 +66,7 @@ def _writer(request):
     if request.tag == "testset.factoid":
         name = re.search(r"Setting (\w+)", text).group(1)
         value = re.search(rf"Setting {name} .*? defaults to (\d+)", text).group(1)
-        return {"question": f"What does setting {name} of the service default to?", "answer": value,
-                "quote": f"defaults to {value}"}
+        return {"question": f"What does setting {name} of the service default to?", "answer": value}
     if request.tag == "faithfulness.verdicts":
         return {"verdicts": [{"verdict": 1, "reason": ""}]}
     return {"rating": 5}

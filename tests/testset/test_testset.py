@@ -44,8 +44,7 @@ def reply(request):
     text = request.messages[-1]["content"]
     if tag.startswith(("testset.factoid", "testset.multi_hop", "testset.rewrite")):
         name = text.split("lighthouse of ")[1].split(" ")[0]
-        quote = {"quote": f"The lighthouse of {name} was built"} if not tag.startswith("testset.multi_hop") else {}
-        return {"question": f"When was the lighthouse of {name} built?", "answer": "In the year it was built.", **quote}
+        return {"question": f"When was the lighthouse of {name} built?", "answer": "In the year it was built."}
     if tag == "testset.unanswerable":
         return {"question": "Who painted the lighthouse keeper's portrait?"}
     if tag == "testset.summary":
@@ -171,8 +170,7 @@ def test_pipeline_rejects_a_restated_answer_before_the_critiques(tmp_path):
     def restating(request):
         if request.tag.startswith("testset.factoid"):
             name = request.messages[-1]["content"].split("lighthouse of ")[1].split(" ")[0]
-            return {"question": f"What is the lighthouse of {name}?", "answer": "The lighthouse.",
-                    "quote": f"The lighthouse of {name}"}
+            return {"question": f"What is the lighthouse of {name}?", "answer": "The lighthouse."}
         return reply(request)
 
     judge = ScriptedJudge(restating)

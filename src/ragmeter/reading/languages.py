@@ -91,8 +91,8 @@ class Vocabulary:
     refusal: str
     samples: Samples = field(repr=False, default_factory=lambda: Samples({}, ("", ""), ""))
     #: why a test-set question is sent back to its writer, as the rewrite prompt reads it
-    #: (testset/pipeline.py: no_subject, points, language, standalone, relevance, groundedness,
-    #: quote_outside, answer_outside_quote); English where a key is missing
+    #: (testset/pipeline.py: no_subject, points, language, standalone, relevance, groundedness);
+    #: English where a key is missing
     problems: dict[str, str] = field(repr=False, default_factory=dict)
 
 
@@ -154,8 +154,6 @@ ENGLISH = Vocabulary(
         "standalone": "the question does not make sense without the context",
         "relevance": "the question is not one a user of the documented software would ask",
         "groundedness": "the context does not support the answer",
-        "quote_outside": "the quote is not copied from the context",
-        "answer_outside_quote": "the answer does not say what the quote says",
     },
 )
 
@@ -211,8 +209,6 @@ SPANISH = Vocabulary(
         "standalone": "la pregunta no tiene sentido sin el contexto",
         "relevance": "no es una pregunta que haría un usuario del software documentado",
         "groundedness": "el contexto no respalda la respuesta",
-        "quote_outside": "la cita no está copiada del contexto",
-        "answer_outside_quote": "la respuesta no dice lo que dice la cita",
     },
 )
 

@@ -41,11 +41,14 @@ class Outline:
     def path_at(self, position: int) -> list[str]:
         """The headings that enclose `position`: the nearest one above it of each level,
         outermost first (a later heading of a level closes the deeper ones)."""
+        return [h.text for h in self.enclosing(position)]
+
+    def enclosing(self, position: int) -> list[Heading]:
         starts = [h.start for h in self.headings]
         path: list[Heading] = []
         for heading in self.headings[: bisect_right(starts, position)]:
             path = [h for h in path if h.level < heading.level] + [heading]
-        return [h.text for h in path]
+        return path
 
 
 def outline(text: str) -> Outline:

@@ -43,7 +43,8 @@ def from_example(question: str, contexts: list[str], prompt: Any) -> list[str]:
 
 def restates_question(question: str, answer: str, language: str = "english") -> bool:
     """True when every word of the answer comes from its question ("What is the training
-    mode for Zstd?" -> "Training mode."): it gives a RAG nothing to find, yet the critiques,
+    mode for Zstd?" -> "Training mode."), or its letters stand in it, spaces and case aside
+    ("the disk cache library" -> "DiskCache"): it gives a RAG nothing to find, yet the critiques,
     which read the question alone, let it through. Numbers count as words; an answer that
     starts with the language's yes or no ("Yes, training mode.") answers its question."""
     said = _words(answer, language)
@@ -51,7 +52,12 @@ def restates_question(question: str, answer: str, language: str = "english") -> 
     found = vocabulary(language)
     if not said or (first and found and first[0].strip(".,;:!¡") in found.yes_no):
         return False
-    return said <= _words(question, language)
+    return said <= _words(question, language) or _squashed(question).find(_squashed(answer)) >= 0
+
+
+def _squashed(text: str) -> str:
+    """Letters and digits alone, lowercased: "DiskCache." stands in "the disk cache library"."""
+    return "".join(ch for ch in text.lower() if ch.isalnum()) or "\0"
 
 
 def asked_words(question: str, language: str = "english") -> set[str]:
@@ -111,27 +117,35 @@ def folded_words(text: str) -> set[str]:
     return _folded(set(lower_words(text)))
 
 
-_IDENT = re.compile(r"`([^`\n]{1,60})`|(?<![\w.-])((?:[A-Za-z]+[\w]*[._]\w[\w.]*|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+_IDENT = re.compile(r"(?<![\w.-])((?:[A-Za-z]+[\w]*[._]\w[\w.]*|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
                     r"|[A-Za-z]+-?\d[\w.]*|--?[a-z][\w-]*))")
 
 
 def _identifiers(text: str) -> set[str]:
-    """Code-shaped words: a code span's words, dotted or snake_case names, CamelCase, ACRONYMS,
-    names with a number (pep-0257, Python3), command-line options."""
+    """Code-shaped words: a one-token code span's words, dotted or snake_case names, CamelCase, ACRONYMS,
+    names with a number (pep-0257, Python3), command-line options, a web address's words."""
+    from ragmeter.reading.shapes import CODE_SPAN, URL
+
     found: set[str] = set()
     for match in _IDENT.finditer(text):
-        found.update(lower_words(match.group(1) or match.group(2)))
+        found.update(lower_words(match.group(1)))
+    for match in CODE_SPAN.finditer(text):
+        if not any(ch.isspace() for ch in match.group(2).strip()):  # words in code marks are prose (a link)
+            found.update(lower_words(match.group(2)))
+    for match in URL.finditer(text):
+        found.update(w for w in lower_words(match.group(0)) if w not in ("http", "https", "www"))
     return found
 
 
 def _capitalised(text: str, language: str) -> set[str]:
-    """Words written with a capital past the first word of their sentence: proper names."""
+    """Words written with a capital past the first word of their sentence and of their line
+    (a heading ends without a full stop): proper names."""
     from ragmeter.reading.sentences import split_sentences
 
     found = vocabulary(language)
     stop = found.stop_words if found else frozenset()
     out: set[str] = set()
-    for sentence in split_sentences(text):
+    for sentence in (part for line in text.splitlines() for part in split_sentences(line)):
         for word in tokens(sentence)[1:]:
             if word[:1].isupper() and len(word) > 1 and word.lower() not in stop:
                 out.add(word.lower())

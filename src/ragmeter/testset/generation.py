@@ -25,20 +25,12 @@ class QA(BaseModel):
     answer: str = Field(min_length=1, max_length=TEXT_MAX)
 
 
-class CitedQA(QA):
-    """A factoid question, its answer, and the chunk's words the answer rests on (checked
-    against the chunk without a model: reading/quotes.py)."""
-
-    quote: str = Field(min_length=1, max_length=TEXT_MAX)
-
-
 @dataclass(frozen=True)
 class Written:
-    """What the writer gave: the question, its answer (None: unanswerable), its quote."""
+    """What the writer gave: the question and its answer (None: unanswerable)."""
 
     question: str
     answer: str | None
-    quote: str | None = None
 
 
 class Question(BaseModel):
@@ -97,8 +89,8 @@ class Judging:
 
 
 async def write_question(judging: Judging, kind: str, contexts: list[str], subject: str) -> Written:
-    """A factoid (cited), multi-hop or unanswerable question from its chunk(s) and the
-    subject line of the first (testset/subjects.py)."""
+    """A factoid, multi-hop or unanswerable question from its chunk(s) and the subject line of
+    the first (testset/subjects.py)."""
     if kind == "multi_hop":
         reply = await judging.ask("generate", kind, {"subject": subject, "context1": contexts[0],
                                                      "context2": contexts[1]}, QA, 256)
@@ -106,16 +98,16 @@ async def write_question(judging: Judging, kind: str, contexts: list[str], subje
     if kind == "unanswerable":
         reply = await judging.ask("generate", kind, {"subject": subject, "context": contexts[0]}, Question, 128)
         return Written(reply.parsed.question.strip(), None)
-    reply = await judging.ask("generate", "factoid", {"subject": subject, "context": contexts[0]}, CitedQA, 320)
-    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip(), reply.parsed.quote.strip())
+    reply = await judging.ask("generate", "factoid", {"subject": subject, "context": contexts[0]}, QA, 256)
+    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip())
 
 
 async def rewrite_question(judging: Judging, subject: str, context: str, written: Written, problem: str) -> Written:
     """The question and answer written again once, told why they were sent back."""
     reply = await judging.ask("rewrite", "rewrite", {"subject": subject, "context": context,
                                                      "question": written.question, "answer": written.answer or "",
-                                                     "problem": problem}, CitedQA, 320)
-    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip(), reply.parsed.quote.strip())
+                                                     "problem": problem}, QA, 256)
+    return Written(reply.parsed.question.strip(), reply.parsed.answer.strip())
 
 
 async def write_conversation(judging: Judging, context: str, subject: str) -> tuple[list[dict[str, str]], str]:

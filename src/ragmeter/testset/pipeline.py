@@ -28,7 +28,6 @@ from ragmeter.reading.questions import (
     points_at_source,
     restates_question,
 )
-from ragmeter.reading.quotes import answer_rests_on, quote_match, quoted
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
     CRITERIA,
@@ -232,7 +231,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
         second = await rewrite_question(judging, subject, text, first, judged.pop("problem"))
     except UnparseableReply as exc:
         return {**judged, "detail": f"{judged['detail']}; its rewrite: parse failure ({exc})"}
-    before = {"question": first.question, "answer": first.answer, "quote": first.quote,
+    before = {"question": first.question, "answer": first.answer,
               "rejected_by": judged["rejected_by"], "detail": judged["detail"]}
     again = await _judged({**_filled(row, second, sources, chunk, settings), "rewritten_from": before}, second,
                           sources, chunks, settings, judging, subjects, text, turns)
@@ -247,7 +246,6 @@ def _filled(row: dict[str, Any], written: Written, sources: list[Chunk], chunk: 
     kind = row["question_type"]
     return {**row, "user_input": written.question,
             "reference": written.answer if written.answer is not None else settings.refusal,
-            **({"reference_quote": written.quote} if written.quote is not None else {}),
             "reference_contexts": [c.text for c in sources] if kind != "unanswerable" else [],
             "reference_context_ids": [c.id for c in sources] if kind != "unanswerable" else [],
             "seed_chunk_id": chunk.id}
@@ -313,13 +311,6 @@ def _checked(row: dict[str, Any], written: Written, sources: list[Chunk], chunks
     if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):
         return ("copied example",
                 f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
-    if written.quote is not None and not quoted(written.quote, text):
-        match = quote_match(written.quote, text)
-        return ("quote", f"its quote {written.quote[:80]!r} is not in the chunk ({match:.0f} of 100)",
-                _problem(settings, "quote_outside"))
-    if written.quote is not None and answer is not None and not answer_rests_on(answer, written.quote, question):
-        return ("quote", f"the answer {answer[:80]!r} does not rest on its quote",
-                _problem(settings, "answer_outside_quote"))
     if kind == "unanswerable" and (found := answering_chunk(question, chunks, language)):
         return ("groundedness", f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words", None)
     return None
