@@ -22,7 +22,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
             out: Annotated[Optional[Path], typer.Option(help="output folder (default testset/)")] = None,
             judge: Annotated[Optional[str], typer.Option(help="judge spec, as for evaluate")] = None,
             embeddings: Annotated[Optional[str], typer.Option(help="for multi-hop pairs and duplicates")] = None,
-            language: Annotated[Optional[str], typer.Option(help="english | spanish")] = None,
+            language: Annotated[Optional[str], typer.Option(
+                help="auto (the default: the documents' own language) | english | spanish")] = None,
             audience: Annotated[Optional[str], typer.Option(help="who the questions should be useful to")] = None,
             types: Annotated[Optional[str], typer.Option(
                 help="question mix, e.g. factoid:0.6,multi_hop:0.2,unanswerable:0.2")] = None,

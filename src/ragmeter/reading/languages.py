@@ -147,8 +147,7 @@ ENGLISH = Vocabulary(
         padding=("Here is what the documentation says about this.", "I hope this helps."),
         heading="## Answer", negate=negate_english),
     problems={
-        "no_subject": "the question does not name what it asks about (the product, library or subject of the subject "
-                      "line)",
+        "no_subject": "the question does not name what it asks about: name {names} in it",
         "points": "the question points at a text whoever asks has not seen ({detail})",
         "language": "the question is not written in English",
         "standalone": "the question does not make sense without the context",
@@ -202,8 +201,7 @@ SPANISH = Vocabulary(
         padding=("Esto es lo que dice la documentación al respecto.", "Espero que esto ayude."),
         heading="## Respuesta", negate=negate_spanish),
     problems={
-        "no_subject": "la pregunta no nombra aquello por lo que pregunta (el producto, la biblioteca o el tema de la "
-                      "línea «subject»)",
+        "no_subject": "la pregunta no nombra aquello por lo que pregunta: nombra en ella {names}",
         "points": "la pregunta señala un texto que quien pregunta no ha visto ({detail})",
         "language": "la pregunta no está escrita en español",
         "standalone": "la pregunta no tiene sentido sin el contexto",

@@ -103,10 +103,12 @@ async def write_question(judging: Judging, kind: str, contexts: list[str], subje
 
 
 async def rewrite_question(judging: Judging, subject: str, context: str, written: Written, problem: str) -> Written:
-    """The question and answer written again once, told why they were sent back."""
+    """A new question and answer, written once, told why the first was sent back. The first
+    question stands inside the problem, not as a field to edit: shown as one, the small
+    writer copied it back unchanged 16 times in 16 (issue 62); told "write a new question,
+    name one of these names, not this one", it named the subject in 5 of 11 Spanish ones."""
     reply = await judging.ask("rewrite", "rewrite", {"subject": subject, "context": context,
-                                                     "question": written.question, "answer": written.answer or "",
-                                                     "problem": problem}, QA, 256)
+                                                     "problem": f"{problem} ({written.question})"}, QA, 256)
     return Written(reply.parsed.question.strip(), reply.parsed.answer.strip())
 
 

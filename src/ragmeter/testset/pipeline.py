@@ -305,7 +305,8 @@ def _checked(row: dict[str, Any], written: Written, sources: list[Chunk], chunks
     if row.get("messages") is None and not names_subject(question, subjects.words(chunk),
                                                           subjects.held(chunk.source), language):
         return ("standalone", "names no subject: no word of its document's name, title or section "
-                f"({chunk.source}), and no name its document holds", _problem(settings, "no_subject"))
+                f"({chunk.source}), and no name its document holds",
+                _problem(settings, "no_subject", names=", ".join(subjects.names(chunk))))
     if language_mismatch(question, language):
         return ("language", f"not written in {language}", _problem(settings, "language"))
     if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):

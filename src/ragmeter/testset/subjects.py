@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ragmeter.reading.outline import DESCRIBED_LEVEL, Outline, outline
 from ragmeter.reading.questions import folded_words, naming_words
+from ragmeter.reading.words import tokens
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.documents import Document
 
@@ -106,6 +107,18 @@ class Subjects:
             if heading.level >= DESCRIBED_LEVEL:
                 found |= naming_words(heading.text, language)
         return found
+
+    def names(self, chunk: Chunk, most: int = 4) -> list[str]:
+        """The subject's names as the document writes them, for a rewrite to put in its
+        question: the file's name (its stem), then the names of the summary and the title."""
+        known = self._known.get(chunk.source)
+        found = [PurePath(chunk.source).stem]
+        texts = (self._written.get(chunk.source, ""), known.outline.title or "") if known else ()
+        for text in texts:
+            for word in tokens(text):
+                if word.lower() in (known.names if known else set()) and word.lower() not in map(str.lower, found):
+                    found.append(word)
+        return found[:most]
 
     def held(self, source: str) -> set[str]:
         """Every word of the chunk's document (a name the question gives must be one of them)."""
