@@ -526,13 +526,13 @@ def test_keep_on_probabilities_without_them_says_so(tmp_path):
                          for i in range(3)})
     result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb, progress=False,
                               keep_on="probability")
-    # the rated critiques (standalone, relevance; groundedness has probabilities) of the two kept questions, of
-    # Cape1's, which fails relevance, and of its rewrite, which fails it again
-    assert result.quality["kept_on_rating"] == 8
+    # the rated critiques (standalone, relevance; groundedness has probabilities) of the two kept questions and
+    # of Cape1's, which fails relevance and is dropped without a rewrite (a critique's failure is not rewritten)
+    assert result.quality["kept_on_rating"] == 6
     assert [r["detail"] for r in result.rejected if r["rejected_by"] == "relevance"] == [
-        "after a rewrite: relevance 2: rated 2 of 1-5"]
+        "relevance 2: rated 2 of 1-5"]
     console = Console(record=True, width=200)
     print_quality(result.quality, console)
-    assert "--keep-on: the judge gave no label probabilities for 8 critiques" in console.export_text()
+    assert "--keep-on: the judge gave no label probabilities for 6 critiques" in console.export_text()
     assert generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb,
                             progress=False).quality["kept_on_rating"] == 0

@@ -91,7 +91,7 @@ class Vocabulary:
     refusal: str
     samples: Samples = field(repr=False, default_factory=lambda: Samples({}, ("", ""), ""))
     #: why a test-set question is sent back to its writer, as the rewrite prompt reads it
-    #: (testset/pipeline.py: no_subject, points, language, standalone, relevance, groundedness);
+    #: (testset/pipeline.py: no_subject, points, not_question, language);
     #: English where a key is missing
     problems: dict[str, str] = field(repr=False, default_factory=dict)
 
@@ -150,9 +150,7 @@ ENGLISH = Vocabulary(
         "no_subject": "the question does not name what it asks about: name {names} in it",
         "points": "the question points at a text whoever asks has not seen ({detail})",
         "language": "the question is not written in English",
-        "standalone": "the question does not make sense without the context",
-        "relevance": "the question is not one a user of the documented software would ask",
-        "groundedness": "the context does not support the answer",
+        "not_question": "it is not a question",
     },
 )
 
@@ -204,9 +202,7 @@ SPANISH = Vocabulary(
         "no_subject": "la pregunta no nombra aquello por lo que pregunta: nombra en ella {names}",
         "points": "la pregunta señala un texto que quien pregunta no ha visto ({detail})",
         "language": "la pregunta no está escrita en español",
-        "standalone": "la pregunta no tiene sentido sin el contexto",
-        "relevance": "no es una pregunta que haría un usuario del software documentado",
-        "groundedness": "el contexto no respalda la respuesta",
+        "not_question": "no es una pregunta",
     },
 )
 
