@@ -91,7 +91,7 @@ class Vocabulary:
     refusal: str
     samples: Samples = field(repr=False, default_factory=lambda: Samples({}, ("", ""), ""))
     #: why a test-set question is sent back to its writer, as the rewrite prompt reads it
-    #: (testset/pipeline.py: no_subject, points, not_question, language);
+    #: (testset/pipeline.py: no_subject, not_question, language);
     #: English where a key is missing
     problems: dict[str, str] = field(repr=False, default_factory=dict)
 
@@ -148,7 +148,6 @@ ENGLISH = Vocabulary(
         heading="## Answer", negate=negate_english),
     problems={
         "no_subject": "the question does not name what it asks about: name {names} in it",
-        "points": "the question points at a text whoever asks has not seen ({detail})",
         "language": "the question is not written in English",
         "not_question": "it is not a question",
     },
@@ -200,7 +199,6 @@ SPANISH = Vocabulary(
         heading="## Respuesta", negate=negate_spanish),
     problems={
         "no_subject": "la pregunta no nombra aquello por lo que pregunta: nombra en ella {names}",
-        "points": "la pregunta señala un texto que quien pregunta no ha visto ({detail})",
         "language": "la pregunta no está escrita en español",
         "not_question": "no es una pregunta",
     },
