@@ -11,9 +11,10 @@ import pytest
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.testset import generate_testset, parse_types
+from ragmeter.testset.checks import answering_chunk
 from ragmeter.testset.chunking import MIN_CHUNK_CHARS, split
 from ragmeter.testset.documents import Document, html_text, load_documents
-from ragmeter.testset.pipeline import answering_chunk, passes, type_plan
+from ragmeter.testset.pipeline import passes, type_plan
 from ragmeter.testset.quality import answer_in_chunk, language_mismatch
 from ragmeter.testset.sampling import chunk_order
 from tests.cli_runner import run_cli

@@ -2,7 +2,8 @@
 
 documents.py reads them, chunking.py splits them as the seed does, sampling.py picks the
 chunks (round after round), subjects.py says what each chunk is about, generation.py asks the
-judge for questions and critiques, reading/questions.py rejects what needs no model,
+judge for questions and critiques, checks.py rejects what needs no model (with the readers
+of reading/questions.py),
 pipeline.py runs the generate -> check -> critique -> rewrite once -> filter -> deduplicate
 loop, quality.py reports on the result.
 The judge session, cache, retries and accounting are the evaluation engine's.

@@ -10,7 +10,6 @@ same test set at any concurrency, and a killed run resumes from the cache.
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import random
 from collections.abc import Iterator
@@ -20,14 +19,7 @@ from typing import Any
 from ragmeter.engine.failed_calls import FailedCalls
 from ragmeter.errors import JudgeUnavailable, UnparseableReply
 from ragmeter.reading.languages import vocabulary
-from ragmeter.reading.questions import (
-    asked_words,
-    from_example,
-    language_mismatch,
-    names_subject,
-    points_at_source,
-    restates_question,
-)
+from ragmeter.testset.checks import first_failed, nearest_in_words
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import (
     CRITERIA,
@@ -254,21 +246,12 @@ def _filled(row: dict[str, Any], written: Written, sources: list[Chunk], chunk: 
             "seed_chunk_id": chunk.id}
 
 
-def _problem(settings: Settings, key: str, **detail: str) -> str:
-    """Why a question is sent back, in the test set's language (reading/languages.py)."""
-    from ragmeter.reading.languages import ENGLISH
-
-    found = vocabulary(settings.language)
-    text = (found.problems.get(key) if found else None) or ENGLISH.problems[key]
-    return text.format(**detail) if detail else text
-
-
 async def _judged(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
                   settings: Settings, judging: Judging, subjects: Subjects, text: str,
                   turns: list[dict[str, str]]) -> dict[str, Any]:
     """The row kept, or rejected with why; `problem` (removed by the caller) says what a
     rewrite must fix, None where a rewrite cannot fix it."""
-    found = _checked(row, written, sources, chunks, settings, judging, subjects, text)
+    found = first_failed(row, written, sources, chunks, settings, judging.prompt(row["question_type"]), subjects, text)
     if found is not None:
         by, detail, problem = found
         return {**row, "rejected_by": by, "detail": detail, "problem": problem}
@@ -290,36 +273,6 @@ async def _judged(row: dict[str, Any], written: Written, sources: list[Chunk], c
             return {**row, "rejected_by": criterion, "problem": None,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
-
-
-def _checked(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
-             settings: Settings, judging: Judging, subjects: Subjects,
-             text: str) -> tuple[str, str, str | None] | None:
-    """The first no-model check the question fails: (rejected_by, detail, problem for the
-    rewrite or None), or None."""
-    kind, question, answer, language = row["question_type"], written.question, written.answer, settings.language
-    if kind != "unanswerable" and answer is not None and restates_question(question, answer, language):
-        return ("restates question",
-                f"every word of the answer {answer!r} is in the question: nothing for a RAG to find", None)
-    if pointing := points_at_source(question, language):
-        return ("standalone", f"points at the text it was written from ({pointing!r}), which whoever asks has not "
-                "seen", None)  # rewritten, it came back the same 9 times in 9 (issue 62)
-    chunk = sources[0]
-    if row.get("messages") is None and not names_subject(question, subjects.words(chunk),
-                                                          subjects.held(chunk.source), language):
-        return ("standalone", "names no subject: no word of its document's name, title or section "
-                f"({chunk.source}), and no name its document holds",
-                _problem(settings, "no_subject", names=", ".join(subjects.names(chunk))))
-    if not question.rstrip().endswith("?"):
-        return ("not a question", "does not end with a question mark", _problem(settings, "not_question"))
-    if language_mismatch(question, language):
-        return ("language", f"not written in {language}", _problem(settings, "language"))
-    if copied := from_example(question, [c.text for c in sources], judging.prompt(kind)):
-        return ("copied example",
-                f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
-    if kind == "unanswerable" and (found := answering_chunk(question, chunks, language)):
-        return ("groundedness", f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words", None)
-    return None
 
 
 def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int, keep_on: str = "rating") -> bool:
@@ -383,38 +336,4 @@ def cosine(a: list[float], b: list[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def nearest_in_words(question: str, chunks: list[Chunk], k: int) -> list[Chunk]:
-    """The k chunks sharing most words with the question (no model: cheap over a corpus)."""
-    from ragmeter.reading.words import content_words
-
-    asked = content_words(question)
-    ranked = sorted(chunks, key=lambda c: (-len(asked & _chunk_words(c)), c.id))
-    return ranked[:k]
-
-
-#: share of an "unanswerable" question's words one chunk may hold before the corpus is taken to answer it
-ANSWERED_SHARE = 2 / 3
-
-
-def answering_chunk(question: str, chunks: list[Chunk], language: str = "english") -> tuple[Chunk, float] | None:
-    """The chunk holding at least ANSWERED_SHARE of the question's content words (stop words
-    aside), with that share; None when no chunk does. A no-model check that an "unanswerable"
-    question is not answered by the corpus: the small judge's groundedness critique let
-    "What is the default temperature for decoding?" through beside "temperature 0"."""
-    asked = asked_words(question, language)
-    if len(asked) < 2:
-        return None
-    best = max(chunks, key=lambda c: (len(asked & _chunk_words(c)), c.id), default=None)
-    share = len(asked & _chunk_words(best)) / len(asked) if best else 0.0
-    return (best, share) if best and share >= ANSWERED_SHARE else None
-
-
-@functools.lru_cache(maxsize=200_000)
-def _chunk_words(chunk: Chunk) -> frozenset[str]:
-    """A chunk's words, computed once per chunk for every unanswerable question."""
-    from ragmeter.reading.words import content_words
-
-    return frozenset(content_words(chunk.text))
-
-
-__all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "answering_chunk", "build", "passes", "type_plan"]
+__all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]
