@@ -114,3 +114,22 @@ def test_spanish_documents_give_a_spanish_test_set_by_default(tmp_path):
     assert result.quality["language"] == "spanish" and result.manifest["language"]["used"] == "spanish"
     assert result.rows[0]["user_input"].startswith("¿Cuándo")
     assert any(s.startswith("Tu tarea es escribir una pregunta factual") for s in seen)  # the Spanish prompt
+
+
+def test_the_prompts_own_example_is_dropped_not_rewritten(tmp_path):
+    """Checked before the subject: rewritten, the Eiffel Tower question became a PEP question
+    with an invented date (issue 62's held-out check)."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text(GUIDE)
+    rewritten: list[str] = []
+    script = writer(rewritten)
+
+    def copying(request):
+        if request.tag == "testset.factoid":
+            return {"question": "When was the Eiffel Tower completed?", "answer": "In 1889."}
+        return script(request)
+
+    result = generate_testset(tmp_path / "docs", 1, judge=ScriptedJudge(copying), embeddings=TableEmbedder({}),
+                              progress=False, max_attempts=1)
+    assert result.rows == [] and rewritten == []
+    assert [r["rejected_by"] for r in result.rejected] == ["copied example"]

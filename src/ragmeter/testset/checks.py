@@ -40,6 +40,9 @@ def first_failed(row: dict[str, Any], written: Written, sources: list[Chunk], ch
     if pointing := points_at_source(question, language):
         return ("standalone", f"points at the text it was written from ({pointing!r}), which whoever asks has not "
                 "seen", None)  # rewritten, it came back the same 9 times in 9 (issue 62)
+    if copied := from_example(question, [c.text for c in sources], prompt):
+        return ("copied example",
+                f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
     chunk = sources[0]
     if row.get("messages") is None and not names_subject(question, subjects.words(chunk),
                                                           subjects.held(chunk.source), language):
@@ -50,9 +53,6 @@ def first_failed(row: dict[str, Any], written: Written, sources: list[Chunk], ch
         return ("not a question", "does not end with a question mark", problem(settings, "not_question"))
     if language_mismatch(question, language):
         return ("language", f"not written in {language}", problem(settings, "language"))
-    if copied := from_example(question, [c.text for c in sources], prompt):
-        return ("copied example",
-                f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
     if kind == "unanswerable" and (found := answering_chunk(question, chunks, language)):
         return ("groundedness", f"answerable: {found[0].source} holds {found[1]:.0%} of the question's words", None)
     return None
