@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.testset import generate_testset
 from ragmeter.testset.chunking import Chunk
@@ -133,3 +135,20 @@ def test_the_prompts_own_example_is_dropped_not_rewritten(tmp_path):
                               progress=False, max_attempts=1)
     assert result.rows == [] and rewritten == []
     assert [r["rejected_by"] for r in result.rejected] == ["copied example"]
+
+
+async def test_a_summary_whose_call_failed_is_asked_again():
+    from ragmeter.errors import JudgeUnavailable
+
+    class Flaky(Summaries):
+        async def ask(self, stage, name, inputs, output, max_tokens, family="testset"):
+            if not self.calls:
+                self.calls += 1
+                raise JudgeUnavailable("connection refused")
+            return await super().ask(stage, name, inputs, output, max_tokens, family)
+
+    subjects, judging = Subjects([Document("guide.md", GUIDE)], "english"), Flaky()
+    with pytest.raises(JudgeUnavailable, match="connection refused"):
+        await subjects.line(judging, lamp_chunk())
+    assert (await subjects.line(judging, lamp_chunk())).endswith("A guide to the Beacon service (guide.md).")
+    assert judging.calls == 2

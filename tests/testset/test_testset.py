@@ -10,6 +10,7 @@ import pytest
 
 from ragmeter.errors import ConfigError, DataError
 from ragmeter.judges.scripted import ScriptedJudge
+from ragmeter.reading.outline import outline
 from ragmeter.testset import generate_testset, parse_types
 from ragmeter.testset.checks import answering_chunk
 from ragmeter.testset.chunking import MIN_CHUNK_CHARS, split
@@ -321,6 +322,9 @@ def test_evaluate_reads_the_testset(tmp_path):
 def test_documents_html_and_tables(tmp_path):
     assert html_text("<html><head><script>x=1</script><style>p{}</style></head><body><p>One &amp; two</p>"
                      "<p>Three</p></body></html>") == "One & two\n\nThree"
+    page = html_text("<body><h1>Widgets</h1><p>Intro.</p><h2>Install</h2><p>Run it.</p></body>")
+    assert page == "# Widgets\n\nIntro.\n\n## Install\n\nRun it."
+    assert outline(page).path_at(page.index("Run it")) == ["Widgets", "Install"]
     table = tmp_path / "docs.jsonl"
     table.write_text(json.dumps({"text": "hello", "source": "a"}) + "\n" + json.dumps({"source": "b"}) + "\n")
     with pytest.raises(DataError, match="docs.jsonl, row 2, field 'text'"):

@@ -157,10 +157,12 @@ def _pdf_complaints() -> Iterator[list[str]]:
 
 
 def html_text(markup: str) -> str:
-    """Visible text of an HTML page, paragraphs kept apart (script and style dropped)."""
+    """Visible text of an HTML page, paragraphs kept apart, headings written as Markdown's
+    (`## Install`), script and style dropped."""
     from html.parser import HTMLParser
 
-    blocks = {"p", "div", "section", "article", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "tr", "br"}
+    blocks = {"p", "div", "section", "article", "li", "pre", "table", "tr", "br"}
+    headings = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
     class Text(HTMLParser):
         def __init__(self) -> None:
@@ -171,6 +173,8 @@ def html_text(markup: str) -> str:
         def handle_starttag(self, tag: str, attrs: Any) -> None:
             if tag in ("script", "style", "noscript"):
                 self.skip += 1
+            elif tag in headings:  # kept as Markdown headings: the outline (reading/outline.py) reads them
+                self.parts.append("\n\n" + "#" * int(tag[1]) + " ")
             elif tag in blocks:
                 self.parts.append("\n\n")
 

@@ -74,7 +74,13 @@ class Subjects:
             return ""
         if source not in self._summaries:
             self._summaries[source] = asyncio.ensure_future(self._summarise(judging, known.document))
-        self._written[source] = await asyncio.shield(self._summaries[source])
+        task = self._summaries[source]
+        try:
+            self._written[source] = await asyncio.shield(task)
+        except Exception:
+            if self._summaries.get(source) is task:  # a failed call is asked again by the next attempt
+                del self._summaries[source]
+            raise
         return self._written[source]
 
     @staticmethod
