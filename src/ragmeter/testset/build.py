@@ -210,6 +210,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.pipeline import ORDER, type_plan
     from ragmeter.testset.sampling import chunk_order
+    from ragmeter.testset.subjects import SUMMARY_FROM
 
     size, seed, audience, max_attempts = cfg.size, cfg.seed, cfg.audience, cfg.max_attempts
     corpus = load_documents(cfg.docs if docs is None else docs)
@@ -233,7 +234,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     # one summary per document asked about; at most, each attempt's question is written again once
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
-        {"name": d.source, "document": d.text[:1500]})) for d in corpus.documents[:summaries])
+        {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "language": language,
             "attempts": {"at_least": attempts, "at_most": size * max_attempts},
