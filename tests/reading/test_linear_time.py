@@ -37,3 +37,20 @@ def test_every_reader_reads_a_long_run_of_one_character_in_linear_time(text):
     excerpts("The server listens on port 8080.", [text, "another context"])
     disagreements(["The server listens on port 8080 by default."], [text, "another context"])
     assert time.perf_counter() - start < BOUND
+
+
+@pytest.mark.parametrize("text", ["a" * N, "`" * N, "a." * (N // 2), "=\n" * (N // 2), "x\n" * (N // 2),
+                                  ".. a:: b\n   c\n" * (N // 14), "A\n   b\n" * (N // 7)],
+                         ids=["one-word", "backticks", "dots", "underlines", "lines", "directives", "man-sections"])
+def test_the_test_set_readers_read_a_whole_document_in_linear_time(text):
+    """A test set reads each whole document for its outline and its names (issue 62): a line
+    per directive once rescanned the rest of the document (quadratic), a long word backtracked
+    in the name pattern."""
+    from ragmeter.reading.outline import outline
+    from ragmeter.reading.questions import folded_words, names_subject, naming_words
+
+    start = time.perf_counter()
+    outline(text)
+    names = naming_words(text, "english", names_only=True)
+    names_subject("What does textwrap.wrap return?", naming_words(text, "english"), names | folded_words(text))
+    assert time.perf_counter() - start < BOUND

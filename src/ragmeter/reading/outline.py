@@ -68,6 +68,7 @@ def _headings(text: str) -> list[Heading]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     stripped = [line.rstrip("\r\n") for line in lines]
+    following = _following(stripped)
     body_indented = _mostly_indented(stripped)
     # Markdown (a `#` heading anywhere) ranks = over -; reStructuredText ranks styles as they come
     underline_levels: dict[tuple[str, bool], int] = \
@@ -78,8 +79,8 @@ def _headings(text: str) -> list[Heading]:
         if fence is not None or _FENCE.match(line.lstrip()):
             fence = _fence_state(fence, line)
             continue
-        heading = _atx(line) or _underlined(stripped, i, underline_levels) or _described(stripped, i) \
-            or (_man_section(stripped, i) if body_indented else None)
+        heading = _atx(line) or _underlined(stripped, i, underline_levels) or _described(line, following[i]) \
+            or (_man_section(line, following[i]) if body_indented else None)
         if heading and (text_ := clean(heading[1])) and len(text_) <= HEADING_MAX:
             found.append(Heading(offsets[i], heading[0], text_))
     return found
@@ -114,15 +115,25 @@ def _underlined(lines: list[str], i: int, levels: dict[tuple[str, bool], int]) -
     return levels[style], lines[i].strip()
 
 
-def _described(lines: list[str], i: int) -> tuple[int, str] | None:
+def _following(lines: list[str]) -> list[str]:
+    """For each line, the next line that holds text ("" after the last): read once, backwards,
+    so a document of many short sections is not rescanned for each (linear time)."""
+    out, after = [""] * len(lines), ""
+    for i in range(len(lines) - 1, -1, -1):
+        out[i] = after
+        if lines[i].strip():
+            after = lines[i]
+    return out
+
+
+def _described(line: str, following: str) -> tuple[int, str] | None:
     """A reStructuredText directive that describes a named object (`.. function:: wrap(text)`,
     `.. attribute:: width`): its argument is a name, maybe with a signature, and its body is
     indented below it; nested by indentation under the headings above. An API reference's
     sections are these."""
-    match = _DIRECTIVE.match(lines[i])
+    match = _DIRECTIVE.match(line)
     if not match:
         return None
-    following = next((nxt for nxt in lines[i + 1:] if nxt.strip()), "")
     indent = len(match.group(1))
     if len(following) - len(following.lstrip()) <= indent:
         return None
@@ -141,11 +152,9 @@ def _mostly_indented(lines: list[str]) -> bool:
     return len(text) >= 10 and sum(line[:1] in (" ", "\t") for line in text) > 0.6 * len(text)
 
 
-def _man_section(lines: list[str], i: int) -> tuple[int, str] | None:
-    line = lines[i]
+def _man_section(line: str, following: str) -> tuple[int, str] | None:
     if not line[:1].isalnum() or len(line.split()) > 6 or line.rstrip()[-1] in ".,:;!?)":
         return None
-    following = next((nxt for nxt in lines[i + 1:] if nxt.strip()), "")
     return (1, line.strip()) if following[:1] in (" ", "\t") else None
 
 

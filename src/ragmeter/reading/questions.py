@@ -117,7 +117,7 @@ def folded_words(text: str) -> set[str]:
     return _folded(set(lower_words(text)))
 
 
-_IDENT = re.compile(r"(?<![\w.-])((?:[A-Za-z]+[\w]*[._]\w[\w.]*|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
+_IDENT = re.compile(r"(?<![\w.-])((?:[A-Za-z]\w*[._]\w[\w.]*|[A-Za-z]*[a-z][A-Z]\w*|[A-Z]{2,}\w*"
                     r"|[A-Za-z]+-?\d[\w.]*|--?[a-z][\w-]*))")
 
 
