@@ -36,7 +36,7 @@ def ranks(rows: list[dict[str, Any]], folder: Path) -> list[int | None]:
 
 
 def main() -> None:
-    from ragmeter.testset.quality import overlap
+    from ragmeter.reading.words import share_held
 
     rows = [json.loads(line) for line in (NEW / "labelled.jsonl").read_text(encoding="utf-8").splitlines()]
     summary: dict[str, Any] = {}
@@ -47,7 +47,7 @@ def main() -> None:
             picked = [(r, rank) for r, rank in zip(part, found) if r["variant"] == variant]
             for kept in (False, True):
                 chosen = [(r, rank) for r, rank in picked if not kept or r["label"] == 1]
-                shares = [s for r, _ in chosen if (s := overlap(r["question"], [r["chunk"]])) is not None]
+                shares = [s for r, _ in chosen if (s := share_held(r["question"], [r["chunk"]])) is not None]
                 line = {"questions": len(chosen), "overlap": round(sum(shares) / len(shares), 3),
                         "hit@1": round(sum(rank == 1 for _, rank in chosen) / len(chosen), 3),
                         f"hit@{K}": round(sum(rank is not None for _, rank in chosen) / len(chosen), 3),

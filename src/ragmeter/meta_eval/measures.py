@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragmeter.reading.words import content_words
+from ragmeter.reading.words import share_held
 from ragmeter.stats import best_threshold as stats_best_threshold
 
 
@@ -35,8 +35,8 @@ def balanced_accuracy(scores: list[float], labels: list[int], threshold: float =
 
 def word_overlap(query: str, passages: list[str]) -> float:
     """The floor: share of the query's words (3+ letters) found in the passages. No model."""
-    q = content_words(query)
-    return len(q & content_words(" ".join(passages))) / len(q) if q else 0.0
+    share = share_held(query, passages)
+    return 0.0 if share is None else share
 
 
 def pearson(x: list[float], y: list[float]) -> float:

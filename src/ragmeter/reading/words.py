@@ -35,6 +35,14 @@ def content_words(text: str) -> set[str]:
     return {w for w in lower_words(text) if len(w) > 2}
 
 
+def share_held(text: str, passages: list[str]) -> float | None:
+    """The share of `text`'s content words the passages hold (None for a text of none): the
+    word-overlap floor of meta-evaluation, a test-set answer found in its chunk, a question's
+    overlap with its source."""
+    wanted = content_words(text)
+    return len(wanted & content_words(" ".join(passages))) / len(wanted) if wanted else None
+
+
 def plain(text: str) -> str:
     """Every word, short ones too ("no" is the whole difference in Spanish), lowercased, one
     space apart: a text compared word for word."""

@@ -152,7 +152,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
         with row_progress(settings.size, progress, unit="questions", work=judge_work(stats),
                           expected=expected_seconds(judge, settings.size)) as bar:
-            outcome = await build(chunks, settings, judging, embed, bar, subjects)
+            outcome = await build(chunks, settings, judging, embed, subjects, bar)
     finally:
         cache.close()
         await judge.aclose()

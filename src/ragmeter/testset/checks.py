@@ -30,7 +30,7 @@ def problem(settings: Any, key: str, **detail: str) -> str:
 
 
 def first_failed(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
-                 settings: Any, prompt: Any, subjects: Subjects, text: str) -> tuple[str, str, str | None] | None:
+                 settings: Any, prompt: Any, subjects: Subjects) -> tuple[str, str, str | None] | None:
     """The first no-model check the question fails: (rejected_by, detail, problem for the
     rewrite or None), or None."""
     kind, question, answer, language = row["question_type"], written.question, written.answer, settings.language

@@ -101,8 +101,8 @@ def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
         yield from plan
 
 
-async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, bar: Any = None,
-                subjects: Subjects | None = None) -> Outcome:
+async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, subjects: Subjects,
+                bar: Any = None) -> Outcome:
     outcome = Outcome()
     rounds = Rounds(chunks, settings.seed)
     partners = itertools.cycle(list(chunk_order(chunks, settings.seed + 7)) or [None])
@@ -184,7 +184,7 @@ class Flaky:
 
 async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
                    chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
-                   written: frozenset[str] = frozenset(), subjects: Subjects | None = None) -> dict[str, Any]:
+                   written: frozenset[str], subjects: Subjects) -> dict[str, Any]:
     """One question: written from `item` (a chunk, and the part of it not asked about yet) and
     the chunk's subject line, checked without a model, then critiqued until a criterion
     fails. A factoid question that names no subject, is no question or is in another language
@@ -193,7 +193,6 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
     two kept of five were both wrong), as is one that points at its source (rewritten, it came
     back the same 9 times in 9): issue 62, docs/benchmarks.md."""
     chunk, text = item
-    subjects = subjects or Subjects([], settings.language)
     sources = [chunk]
     if kind == "multi_hop":
         partner = await _partner(chunk, [c for c in pool if c is not None and c.id != chunk.id], embed)
@@ -218,7 +217,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
         return {**_filled(row, first, sources, chunk, settings), "rejected_by": "duplicate",
                 "detail": "the same question was written before"}
     judged = await _judged(_filled(row, first, sources, chunk, settings), first, sources, chunks, settings,
-                           judging, subjects, text, turns)
+                           judging, subjects, turns)
     if "rejected_by" not in judged or kind != "factoid" or judged.get("problem") is None:
         judged.pop("problem", None)
         return judged
@@ -229,7 +228,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
     before = {"question": first.question, "answer": first.answer,
               "rejected_by": judged["rejected_by"], "detail": judged["detail"]}
     again = await _judged({**_filled(row, second, sources, chunk, settings), "rewritten_from": before}, second,
-                          sources, chunks, settings, judging, subjects, text, turns)
+                          sources, chunks, settings, judging, subjects, turns)
     again.pop("problem", None)
     if "rejected_by" in again:
         again["detail"] = f"after a rewrite: {again['detail']}"
@@ -247,11 +246,11 @@ def _filled(row: dict[str, Any], written: Written, sources: list[Chunk], chunk: 
 
 
 async def _judged(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
-                  settings: Settings, judging: Judging, subjects: Subjects, text: str,
+                  settings: Settings, judging: Judging, subjects: Subjects,
                   turns: list[dict[str, str]]) -> dict[str, Any]:
     """The row kept, or rejected with why; `problem` (removed by the caller) says what a
     rewrite must fix, None where a rewrite cannot fix it."""
-    found = first_failed(row, written, sources, chunks, settings, judging.prompt(row["question_type"]), subjects, text)
+    found = first_failed(row, written, sources, chunks, settings, judging.prompt(row["question_type"]), subjects)
     if found is not None:
         by, detail, problem = found
         return {**row, "rejected_by": by, "detail": detail, "problem": problem}
