@@ -37,6 +37,12 @@ def test_samples_are_seeded_and_stratified_samples_cover_every_decile(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (make test installs Debian's package)")
+def follow(page, url: str) -> None:
+    """Navigate from inside the page, as a link does, and wait for the new page's load."""
+    with page.expect_navigation(url=url):
+        page.evaluate("url => { window.location.href = url; }", url)
+
+
 def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
     from playwright import sync_api
     from playwright.sync_api import expect  # waits for the page to show it, no sleep
@@ -78,10 +84,12 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         # issue 50: the 0/1 labels kept in the browser were restored into a 1-5 page of the same run and metric,
         # and a 1 saved as the lowest rating; the storage key now holds the scale
         rating = write_labelling_page(run, ["faithfulness"], tmp_path / "rating.html", sample=8, seed=0, scale=(1, 5))
-        page.goto(rating.as_uri())
+        # followed as a link is (from the page), not typed: a typed address may open another renderer
+        # before the last write reached the browser's storage, and CI saw the 0/1 page come back empty
+        follow(page, rating.as_uri())
         expect(page.locator("#progress")).to_have_text("0 of 8 rows labelled")
         expect(page.locator("#stored")).to_contain_text("kept in this browser as you go")
-        page.goto(page_file.as_uri())  # while the 0/1 page still has its own
+        follow(page, page_file.as_uri())  # while the 0/1 page still has its own
         expect(page.locator("#progress")).to_have_text("5 of 8 rows labelled")
         browser.close()
     assert problems == []
