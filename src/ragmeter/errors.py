@@ -46,6 +46,12 @@ class JudgeUnavailable(JudgeError):
     """The judge could not be reached before any row was processed, or retries ran out."""
 
 
+class RequestRefused(JudgeUnavailable):
+    """The server refused this one request (HTTP 400, 413 or 422: a prompt over the model's
+    context, a content filter): the row's failure, counted against `max_failed`, never the
+    run's end. Asking again gets the same refusal, so it is not retried."""
+
+
 class ServiceError(RagmeterError):
     """A service other than the judge (a trace store such as Phoenix) could not be reached or
     failed: an infrastructure failure (exit 3), not the user's data."""

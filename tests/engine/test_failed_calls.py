@@ -215,3 +215,90 @@ def test_a_refused_connection_says_so():
         return "answered"
 
     assert asyncio.run(call()) == "connection refused"  # was "ConnectTimeout"
+
+
+def test_a_row_the_server_refuses_is_that_rows_failure_and_the_run_goes_on():
+    """Issue 65 item 2: an HTTP 400 for one row ("maximum context length") ended the run
+    with exit 3, naming no row, and the replies in flight were lost. It is now the row's
+    failure with the server's reason, sent once (never again at the end: it would be refused
+    again), and counted against max_failed."""
+    import httpx
+
+    import ragmeter
+
+    sent: list[str] = []
+
+    def handler(request):
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        text = request.content.decode()
+        sent.append(text)
+        if "item 7?" in text:
+            return httpx.Response(400, json={"error": {"message": "This model's maximum context length is 4096"}})
+        return httpx.Response(200, json={"choices": [{"message": {"content": '{"rating": 2}'},
+                                                      "finish_reason": "stop"}]})
+
+    result = ragmeter.evaluate(ROWS, ["context_relevance"], judge=http_judge(httpx.MockTransport(handler)),
+                               cache=False, progress=False, concurrency=4, retries=2, max_failed=0.1)
+    rows = {r["id"]: r for r in result.rows}
+    assert rows["r07"]["context_relevance"] is None
+    assert "HTTP 400" in rows["r07"]["context_relevance_reason"]
+    assert "maximum context length is 4096" in rows["r07"]["context_relevance_reason"]
+    assert sum(r["context_relevance"] == 1.0 for r in result.rows) == 19  # the others, in flight or not, kept
+    assert sum("item 7?" in text for text in sent) == 1  # not retried, not tried again at the end
+    faults = result.manifest["faults"]
+    assert (faults["failed_calls"], faults["failed_rows"]) == (1, ["r07"])
+    assert result.gates.exit_code == 0  # 1 of 20 is under max_failed=0.1
+
+
+def test_a_server_that_refuses_every_request_stops_the_run_saying_so():
+    import httpx
+
+    import ragmeter
+
+    def handler(request):
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        return httpx.Response(400, json={"error": {"message": "unknown parameter: seed"}})
+
+    with pytest.raises(JudgeUnavailable, match="the server refused 10 requests in a row"):
+        ragmeter.evaluate(ROWS, ["context_relevance"], judge=http_judge(httpx.MockTransport(handler)),
+                          cache=False, progress=False)
+
+
+def test_one_failed_call_shared_by_many_rows_counts_once_toward_the_breaker():
+    """Issue 65 item 6: one request awaited by several rows (the same prompt) raises one
+    exception in each; counted once per row, 19% faults stopped 1 run in 4 as "down"."""
+    from ragmeter.engine.failed_calls import FailedCalls
+
+    failures = FailedCalls()
+    shared = JudgeUnavailable("judge: HTTP 503 (gave up after 4 attempts)")
+    for _ in range(3 * IN_A_ROW):  # was: JudgeUnavailable at the tenth row
+        asyncio.run(failures.failed_call(shared))
+    assert failures.in_a_row == 1
+    with pytest.raises(JudgeUnavailable, match="looks down"):
+        for i in range(IN_A_ROW):
+            asyncio.run(failures.failed_call(JudgeUnavailable(f"call {i}")))
+
+
+def test_the_breakers_probe_is_retried_as_any_call_is():
+    """A probe sent once said "down" for a judge that fails one call in five."""
+    from ragmeter.judges.retry import RetryPolicy
+    from ragmeter.judges.session import JudgeSession
+
+    calls = [0]
+
+    def once_down(request):
+        calls[0] += 1
+        if calls[0] == 2:  # the probe's first try
+            raise TransientJudgeError("HTTP 503", status=503)
+        return {"rating": 2}
+
+    from ragmeter.cache import NullCache
+    from ragmeter.judges.base import JudgeRequest
+
+    judge = ScriptedJudge(once_down)
+    session = JudgeSession(judge, NullCache(), policy=RetryPolicy(retries=2, backoff=0.0))
+    session.last_answered = JudgeRequest([{"role": "user", "content": "hi"}], None, 8, "t", 1.0)
+    calls[0] = 1
+    assert asyncio.run(session.probe()) is True and calls[0] == 3

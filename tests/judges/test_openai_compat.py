@@ -322,8 +322,10 @@ def test_a_server_echoing_the_key_never_puts_it_on_stderr_or_in_files(tmp_path):
         done = run_cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge", f"openai-compat:{url}/v1#m",
                        "--judge-opt", "api_key_env=ECHO_TEST_KEY", "--out", str(tmp_path / "run"),
                        env={"ECHO_TEST_KEY": "sk-echo-0123456789abcdefXYZ"})
-    assert done.returncode == 3 and "HTTP 400" in done.stderr
-    assert "0123456789abcdef" not in done.stderr + done.stdout and "[redacted]" in done.stderr
+    assert done.returncode == 3 and "pairs stayed failed" in done.stderr  # a 400 is the row's failure (issue 65)
+    assert "0123456789abcdef" not in done.stderr + done.stdout
+    reason = json.loads((tmp_path / "run" / "results.jsonl").read_text())["answer_correctness_reason"]
+    assert "HTTP 400" in reason and "[redacted]" in reason
     written = "".join(p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
     assert "0123456789abcdef" not in written
 
@@ -383,7 +385,8 @@ def test_an_error_body_is_redacted_before_it_is_cut(tmp_path):
             self._send({"data": []})
 
         def do_POST(self) -> None:  # the key from the 281st character of the body on
-            self._send({"error": "x" * (280 - len('{"error": "')) + key + " was refused"}, status=400)
+            # 403: the judge's refusal, which ends the run on stderr (a 400 is one row's, in its reason)
+            self._send({"error": "x" * (280 - len('{"error": "')) + key + " was refused"}, status=403)
 
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "a", "user_input": "q?", "response": "a", "reference": "a"}\n')
@@ -391,5 +394,35 @@ def test_an_error_body_is_redacted_before_it_is_cut(tmp_path):
         done = run_cli("evaluate", str(data), "--metrics", "answer_correctness", "--judge", f"openai-compat:{url}/v1#m",
                        "--judge-opt", "api_key_env=ECHO_TEST_KEY", "--out", str(tmp_path / "run"),
                        env={"ECHO_TEST_KEY": key})
-    assert done.returncode == 3 and "HTTP 400" in done.stderr
+    assert done.returncode == 3 and "HTTP 403" in done.stderr
     assert "sk-echo-01" not in done.stderr + done.stdout and "0123" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("logprobs", [
+    [{"token": "1"}],  # a list, not an object
+    {"content": [{"token": "1"}]},  # no logprob
+    {"content": [{"token": "1", "logprob": "high", "top_logprobs": []}]},
+    {"content": "1"},
+    {"content": [{"token": "1", "logprob": -0.1, "top_logprobs": [{"logprob": -0.1}]}]},  # no token
+    {"tokens": ["1"], "top_logprobs": [["1", -0.1]]},  # legacy, a pair not an object
+])
+def test_a_malformed_logprobs_object_is_asked_again_then_a_failed_call(logprobs):
+    """Issue 65 item 5: 4 of 6 malformed shapes were a KeyError/TypeError traceback (exit 1)."""
+    import ragmeter
+
+    sent = [0]
+
+    def handler(request):
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        sent[0] += 1
+        reply = chat_reply({"rating": 2})
+        reply["choices"][0]["logprobs"] = logprobs
+        return httpx.Response(200, json=reply)
+
+    row = {"user_input": "What is item 1?", "retrieved_contexts": ["Item 1 is red."]}
+    result = ragmeter.evaluate([row], ["context_relevance"], judge=judge_with(httpx.MockTransport(handler)),
+                               cache=False, progress=False, retries=1)
+    assert result.rows[0]["context_relevance"] is None
+    assert "malformed logprobs" in result.rows[0]["context_relevance_reason"]
+    assert sent[0] >= 2 and result.manifest["faults"]["failed_calls"] == 1  # asked again, then counted

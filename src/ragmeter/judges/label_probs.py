@@ -188,15 +188,60 @@ def from_top_logprobs(steps: list[tuple[str, dict[str, float]]],
     return probe.finish()
 
 
+class MalformedLogprobs(ValueError):
+    """A reply's `logprobs` object is not the shape the OpenAI API documents."""
+
+
 def openai_steps(choice: dict[str, Any]) -> list[tuple[str, dict[str, float]]]:
     """(token, {alternative: logprob}) per token from an OpenAI-style choice: chat
-    (`logprobs.content[].top_logprobs`) or legacy completions (`logprobs.tokens`/`top_logprobs`)."""
-    logprobs = choice.get("logprobs") or {}
-    if logprobs.get("content"):
-        return [(item["token"], {alt["token"]: alt["logprob"] for alt in item.get("top_logprobs") or []}
-                 or {item["token"]: item["logprob"]}) for item in logprobs["content"]]
+    (`logprobs.content[].top_logprobs`) or legacy completions (`logprobs.tokens`/`top_logprobs`).
+    Any other shape raises MalformedLogprobs: the backend asks again, as for a reply that is
+    not JSON, rather than read probabilities from what it cannot vouch for."""
+    logprobs = choice.get("logprobs")
+    if logprobs is None:
+        return []
+    if not isinstance(logprobs, dict):
+        raise MalformedLogprobs(f"logprobs is {type(logprobs).__name__}, not an object")
+    content = logprobs.get("content")
+    if content is not None:
+        if not isinstance(content, list):
+            raise MalformedLogprobs("logprobs.content is not a list")
+        return [_chat_step(item, i) for i, item in enumerate(content)]
     tokens, tops = logprobs.get("tokens") or [], logprobs.get("top_logprobs") or []
-    return [(token, dict(top or {})) for token, top in zip(tokens, tops)]
+    if not isinstance(tokens, list) or not isinstance(tops, list):
+        raise MalformedLogprobs("logprobs.tokens or logprobs.top_logprobs is not a list")
+    return [(_text(token, f"tokens[{i}]"), _alternatives(top or {}, f"top_logprobs[{i}]"))
+            for i, (token, top) in enumerate(zip(tokens, tops))]
+
+
+def _chat_step(item: Any, i: int) -> tuple[str, dict[str, float]]:
+    if not isinstance(item, dict):
+        raise MalformedLogprobs(f"logprobs.content[{i}] is not an object")
+    token = _text(item.get("token"), f"content[{i}].token")
+    alternatives = item.get("top_logprobs") or []
+    if not isinstance(alternatives, list):
+        raise MalformedLogprobs(f"logprobs.content[{i}].top_logprobs is not a list")
+    pairs = {_text(alt.get("token") if isinstance(alt, dict) else None, f"content[{i}].top_logprobs token"):
+             _number(alt.get("logprob"), f"content[{i}].top_logprobs logprob") for alt in alternatives}
+    return token, pairs or {token: _number(item.get("logprob"), f"content[{i}].logprob")}
+
+
+def _alternatives(top: Any, where: str) -> dict[str, float]:
+    if not isinstance(top, dict):
+        raise MalformedLogprobs(f"logprobs.{where} is not an object")
+    return {_text(token, where): _number(value, where) for token, value in top.items()}
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise MalformedLogprobs(f"logprobs.{where} is not a string")
+    return value
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MalformedLogprobs(f"logprobs.{where} is not a number")
+    return float(value)
 
 
 def _fixed(alternatives: dict[str, float]) -> Callable[[str, Any], dict[str, float]]:

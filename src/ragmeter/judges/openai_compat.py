@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ragmeter.endpoints import MAX_REPLY_BYTES, ReplyTooLarge, bearer_headers, fast_transport, post_capped
-from ragmeter.errors import ConfigError, FormatRejected, JudgeError, JudgeUnavailable, TransientJudgeError
+from ragmeter.errors import (ConfigError, FormatRejected, JudgeError, JudgeUnavailable, RequestRefused,
+                             TransientJudgeError)
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
-from ragmeter.judges.label_probs import from_top_logprobs, label_fields, openai_steps
+from ragmeter.judges.label_probs import MalformedLogprobs, from_top_logprobs, label_fields, openai_steps
 from ragmeter.judges.rate_limit import RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 TRANSIENT_STATUS = {408, 409, 425, 429}
 OVERLOADED = {429, 503}  # the server is busy: halve its concurrency and retry
 GONE = {502, 504}  # a proxy found nobody behind it: take the server out for a while
+#: the server refused this request, not every request: too long, filtered, invalid for this input
+REFUSED = {400, 413, 422}
 NO_ANSWER = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 log = logging.getLogger("ragmeter")
 TOP_LOGPROBS = 20  # OpenAI's maximum
@@ -177,7 +180,7 @@ class OpenAICompatJudge(Judge):
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=choice.get("finish_reason") or "stop",
                           seconds=time.perf_counter() - start,
-                          labels=from_top_logprobs(openai_steps(choice), label_fields(request.schema)))
+                          labels=from_top_logprobs(_steps(choice, self.base_url), label_fields(request.schema)))
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": self.params.temperature,
@@ -253,6 +256,8 @@ class OpenAICompatJudge(Judge):
             return None
         if status == 400 and "logprobs" in body and "logprobs" in response.text:
             return "logprobs"
+        if status in REFUSED:  # one row's prompt, not the judge: that row fails, the run goes on
+            raise RequestRefused(f"HTTP {status} from {where}: {redact(response.text)[:300]}")
         if status >= 400:
             raise JudgeError(f"HTTP {status} from {where}: {redact(response.text)[:300]}")  # redact, then cut
         try:
@@ -288,6 +293,15 @@ def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
     detail = f": {redact(str(error.get('message', error) if isinstance(error, dict) else error))[:200]}" \
         if error else ""
     raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
+
+
+def _steps(choice: dict[str, Any], base_url: str) -> list[tuple[str, dict[str, float]]]:
+    """The reply's per-token logprobs; a malformed object is a reply to ask for again, as one
+    that is not JSON is (a traceback before)."""
+    try:
+        return openai_steps(choice)
+    except MalformedLogprobs as exc:
+        raise TransientJudgeError(f"an answer from {base_url} with malformed logprobs ({exc})") from None
 
 
 def _retry_after(value: str | None) -> float | None:

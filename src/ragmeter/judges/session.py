@@ -250,12 +250,15 @@ class JudgeSession:
 
     async def probe(self) -> bool:
         """Whether the judge answers the last request it answered in this session, sent again
-        once (no retry, no cache): failures around it are then the rows', not the judge's."""
+        (no cache) with the retries any call gets: failures around it are then the rows', not
+        the judge's. One try alone said "down" for a judge that fails one call in five."""
         if self.last_answered is None:
             return False
+        request = self.last_answered
         try:
             async with self._slots:
-                await self.judge.complete(self.last_answered)
+                await call_with_retry(lambda: self.judge.complete(request), self.policy,
+                                      f"judge {self.judge.describe()}", self.faults)
         except Exception:  # noqa: BLE001 - any failure of the judge is a no
             return False
         return True
