@@ -339,7 +339,7 @@ def test_documents_html_and_tables(tmp_path):
 
 def test_bad_input(tmp_path):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(DataError, match="no supported files"):
+    with pytest.raises(DataError, match="no files ragmeter reads"):
         load_documents(tmp_path / "empty")
     short = tmp_path / "short"
     short.mkdir()

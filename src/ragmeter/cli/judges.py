@@ -13,6 +13,7 @@ from ragmeter.cli.common import DryRun, console, judge_setting, metric_specs, pa
 from ragmeter.errors import RagmeterError
 from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.testset.documents import supported_text
 from ragmeter.text import plain, print_table, seconds
 
 
@@ -71,7 +72,7 @@ def align(run: Annotated[Path, typer.Argument(help="the run folder whose rows we
 
 
 def judge_check(data: Annotated[Path, typer.Argument(help=f"your rows ({suffixes_text()}, with contexts), "
-                                                          "or a folder of documents (.txt, .md, .html, .pdf)")],
+                                                          f"or a folder of documents ({supported_text()})")],
                 metrics: Annotated[Optional[str], typer.Option(
                     help="comma-separated: faithfulness, llamaindex_faithfulness, context_relevance, "
                          "context_precision, context_recall, response_relevancy (default: faithfulness, and "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -11,10 +12,11 @@ import typer
 from ragmeter.cli.common import console
 from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.testset.documents import supported_text
 from ragmeter.text import counted, plain, seconds
 
 
-def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a table "
+def index(docs: Annotated[Path, typer.Argument(help=f"a folder ({supported_text()}), or a table "
                                                     f"({suffixes_text()}) with a `text` column")],
           out: Annotated[Path, typer.Option(help="the index folder")],
           chunk_size: Annotated[int, typer.Option("--chunk-size")] = 2000,
@@ -32,11 +34,11 @@ def index(docs: Annotated[Path, typer.Argument(help="a folder (.txt, .md, .html,
     info = build_index(docs, out, chunk_size=chunk_size, chunk_overlap=chunk_overlap, chunk_unit=chunk_unit,
                        embeddings=embeddings, kind=kind, cache=not no_cache)
     rate = f"{info.embedded / info.embed_seconds:.1f} chunks/s embedding" if info.embed_seconds else "nothing to embed"
-    skipped = info.manifest["documents"]["skipped"]
+    if info.said:
+        print(plain(info.said), file=sys.stderr)
     print(plain(f"{counted(info.chunks, 'chunk')} from {counted(info.manifest['documents']['count'], 'document')}: "
                 f"{info.embedded} "
-                f"embedded, {info.reused} reused ({rate}; {seconds(info.seconds)} in all)"
-                + (f"; skipped {len(skipped)}: {'; '.join(skipped)}" if skipped else "")))
+                f"embedded, {info.reused} reused ({rate}; {seconds(info.seconds)} in all)"))
     print(plain(f"wrote {out}"))
 
 

@@ -4,6 +4,7 @@ the Pleias formats)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -12,10 +13,11 @@ import typer
 from ragmeter.cli.common import console, judge_setting
 from ragmeter.io.formats import suffixes_text
 from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.testset.documents import supported_text
 from ragmeter.text import counted, plain, seconds
 
 
-def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt, .md, .html, .pdf), or a "
+def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({supported_text()}), or a "
                                                                 f"table ({suffixes_text()}) with a `text` "
                                                                 "column")] = None,
             size: Annotated[Optional[int], typer.Option(help="questions to keep (default 50)")] = None,
@@ -58,6 +60,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help="a folder (.txt,
         from ragmeter.testset.build import plan
 
         estimate = plan(cfg)
+        print(plain(estimate["said"]), file=sys.stderr)
         print(f"{counted(estimate['documents'], 'document')}, {counted(estimate['chunks'], 'chunk')}; "
               f"{estimate['attempts']['at_least']} to "
               f"{estimate['attempts']['at_most']} attempts: {estimate['judge_calls']['at_least']} to "

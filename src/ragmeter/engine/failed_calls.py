@@ -8,19 +8,19 @@ failures are the rows' own (prompts a healthy server always fails, say with a 50
 run goes on. A request the server refused (RequestRefused: an HTTP 400 for a prompt over the
 model's context, a content filter) is that row's failure too, held with its reason and not
 sent again: the server would refuse it again. One failed call shared by several rows (the
-same prompt asked by each, sent once) counts once toward the breaker. Whether too many stayed failed is the run's rule `max_failed` (results/gates.py,
-exit 3 above it); a re-run judges only those, since every other reply is in the cache.
+same prompt asked by each, sent once) counts once toward the breaker. Whether too many
+stayed failed is the run's rule `max_failed` (results/gates.py, exit 3 above it); a re-run
+judges only those, since every other reply is in the cache.
 FailedCalls is these calls; the faults a run survived (retries, timeouts) are faults.FaultLog.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-from collections import deque
 
 from ragmeter.errors import JudgeUnavailable, RequestRefused
 from ragmeter.metrics.base import Score

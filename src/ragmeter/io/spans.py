@@ -12,6 +12,7 @@ from sys import intern
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import DataError
+from ragmeter.io.memory import available_memory
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -130,33 +131,3 @@ def check_memory(path: str | Path, source: str) -> None:
         raise DataError(f"{size / 1e6:,.0f} MB of traces need about {need / 1e9:.1f} GB of memory to read and "
                         f"{free / 1e9:.1f} GB are free: split the file (one export request per line, e.g. "
                         "`split -l 10000 FILE part-`) and read the parts", source=source)
-
-
-def available_memory() -> int | None:
-    """Bytes this process may still use: the least of its cgroup's room (containers, SLURM),
-    its address-space limit (`ulimit -v`) and the machine's available memory; None if unknown."""
-    import resource
-    from pathlib import Path
-
-    found: list[int] = []
-    try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-        if limit != "max":
-            found.append(int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
-    except (OSError, ValueError):
-        pass
-    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    if soft != resource.RLIM_INFINITY:
-        found.append(soft - _proc_kb("/proc/self/status", "VmSize:"))
-    try:
-        found.append(_proc_kb("/proc/meminfo", "MemAvailable:"))
-    except (OSError, StopIteration, ValueError):
-        pass
-    return min(found) if found else None
-
-
-def _proc_kb(path: str, key: str) -> int:
-    """A `key: N kB` line of a /proc file, in bytes (0 when absent)."""
-    with open(path) as handle:
-        line = next((line for line in handle if line.startswith(key)), f"{key} 0 kB")
-    return int(line.split()[1]) * 1024

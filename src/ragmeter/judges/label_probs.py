@@ -214,7 +214,7 @@ def openai_steps(choice: dict[str, Any]) -> list[tuple[str, dict[str, float]]]:
             for i, (token, top) in enumerate(zip(tokens, tops))]
 
 
-def _chat_step(item: Any, i: int) -> tuple[str, dict[str, float]]:
+def _chat_step(item: object, i: int) -> tuple[str, dict[str, float]]:
     if not isinstance(item, dict):
         raise MalformedLogprobs(f"logprobs.content[{i}] is not an object")
     token = _text(item.get("token"), f"content[{i}].token")
@@ -226,19 +226,19 @@ def _chat_step(item: Any, i: int) -> tuple[str, dict[str, float]]:
     return token, pairs or {token: _number(item.get("logprob"), f"content[{i}].logprob")}
 
 
-def _alternatives(top: Any, where: str) -> dict[str, float]:
+def _alternatives(top: object, where: str) -> dict[str, float]:
     if not isinstance(top, dict):
         raise MalformedLogprobs(f"logprobs.{where} is not an object")
     return {_text(token, where): _number(value, where) for token, value in top.items()}
 
 
-def _text(value: Any, where: str) -> str:
+def _text(value: object, where: str) -> str:
     if not isinstance(value, str):
         raise MalformedLogprobs(f"logprobs.{where} is not a string")
     return value
 
 
-def _number(value: Any, where: str) -> float:
+def _number(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise MalformedLogprobs(f"logprobs.{where} is not a number")
     return float(value)

@@ -30,8 +30,14 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ragmeter.endpoints import MAX_REPLY_BYTES, ReplyTooLarge, bearer_headers, fast_transport, post_capped
-from ragmeter.errors import (ConfigError, FormatRejected, JudgeError, JudgeUnavailable, RequestRefused,
-                             TransientJudgeError)
+from ragmeter.errors import (
+    ConfigError,
+    FormatRejected,
+    JudgeError,
+    JudgeUnavailable,
+    RequestRefused,
+    TransientJudgeError,
+)
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import MalformedLogprobs, from_top_logprobs, label_fields, openai_steps
@@ -295,7 +301,7 @@ def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
     raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
 
 
-def _steps(choice: dict[str, Any], base_url: str) -> list[tuple[str, dict[str, float]]]:
+def _steps(choice: dict[str, object], base_url: str) -> list[tuple[str, dict[str, float]]]:
     """The reply's per-token logprobs; a malformed object is a reply to ask for again, as one
     that is not JSON is (a traceback before)."""
     try:

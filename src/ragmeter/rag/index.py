@@ -43,6 +43,8 @@ class IndexInfo:
     seconds: float
     embed_seconds: float
     manifest: dict[str, Any]
+    #: what was read and what was not (documents.Corpus.said)
+    said: str = ""
 
 
 def faiss_module() -> Any:
@@ -94,8 +96,7 @@ async def abuild_index(docs: Any, out: str | Path, *, chunk_size: int = 2000, ch
     manifest = {"kind": "index", "format": FORMAT, "embeddings": identity,
                 "embeddings_spec": embeddings if isinstance(embeddings, (str, dict)) else None,
                 "chunking": {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "chunk_unit": chunk_unit},
-                "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
-                              "count": len(corpus.documents), "skipped": corpus.skipped},
+                "documents": corpus.record(str(docs) if isinstance(docs, (str, Path)) else "<in-memory>"),
                 "chunks": len(chunks), "dimension": len(previous[chunks[0].id]),
                 "search": "hnsw" if kind == "hnsw" or kind == "auto" and len(chunks) > HNSW_FROM else "flat",
                 "content_digest": content_digest([c.id for c in chunks]),
@@ -107,7 +108,8 @@ async def abuild_index(docs: Any, out: str | Path, *, chunk_size: int = 2000, ch
     from ragmeter.io.writers import write_json
 
     write_json(out / "index.json", manifest)
-    return IndexInfo(out, len(chunks), len(todo), len(chunks) - len(todo), total, embed_seconds, manifest)
+    return IndexInfo(out, len(chunks), len(todo), len(chunks) - len(todo), total, embed_seconds, manifest,
+                     corpus.said())
 
 
 def content_digest(ids: list[str]) -> str:

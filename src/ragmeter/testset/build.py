@@ -125,6 +125,12 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
     started = time.perf_counter()
     corpus = load_documents(docs)
+    if progress is not False:  # what was read and what was not, before minutes of judging
+        import sys
+
+        from ragmeter.text import plain
+
+        print(plain(corpus.said()), file=sys.stderr)
     chunks = split(corpus.documents, options["chunk_size"], options["chunk_overlap"], options["chunk_unit"])
     _check_chunks(chunks, options)
     asked = settings.language
@@ -165,8 +171,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                 "settings": {**asdict(settings), "language": asked}, "chunking": options,
                 "language": {"asked": asked, "used": settings.language,
                              **({"from": "the documents' stop words"} if asked == "auto" else {})},
-                "documents": {"source": str(docs) if isinstance(docs, (str, Path)) else "<in-memory>",
-                              "count": len(corpus.documents), "skipped": corpus.skipped},
+                "documents": corpus.record(str(docs) if isinstance(docs, (str, Path)) else "<in-memory>"),
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
                 "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
                             "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version,
@@ -236,6 +241,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
         {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
+            "said": corpus.said(),
             "language": language,
             "attempts": {"at_least": attempts, "at_most": size * max_attempts},
             "judge_calls": {"at_least": attempts * calls + min(summaries, attempts),

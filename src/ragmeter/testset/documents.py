@@ -1,6 +1,9 @@
-"""The user's documents: a folder (recursively: .txt, .md, .html, .pdf), a JSONL/Parquet/CSV
+"""The user's documents: a folder (recursively: the SUPPORTED types), a JSONL/Parquet/CSV
 file or a datasets.Dataset with a `text` column (and optional `source`, `id`), as in the
-seed's m-ric/huggingface_doc. A PDF that cannot be read is skipped and counted, never fatal.
+seed's m-ric/huggingface_doc. A file that cannot be read (a damaged PDF, not UTF-8, more than
+the memory free allows) is skipped with its reason, never fatal; files of other types in a
+folder are counted by type; Markdown's inline HTML and unresolved include directives are
+taken out (testset/markdown.py). `Corpus.said()` is the line a user reads about all of it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,17 @@ from ragmeter.io.formats import is_data_file, suffixes_text
 from ragmeter.io.json_files import line_of
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 HTML_SUFFIXES = (".html", ".htm")
+SUPPORTED = TEXT_SUFFIXES + HTML_SUFFIXES + (".pdf",)
+#: memory a document takes to read, chunk and outline, per byte of file (measured: 100 MB of
+#: Markdown peaked at 1.75 GB through reading, chunking and the outline, 17x with the interpreter)
+MEMORY_PER_BYTE = 16
+
+
+def supported_text() -> str:
+    """The file types a folder's documents may be: ".txt, .md, ..." for help and errors."""
+    return ", ".join(SUPPORTED)
 
 
 @dataclass
@@ -29,6 +42,37 @@ class Document:
 class Corpus:
     documents: list[Document]
     skipped: list[str] = field(default_factory=list)  # "path: why"
+    #: files of a type not read, by suffix (".adoc": 3); a file with none is counted as "(none)"
+    other_types: dict[str, int] = field(default_factory=dict)
+    #: documents read, by suffix
+    read_types: dict[str, int] = field(default_factory=dict)
+    #: include directives taken out, by document: (count, the first few as written)
+    includes: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+
+    def record(self, source: str) -> dict[str, object]:
+        """The manifest's `documents`: what was read, skipped and taken out."""
+        return {"source": source, "count": len(self.documents), "skipped": self.skipped,
+                "read_types": self.read_types, "other_types": self.other_types,
+                "includes_taken_out": {name: n for name, (n, _) in self.includes.items()}}
+
+    def said(self) -> str:
+        """What was read and what was not, and why: one line (several where files were skipped)."""
+        from ragmeter.text import counted
+
+        read = ", ".join(f"{k} {v}" for k, v in sorted(self.read_types.items()))
+        lines = [f"read {counted(len(self.documents), 'document')}" + (f" ({read})" if read else "")]
+        if self.other_types:
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.other_types.items(), key=lambda kv: -kv[1]))
+            lines.append(f"not read: {counted(sum(self.other_types.values()), 'file')} of other types ({kinds}); "
+                         f"ragmeter reads {supported_text()} (convert others to one of these)")
+        lines += [f"skipped {entry}" for entry in self.skipped]
+        if self.includes:
+            count = sum(n for n, _ in self.includes.values())
+            example = next(iter(self.includes.values()))[1][0]
+            lines.append(f"{counted(count, 'include directive')} in {counted(len(self.includes), 'document')} "
+                         f"not resolved and taken out (e.g. {example}): the text they stand for is not in the "
+                         "test set; give the built pages (.html) to ask about it")
+        return "\n".join(lines)
 
 
 def load_documents(docs: Any) -> Corpus:
@@ -73,24 +117,43 @@ def _from_records(records: list[dict[str, Any]], source: str) -> list[Document]:
 
 
 def _from_folder(folder: Path) -> Corpus:
-    supported = TEXT_SUFFIXES + HTML_SUFFIXES + (".pdf",)
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in supported)
+    found = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+    files = [p for p in found if p.suffix.lower() in SUPPORTED]
+    other: dict[str, int] = {}
+    for path in found:
+        if path.suffix.lower() not in SUPPORTED:
+            other[path.suffix.lower() or "(none)"] = other.get(path.suffix.lower() or "(none)", 0) + 1
     if not files:
-        raise DataError("no supported files (.txt, .md, .html, .pdf) in the folder", source=str(folder))
-    return _from_files(files, folder)
+        kinds = f" (found: {', '.join(sorted(other))})" if other else ""
+        raise DataError(f"no files ragmeter reads ({supported_text()}) in the folder{kinds}", source=str(folder))
+    corpus = _from_files(files, folder)
+    corpus.other_types = other
+    return corpus
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    """In a hidden folder or hidden itself (.git, .venv): never a user's documents."""
+    return any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
 def _from_files(files: list[Path], root: Path) -> Corpus:
+    from ragmeter.io.memory import available_memory
+
     corpus = Corpus([])
+    free = available_memory()
     for path in files:
         name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
         try:
+            free = _room(path, free)
             text = _read(path)
         except _Unreadable as exc:
             corpus.skipped.append(f"{path}: {exc}")
             continue
+        if path.suffix.lower() in TEXT_SUFFIXES:
+            text = _cleaned(corpus, name, text, path.suffix.lower() in MARKDOWN_SUFFIXES)
         if text.strip():
             corpus.documents.append(Document(name, text))
+            corpus.read_types[path.suffix.lower()] = corpus.read_types.get(path.suffix.lower(), 0) + 1
         else:
             corpus.skipped.append(f"{path}: no text")
     if not corpus.documents:
@@ -101,6 +164,33 @@ def _from_files(files: list[Path], root: Path) -> Corpus:
 
 class _Unreadable(Exception):
     pass
+
+
+def _room(path: Path, free: int | None) -> int | None:
+    """The memory left once `path` is read; _Unreadable where it would not fit (a 2 GB log in
+    the folder grew to 19 GB and the kernel killed the run with no word)."""
+    if free is None or path.suffix.lower() == ".pdf":  # a PDF's text is a small part of its bytes
+        return free
+    size = path.stat().st_size
+    need = size * MEMORY_PER_BYTE
+    if need > free:
+        raise _Unreadable(f"{_bytes(size)} needs about {_bytes(need)} of memory to read and "
+                          f"{_bytes(max(0, free))} are free: split it, or leave it out of the folder")
+    return free - need
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 1e9:,.1f} GB" if n >= 1e9 else f"{n / 1e6:,.0f} MB"
+
+
+def _cleaned(corpus: Corpus, name: str, text: str, markdown: bool) -> str:
+    """Markdown's inline HTML dropped and include directives taken out, counted on the corpus."""
+    from ragmeter.testset.markdown import clean_markup
+
+    cleaned = clean_markup(text, markdown)
+    if cleaned.include_count:
+        corpus.includes[name] = (cleaned.include_count, cleaned.includes)
+    return cleaned.text
 
 
 def _read(path: Path) -> str:
