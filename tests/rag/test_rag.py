@@ -562,3 +562,33 @@ def test_ctrl_c_stops_a_run_whose_sync_rag_hangs(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130 and "ragmeter: stopping on Ctrl-C;" in err
+
+
+def test_an_answer_cut_at_max_tokens_is_marked_and_left_unscored_and_an_echo_is_said(tmp_path):
+    """Issue 64 item 7: all 22 answers of a weak configuration stopped mid-sentence at 128
+    tokens and were scored as if whole; the generator also echoed the reader prompt."""
+    import ragmeter
+    from ragmeter.cli.rag import answer_warnings
+    from ragmeter.judges.base import JudgeReply
+
+    built(tmp_path)
+
+    def reply(request):
+        if "apples" in request.messages[-1]["content"]:
+            return JudgeReply("Apples grow in orchards and they are picked in", finish_reason="length")
+        return "Rivers carry water.\nQuestion: Where do rivers go?"  # continues the prompt
+
+    rows = [{"id": "a", "user_input": "Where do apples grow?", "reference": "In orchards."},
+            {"id": "r", "user_input": "Where do rivers go?", "reference": "To the sea."}]
+    run = answer(rows, index=tmp_path / "index", generator=ScriptedJudge(reply), embeddings=AxisEmbedder(), k=2,
+                 out=tmp_path / "ans", progress=False, max_tokens=128)
+    assert [r["generation_finish_reason"] for r in run.rows] == ["length", "stop"]
+    assert [r["answer_echoes_prompt"] for r in run.rows] == [False, True]
+    assert (run.manifest["cut_at_max_tokens"], run.manifest["echo_the_prompt"]) == (1, 1)
+    said = answer_warnings(run.manifest, 128)
+    assert said[0].startswith("  1 of 2 answers were cut at the generator's token limit (128")
+    assert said[1].startswith("  1 of 2 answers repeat the reader prompt")
+    result = ragmeter.evaluate(tmp_path / "ans" / "answers.jsonl", ["rouge"], progress=False)
+    scored = {r["id"]: r for r in result.rows}
+    assert scored["a"]["rouge"] is None and "cut off at max_tokens" in scored["a"]["rouge_reason"]
+    assert scored["r"]["rouge"] is not None

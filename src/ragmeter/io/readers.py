@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ragmeter.errors import DataError
-from ragmeter.io.cited import CITED_FIELDS, cited_samples, is_cited_file
+from ragmeter.io.cited import CITED_FIELDS, CUT_OFF, FINISH, cited_samples, is_cited_file
 from ragmeter.io.columns import LIST_FIELDS, STRUCTURED_FIELDS, resolve_columns
 from ragmeter.io.formats import plain
 from ragmeter.io.json_files import TooDeep, json_value, line_of
@@ -129,6 +129,8 @@ def to_sample(record: dict[str, object], mapping: dict[str, str], source: str,
             canonical = "messages"
         values[canonical] = _coerce(canonical, value, column, source, number, unit)
     values["id"] = str(values.get("id", f"row-{index}"))
+    if record.get(FINISH) == "length":  # `answer` or `generate` marked it cut at max tokens
+        values["response_problem"] = CUT_OFF
     return Sample(**values)
 
 

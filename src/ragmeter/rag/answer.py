@@ -23,7 +23,8 @@ from ragmeter.errors import DataError, RagmeterError, TransientRAGError
 from ragmeter.rag.contract import Context, RAGAnswer, normalize
 from ragmeter.stats import percentile
 
-ANSWER_KEY_VERSION = "answer1"
+#: answer2: a cached answer holds why generation stopped (an answer1 hit could not say it was cut)
+ANSWER_KEY_VERSION = "answer2"
 
 
 @dataclass
@@ -106,6 +107,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
     with row_progress(len(rows), progress) as bar:
         await asyncio.gather(*(one(row, n, bar) for n, row in enumerate(rows, start=1)))
     tally["errors"] = sum(r["answer_error"] is not None for r in rows)
+    tally["cut_at_max_tokens"] = sum(r.get("generation_finish_reason") == "length" for r in rows)
+    tally["echo_the_prompt"] = sum(bool(r.get("answer_echoes_prompt")) for r in rows)
     return tally
 
 
@@ -143,7 +146,10 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
             "retrieved_context_ids": ids if all(i is not None for i in ids) and ids else None,
             "retrieved_context_scores": scores if all(s is not None for s in scores) and scores else None,
             "answer_latency_seconds": round(time.perf_counter() - started, 4), "answer_error": None,
-            "answer_tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens}}
+            "answer_tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
+            # "length": cut at the generator's max tokens, left unscored by evaluate (io/readers.py)
+            "generation_finish_reason": answer.finish_reason,
+            "answer_echoes_prompt": rag.echoes(answer.answer) if hasattr(rag, "echoes") else None}
 
 
 def _failed(message: str, started: float) -> dict[str, Any]:

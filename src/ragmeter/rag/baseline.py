@@ -63,7 +63,14 @@ class BaselineRAG:
         contexts = await self.retrieve(search, question)
         messages = self.prompt.messages(question, [c.text for c in contexts], history)
         reply = await self.generator.complete(JudgeRequest(messages, None, self.max_tokens, "rag.answer"))
-        return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens)
+        return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens,
+                         reply.finish_reason)
+
+    def echoes(self, answer: str) -> bool:
+        """Whether the answer repeats the reader prompt's own words (rag/prompt.py: echoes_prompt)."""
+        from ragmeter.rag.prompt import echoes_prompt
+
+        return echoes_prompt(answer, self.prompt)
 
     async def aclose(self) -> None:
         if self.reranker is not None:

@@ -5,7 +5,8 @@ string, or for a multi-turn row the conversation as a list of {"role", "content"
 (the last one the question). It returns any of:
 
 * `RAGAnswer(answer, contexts)`;
-* a dict `{"answer": str, "contexts": [...]}` (also `response` / `retrieved_contexts`);
+* a dict `{"answer": str, "contexts": [...]}` (also `response` / `retrieved_contexts`, and
+  `finish_reason`: "length" marks an answer cut at the generator's token limit);
 * a tuple `(answer, contexts)`;
 
 where each context is a string, or a dict `{"text": str, "id": str, "score": float}` (id
@@ -38,6 +39,8 @@ class RAGAnswer:
     #: generation tokens, when the RAG knows them (the baseline does)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: why generation stopped, when the RAG knows it: "length" is an answer cut at max_tokens
+    finish_reason: str | None = None
 
 
 def normalize(value: Any, where: str) -> RAGAnswer:
@@ -60,8 +63,9 @@ def normalize(value: Any, where: str) -> RAGAnswer:
         raise DataError(f"{where}: the RAG's contexts are {type(contexts).__name__}, expected a list ({EXPECTED})")
     items = [_context(c, where, n) for n, c in enumerate(contexts, start=1)]
     tokens = value if isinstance(value, RAGAnswer) else None
+    finish = tokens.finish_reason if tokens else value.get("finish_reason") if isinstance(value, dict) else None
     return RAGAnswer(answer, list(items), tokens.prompt_tokens if tokens else 0,
-                     tokens.completion_tokens if tokens else 0)
+                     tokens.completion_tokens if tokens else 0, finish if isinstance(finish, str) else None)
 
 
 def _context(item: Any, where: str, number: int) -> Context:

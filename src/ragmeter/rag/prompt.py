@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -70,3 +71,33 @@ def load_answer_prompt(path: str | Path | None = None, language: str = "english"
         return AnswerPrompt(**data)
     except (TypeError, ValidationError) as exc:
         raise ConfigError(f"answer prompt {source}: {exc}") from None
+
+
+#: words in a row of the prompt's own text that an answer repeats when it echoes the prompt
+ECHO_WORDS = 5
+_WORD = re.compile(r"\w+")
+_LABEL = re.compile(r"^[ \t]*([^\W\d][^\n:{}]{0,30}?)[ \t]*:", re.M)
+_DIGITS = re.compile(r"\d+")
+
+
+def echoes_prompt(answer: str, prompt: AnswerPrompt) -> bool:
+    """Whether an answer repeats its reader prompt: a line starting with one of the template's
+    labels ("Question:", "Context:", "Document 2:::"), or ECHO_WORDS words in a row of the
+    prompt's own text (its instructions, not the question or the documents). A weak generator
+    continues the prompt instead of answering it; such answers are said, not dropped."""
+    fixed = "\n".join((prompt.system, prompt.user, prompt.document))
+    labels = {_label(m) for m in _LABEL.finditer(fixed.replace("{number}", "1"))}
+    said = {_label(m) for m in _LABEL.finditer(answer)}
+    if labels & said:
+        return True
+    shingles = _shingles([w.casefold() for w in _WORD.findall(re.sub(r"\{\w+\}", " | ", fixed))])
+    return bool(shingles & _shingles([w.casefold() for w in _WORD.findall(answer)]))
+
+
+def _label(match: re.Match[str]) -> str:
+    """A label as compared: case folded, any number the same ("Document 3" is "Document 1")."""
+    return _DIGITS.sub("#", match.group(1).strip().casefold())
+
+
+def _shingles(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
