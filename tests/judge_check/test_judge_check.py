@@ -300,17 +300,21 @@ def test_the_command_at_80_columns_writes_the_json_and_the_report(tmp_path):
     assert "dry run · 136 rows" in dry.stdout and "dry run · 12 rows" in dry.stdout
 
 
-def test_the_check_asks_for_every_reason_and_is_remembered_for_any_reasons_mode():
-    """A case the judge wrongly called supported is a verdict of 1: `reasons: failing` (the
-    in-process default) would not explain it, so the check writes every reason unless told
-    otherwise; a run in any reasons mode finds the check (its scores are the same)."""
-    from ragmeter.judge_check.check import every_reason
+def test_the_check_scores_without_reasons_then_explains_its_failing_cases():
+    """Issue 64 item 4: every reason written took 2-3x the time of the scores alone, and with
+    `reasons: failing` a case wrongly called supported (a verdict of 1) read "no reason
+    written". Cases are now scored with `reasons: none`, then the failing cases kept for the
+    report asked again with every reason; a spec that sets reasons is taken as it is; a run
+    in any reasons mode finds the check (its scores are the same)."""
+    from ragmeter.judge_check.check import scores_first
     from ragmeter.judge_check.records import _identity
 
-    assert every_reason("llamacpp") == {"spec": "llamacpp", "reasons": "all"}
-    assert every_reason({"spec": "llamacpp", "reasons": "none"}) == {"spec": "llamacpp", "reasons": "none"}
+    assert scores_first("llamacpp") == ({"spec": "llamacpp", "reasons": "none"},
+                                        {"spec": "llamacpp", "reasons": "all"})
+    assert scores_first({"spec": "llamacpp", "reasons": "failing"}) == ({"spec": "llamacpp", "reasons": "failing"},
+                                                                        None)
     scripted = ScriptedJudge(lambda request: {})
-    assert every_reason(scripted) is scripted
+    assert scores_first(scripted) == (scripted, None)
     record = {"name": "llamacpp:qwen", "backend": "llamacpp", "model": "qwen", "reasons": "all"}
     assert _identity(record) == _identity({**record, "reasons": "failing"})
 
@@ -436,3 +440,36 @@ def test_cases_a_reader_decides_are_reported_apart_and_kept_out_of_the_judges_ro
     assert found.reader_cases == 1 and found.cases == 4
     by_name = {c.check: c for c in found.checks}
     assert by_name["copied_span_changed"].reader == "literals" and by_name["negated_sentence"].reader is None
+
+
+class LoggedYesServer(YesServer):
+    """The yes-judge, keeping whether each request's schema asked for reasons."""
+
+    asked: list[bool] = []
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        schema = json.dumps((body.get("response_format") or {}).get("json_schema") or {})
+        reasons = '"reason"' in schema
+        LoggedYesServer.asked.append(reasons)
+        verdict = {"verdict": 1, "reason": "yes"} if reasons else {"verdict": 1}  # as the schema asks
+        reply = {"verdicts": [verdict]} if "verdicts" in json.dumps(body) else {"rating": 2}
+        self._send({"choices": [{"message": {"content": json.dumps(reply)}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
+
+
+def test_only_the_failing_cases_are_asked_for_reasons(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    LoggedYesServer.asked = []
+    with serving(LoggedYesServer) as url:
+        proc = run_cli("judge-check", str(data), "--judge", f"openai-compat:{url}/v1#m", "--sizes", "1",
+                       "--metrics", "faithfulness", "--out", str(tmp_path / "jc"), "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    saved = json.loads((tmp_path / "jc" / "judge_check.json").read_text())["metrics"]["faithfulness"]
+    failing = {f["id"] for f in saved["failures"]}
+    assert failing and all(not f["reason"].startswith("no reason written") for f in saved["failures"])
+    with_reasons, without = sum(LoggedYesServer.asked), len(LoggedYesServer.asked) - sum(LoggedYesServer.asked)
+    assert without >= sum(c["n"] for c in saved["checks"])  # every case scored without reasons first
+    # then the failing cases alone asked again (a faithfulness case takes 1-4 verdict calls: views)
+    assert len(failing) <= with_reasons <= 4 * len(failing) and with_reasons < without

@@ -43,22 +43,25 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
 
     sources, described, planned = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
                                        language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    import tempfile
+
     results: dict[str, MetricCheck] = {}
     judge_name, judge_record = str(judge), None
-    judge = every_reason(judge)
-    for spec, metric, family, cases in planned:
-        if not cases:
-            results[metric.label] = _no_cases(metric.label, family.name, family.needs_question)
-            continue
-        run_out = Path(out) / "runs" / metric.label if out is not None else None
-        result = evaluate([c.row for c in cases], [spec], judge=judge, out=run_out, language=language,
-                          overwrite=True, **options)
-        judge_record = result.manifest.judge or judge_record
-        judge_name = (judge_record or {}).get("name", judge_name)
-        rows = result.rows
-        results[metric.label] = measure(metric.label, family.name, cases, [r[metric.label] for r in rows],
-                                        [r[f"{metric.label}_reason"] for r in rows],
-                                        [r[f"{metric.label}_evidence"] for r in rows])
+    scoring, explaining = scores_first(judge)
+    with tempfile.TemporaryDirectory(prefix="ragmeter-check-") as scratch:
+        for spec, metric, family, cases in planned:
+            if not cases:
+                results[metric.label] = _no_cases(metric.label, family.name, family.needs_question)
+                continue
+            run_out = Path(out if out is not None else scratch) / "runs" / metric.label
+            result = evaluate([c.row for c in cases], [spec], judge=scoring, out=run_out, language=language,
+                              overwrite=True, **options)
+            judge_record = result.manifest.judge or judge_record
+            judge_name = (judge_record or {}).get("name", judge_name)
+            checked = _measured(metric.label, family.name, cases, result.rows)
+            if explaining is not None and checked.failures:  # the reasons of the failing cases only
+                checked = _explained(run_out, metric.label, family.name, cases, checked, explaining)
+            results[metric.label] = checked
     run_k = sorted({c.k for *_, cases in planned for c in cases})
     checked = JudgeCheckResult(data=described, judge=judge_name, language=language, seed=seed, sizes=list(sizes),
                                sources=len(sources), metrics=results, sizes_run=run_k,
@@ -92,18 +95,36 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
     return sources, described, planned
 
 
-def every_reason(judge: Any) -> Any:
-    """The judge spec with `reasons: all` unless it sets reasons itself: a check is read for
-    why the judge failed a case, and a supported-looking failure is a verdict of 1, whose reason
-    `reasons: failing` would not write. Scores are the same in every mode."""
+def scores_first(judge: Any) -> tuple[Any, Any]:
+    """(the spec to score with, the spec to write failing cases' reasons with, or None). Unless
+    the spec sets `reasons`, every case is scored with `reasons: none` (writing every reason took
+    2-3x the time of the scores) and only the failing cases kept for the report are asked again
+    with every reason (explain/reasons.py: the scores stay the same), so a supported-looking
+    failure, a verdict of 1 that `reasons: failing` would not explain, shows why."""
     if not isinstance(judge, (str, dict)):
-        return judge
+        return judge, None
     from ragmeter.judges.spec import parse_judge_spec
 
     cfg = parse_judge_spec(judge)
     if "reasons" not in type(cfg).model_fields or "reasons" in cfg.model_fields_set:
-        return judge
-    return {"spec": judge, "reasons": "all"} if isinstance(judge, str) else {**judge, "reasons": "all"}
+        return judge, None
+    base = {"spec": judge} if isinstance(judge, str) else judge
+    return {**base, "reasons": "none"}, {**base, "reasons": "all"}
+
+
+def _measured(label: str, family: str, cases: list[Case], rows: list[dict[str, Any]]) -> MetricCheck:
+    return measure(label, family, cases, [r[label] for r in rows], [r[f"{label}_reason"] for r in rows],
+                   [r[f"{label}_evidence"] for r in rows])
+
+
+def _explained(run: Path, label: str, family: str, cases: list[Case], checked: MetricCheck,
+               judge: Any) -> MetricCheck:
+    """The check measured again once its failing cases' reasons are written into the run."""
+    from ragmeter.explain import explain
+    from ragmeter.results.runs import load_run
+
+    explain(run, [label], sorted({f.id for f in checked.failures}), judge=judge)
+    return _measured(label, family, cases, list(load_run(run).rows))
 
 
 def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = DEFAULT_JUDGE,
@@ -113,6 +134,7 @@ def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | 
     from ragmeter.api import estimate
 
     _, _, planned = plan(data, metrics, language=language, **(plan_options or {}))
+    judge = scores_first(judge)[0]  # the reasons of a few failing cases are not counted
     return [estimate([c.row for c in cases], [spec], judge=judge, language=language, **options)
             for spec, _, _, cases in planned if cases]
 
