@@ -31,16 +31,21 @@ class TooDeep(ValueError):
     """A JSON text nested past MAX_DEPTH (or past what Python's reader can follow)."""
 
 
-def json_value(text: str) -> Any:
+def json_value(text: str, strict: bool = False) -> Any:
     """json.loads for text inside a row (a CSV cell, a trace attribute), refusing values
-    nested too deeply (TooDeep) before anything recurses into them."""
+    nested too deeply (TooDeep) before anything recurses into them; `strict`: NaN and
+    Infinity, which JSON does not have, are a ValueError too."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant) if strict else json.loads(text)
     except RecursionError:
         raise TooDeep(TOO_DEEP) from None
     if too_deep(value):
         raise TooDeep(TOO_DEEP)
     return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON has")
 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:

@@ -108,6 +108,17 @@ def plugin_metrics() -> dict[str, str]:
     return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name not in REGISTRY}
 
 
+def builtin_direction(name: str) -> bool | None:
+    """Whether built-in metric `name` is higher-is-better; None for a name not built in."""
+    from importlib import import_module
+
+    target = REGISTRY.get(name)
+    if target is None:
+        return None
+    module, _, cls = target.partition(":")
+    return bool(getattr(import_module(module), cls).higher_is_better)
+
+
 def get_metric(spec: MetricSpec | Metric) -> Metric:
     """A metric by name (with settings), or a Metric instance as given (your own metric)."""
     if isinstance(spec, Metric):

@@ -30,10 +30,10 @@ class _Strict(BaseModel):
 class MetricRecord(_Strict):
     """One metric's aggregate, accounting and identity in manifest.json."""
 
-    mean: float | None
+    mean: float | None = Field(ge=0, le=1)  # every score is in [0, 1] (engine/local.py)
     ci95: tuple[float, float] | None
-    n: int
-    unscored: int
+    n: int = Field(ge=0)
+    unscored: int = Field(ge=0)
     unscored_reasons: dict[str, int]
     judgment: dict[str, int] | None = None  # rows per judgment mode, for metrics that have one
     #: rows the metric flagged, by flag (faithfulness: `contexts_disagree`)
@@ -64,7 +64,7 @@ class MetricRecord(_Strict):
 class DatasetRecord(_Strict):
     source: str
     sha256: str | None
-    rows: int
+    rows: int = Field(ge=0)
 
 
 class Faults(_Strict):

@@ -226,16 +226,48 @@ def _ids(rows: list[dict[str, Any]], id_column: str) -> list[str]:
 
 
 def _read_manifest(path: Path) -> Manifest:
+    """manifest.json as a Manifest; a hand edit that would crash a reader or turn a comparison
+    around (nesting past what a reader follows, NaN, a negative count, a built-in metric's
+    direction flipped) is one line naming the file, and an unknown key names who wrote it."""
     from pydantic import ValidationError
 
+    from ragmeter.io.json_files import TooDeep, json_value
+
     try:
-        return Manifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"not valid JSON: {exc}", source=str(path)) from None
-    except ValidationError as exc:
+        raw = json_value(path.read_text(encoding="utf-8"), strict=True)
+        manifest = Manifest.model_validate(raw)
+    except TooDeep as exc:
+        raise DataError(f"not a ragmeter manifest: {exc}", source=str(path)) from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        if not isinstance(exc, ValidationError):
+            raise DataError(f"not valid JSON: {exc}", source=str(path)) from None
         from ragmeter.errors import explain_validation
 
-        raise DataError(f"not a ragmeter manifest: {explain_validation(exc)}", source=str(path)) from None
+        written = raw.get("ragmeter_version") if isinstance(raw, dict) else None
+        who = f" (written by ragmeter {written}; this is ragmeter {_version()})" \
+            if any(e["type"] == "extra_forbidden" for e in exc.errors()) else ""
+        raise DataError(f"not a ragmeter manifest: {explain_validation(exc)}{who}", source=str(path)) from None
+    _check_directions(manifest, path)
+    return manifest
+
+
+def _version() -> str:
+    from ragmeter import __version__
+
+    return __version__
+
+
+def _check_directions(manifest: Manifest, path: Path) -> None:
+    """A built-in metric's direction is its class's, never the file's: `higher_is_better:
+    false` on faithfulness would make compare call every drop an improvement."""
+    from ragmeter.metrics.registry import builtin_direction
+
+    for label, record in manifest.metrics.items():
+        direction = builtin_direction(record.metric)
+        if direction is not None and direction != record.higher_is_better:
+            raise DataError(f"metrics.{label}.higher_is_better is {str(record.higher_is_better).lower()}, but "
+                            f"{record.metric} is {'higher' if direction else 'lower'}-is-better: the file was "
+                            "edited by hand", source=str(path))
 
 
 def _score(value: Any, source: str, number: int, metric: str) -> float | None:

@@ -12,15 +12,24 @@ from ragmeter.results.manifest import Manifest
 from ragmeter.stats import score_summary
 
 
-def metric_record(values: list[float | None], higher_is_better: bool = True, ci: bool = True) -> dict[str, Any]:
+def metric_record(values: list[float | None], higher_is_better: bool = True, ci: bool = True,
+                  metric: str = "faithfulness") -> dict[str, Any]:
     unscored = sum(v is None for v in values)
     summary = score_summary(values, {"no reply": unscored} if unscored else {}, resamples=500)
     return {**summary, "ci95": summary["ci95"] if ci else None,
             "judge_calls": len(values), "prompt_tokens": 100 * len(values), "completion_tokens": 10 * len(values),
             "cache_hits": 0, "reasks": 0, "unparseable": 0, "truncated": 0, "embed_calls": 0,
             "embed_cache_hits": 0, "judge_seconds": 0.5 * len(values), "embed_seconds": 0.0,
-            "seconds": 0.5 * len(values), "version": "1", "metric": "faithfulness", "settings": {},
+            "seconds": 0.5 * len(values), "version": "1", "metric": metric, "settings": {},
             "required": ["user_input", "response"], "higher_is_better": higher_is_better}
+
+
+def _direction(label: str) -> bool:
+    """A built-in metric's own direction (a manifest saying otherwise is refused), else higher."""
+    from ragmeter.metrics.registry import builtin_direction
+
+    found = builtin_direction(label)
+    return True if found is None else found
 
 
 def write_run(folder: Path, scores: dict[str, list[float | None]], ids: list[str] | None = None,
@@ -49,7 +58,7 @@ def write_run(folder: Path, scores: dict[str, list[float | None]], ids: list[str
                 "prompts": {m: {"verdicts": {"version": "abc123", "file": "built-in", "note": None}}
                             for m in scores},
                 "prompt_notes": [], "cache": "cache.sqlite", "truncation_policy": "-",
-                "metrics": {m: metric_record(v, hib.get(m, True), ci) for m, v in scores.items()},
+                "metrics": {m: metric_record(v, hib.get(m, _direction(m)), ci, m) for m, v in scores.items()},
                 "rag_index": None,
                 "faults": {"retries": 0, "timeouts": 0, "reasks": 0, "unparseable": 0,
                            "structured_output_refused": 0, "http_errors": {}, "processes": 1},
