@@ -58,10 +58,10 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
                               overwrite=True, **options)
             judge_record = result.manifest.judge or judge_record
             judge_name = (judge_record or {}).get("name", judge_name)
-            checked = _measured(metric.label, family.name, cases, result.rows)
-            if explaining is not None and checked.failures:  # the reasons of the failing cases only
-                checked = _explained(run_out, metric.label, family.name, cases, checked, explaining)
-            results[metric.label] = checked
+            found = _measured(metric.label, family.name, cases, list(result.rows))
+            if explaining is not None and found.failures:  # the reasons of the failing cases only
+                found = _explained(run_out, metric.label, family.name, cases, found, explaining)
+            results[metric.label] = found
     run_k = sorted({c.k for *_, cases in planned for c in cases})
     checked = JudgeCheckResult(data=described, judge=judge_name, language=language, seed=seed, sizes=list(sizes),
                                sources=len(sources), metrics=results, sizes_run=run_k,

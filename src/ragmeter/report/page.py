@@ -99,7 +99,8 @@ def _summary(data: dict[str, Any]) -> str:
     rows = []
     for name in data["metrics"]:
         a = runs[0]["metrics"][name]
-        cells = [_name(name) + ("" if data["higher_is_better"][name] else ' <small class="nb">(lower is better)</small>'),
+        lower = ' <small class="nb">(lower is better)</small>'
+        cells = [_name(name) + ("" if data["higher_is_better"][name] else lower),
                  _number(a["mean"]), _ci(a["ci95"], a["n"]), str(a["n"]), str(a["unscored"])]
         if two:
             b = runs[1]["metrics"][name]
