@@ -104,7 +104,9 @@ def test_progress_lines_fit_80_columns_keeping_rows_and_eta(width):
 
 def test_a_resumed_run_estimates_and_paces_the_rows_still_to_judge(tmp_path, capsys):
     """Issue 50: a resumed run's first 8 rows are cached, so the estimate from them said
-    nothing ('over the 0s estimate'); it now looks past judged rows and scales to the rest."""
+    nothing ('over the 0s estimate'). Issue 65 item 7: looking past the first judged rows
+    undercounted a run stopped with rows in flight and said nothing on a second resume; the
+    sample is now spread over the whole dataset."""
     judge = ScriptedJudge(lambda request: {"rating": 2})
     save_speed(judge.identity(), slow_speed(5.0))
     cache = str(tmp_path / "c.sqlite")
@@ -115,9 +117,22 @@ def test_a_resumed_run_estimates_and_paces_the_rows_still_to_judge(tmp_path, cap
     capsys.readouterr()
     asyncio.run(run_config(cfg.model_copy(update={"progress": True}), data=rows, judge=judge, write=False))
     said = " ".join(capsys.readouterr().err.split())
-    # rows 0-7 all cached are looked past; rows 8-15 (one cached) are the sample: 14 calls at 5 s, scaled to
-    # the 28 rows from there: 49 calls (the run makes 54), 4m05s
-    assert "about 4m05s for the 28 rows still to judge (8 cached) (49 judge calls at the speed" in said
+    # 32 of the 36 rows sampled, 8 of them cached: 48 calls, scaled to 36 rows: 54 calls (the run makes 54), 4m30s
+    assert "about 4m30s for the 27 rows still to judge (9 cached) (54 judge calls at the speed" in said
+
+
+def test_a_second_resume_still_estimates_the_rows_left(tmp_path, capsys):
+    judge = ScriptedJudge(lambda request: {"rating": 2})
+    save_speed(judge.identity(), slow_speed(5.0))
+    cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], judge="scripted", progress=False,
+                    cache=str(tmp_path / "c.sqlite"))
+    rows = [{**ROWS[0], "id": f"r{i}", "user_input": f"What is item {i}?"} for i in range(1200)]
+    asyncio.run(run_config(cfg, data=rows[:600], judge=judge, write=False))  # was: past SCAN_ROWS, no estimate
+    capsys.readouterr()
+    asyncio.run(run_config(cfg.model_copy(update={"progress": True}), data=rows[:700], judge=judge, write=False))
+    said = " ".join(capsys.readouterr().err.split())
+    # rows 0-599 cached: 28 of the 32 sampled rows (every 21.875th) fall there, 4 after: 8 calls, scaled: 175
+    assert "about 14m35s for the 88 rows still to judge (612 cached) (175 judge calls" in said
 
 
 def test_the_pace_counts_rows_that_needed_the_judge_and_switches_to_measured_calls():

@@ -4,7 +4,6 @@ scaled to the run, at the judge's measured speed."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -17,32 +16,33 @@ from ragmeter.text import duration
 # How long a run will take, said before its first judge call.
 #
 # A new user's first six-metric run of 4 rows showed an ETA of 34-57 minutes only once a row
-# had finished. Before scoring, the run now goes through the dry run's counting judge on its
-# first SAMPLE_ROWS rows that still need the judge (every prompt rendered and counted, cached
-# replies subtracted, no call; a resumed run's judged rows are skipped, up to SCAN_ROWS of
-# them), scales to the rows from there on, and prices the calls at the judge's measured speed
-# (this machine's bench-judge record, else a bundled judge's shipped one). Above SAY_ABOVE
-# seconds the estimate is printed; the progress line counts it down until a few calls are
-# answered, after which the run's own pace takes over (engine/progress.py).
+# had finished. Before scoring, the run now goes through the dry run's counting judge on
+# SAMPLE_ROWS rows spread evenly over the whole dataset (every prompt rendered and counted,
+# cached replies subtracted, no call), one row at a time so that a row whose replies are all
+# cached is known as judged, scales to the dataset, and prices the calls at the judge's
+# measured speed (this machine's bench-judge record, else a bundled judge's shipped one).
+# Spread, not the first rows: a resumed run's judged rows are wherever its rows in flight
+# were when it stopped, and a second resume's are past any first rows (issue 65: 7,341 calls
+# said where the dry run counted 17,652, then nothing). Above SAY_ABOVE seconds the estimate
+# is printed; the progress line counts it down until a few calls are answered, after which
+# the run's own pace takes over (engine/progress.py).
 
 #: rows rendered and counted (then scaled): enough for a mean, no wait
-SAMPLE_ROWS = 8
-#: judged rows at the start of a resumed run looked past for rows still to judge
-SCAN_ROWS = 512
+SAMPLE_ROWS = 32
 #: estimates shorter than this are not worth a line
 SAY_ABOVE = 60.0
 
 
 @dataclass
 class Upfront:
-    """The seconds and calls a run expects, from its first rows still to judge."""
+    """The seconds and calls a run expects, from a sample of its rows."""
 
     seconds: float
     calls: int
     rows: int
     #: where the seconds come from
     speed: JudgeSpeed
-    #: rows at the start whose replies are all cached (a resumed run)
+    #: rows whose replies are all cached (a resumed run), scaled from the sample
     judged: int = 0
 
     def line(self) -> str:
@@ -58,24 +58,28 @@ class Upfront:
 
 async def upfront(dataset: Rows, judge: Judge | None,
                   cost: Callable[[Dataset], Awaitable[Estimate]]) -> Upfront | None:
-    """The run's seconds from its first rows still to judge, or None when there is no judge,
-    no measured speed, or nothing to judge within SCAN_ROWS rows."""
+    """The run's seconds from SAMPLE_ROWS rows spread over it, or None when there is no judge,
+    no measured speed, or nothing left to judge in the sample."""
     speed = load_speed(judge.identity()) if judge is not None else None
     if speed is None or not len(dataset):
         return None
-    rows, judged = dataset.iter_rows(), 0
-    while judged < SCAN_ROWS:
-        head = list(itertools.islice(rows, SAMPLE_ROWS))
-        if not head:
-            return None
-        sample = Dataset([s for s, _ in head], [r for _, r in head], dataset.source,
-                         set(dataset.fields_present), dataset.sha256, dataset.kind)
-        figures = await cost(sample)
+    picked = spread(len(dataset), SAMPLE_ROWS)
+    seconds, calls, judged, sampled = 0.0, 0, 0, 0
+    for index, (sample, record) in enumerate(dataset.iter_rows()):
+        if index not in picked:
+            continue
+        one = Dataset([sample], [record], dataset.source, set(dataset.fields_present), dataset.sha256, dataset.kind)
+        figures = await cost(one)
         if figures.total.seconds is None:
             return None
-        if figures.total.calls:
-            scale = (len(dataset) - judged) / len(head)
-            return Upfront(figures.total.seconds * scale, round(figures.total.calls * scale), len(dataset),
-                           speed, judged)
-        judged += len(head)
-    return None
+        seconds, calls = seconds + figures.total.seconds, calls + figures.total.calls
+        judged, sampled = judged + (not figures.total.calls), sampled + 1
+    if not calls:
+        return None
+    scale = len(dataset) / sampled
+    return Upfront(seconds * scale, round(calls * scale), len(dataset), speed, round(judged * scale))
+
+
+def spread(rows: int, most: int) -> set[int]:
+    """`most` row indices evenly over `rows` (all of them when there are fewer)."""
+    return set(range(rows)) if rows <= most else {index * rows // most for index in range(most)}
