@@ -90,3 +90,38 @@ def test_a_rows_contexts_are_cut_into_blocks_once(monkeypatch):
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "said", "verdict": 1}]}})
     ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
     assert [c for c in cuts if c in CONTEXTS] == CONTEXTS  # excerpts and the disagreement check read one cut
+
+
+def test_a_long_rows_readers_run_off_the_event_loop(monkeypatch):
+    """Issue 65 item 1: a reader that takes long on one row ran on the event loop, stalling
+    every row in flight and a signal's handler. Here the literal reader of a long row waits
+    for an event that only a coroutine on the loop can set: on the loop it would wait out its
+    timeout; off it, the loop sets it at once."""
+    import asyncio
+    import threading
+
+    import ragmeter.metrics.faithfulness_steps as steps
+
+    waiting, go, on_loop = threading.Event(), threading.Event(), []
+    real = steps.missing_each
+
+    def blocking(*args, **kwargs):
+        waiting.set()
+        on_loop.append(not go.wait(timeout=10))  # True: nobody set it, the loop was blocked
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(steps, "missing_each", blocking)
+    long_row = {**ROW, "retrieved_contexts": [CONTEXTS[0] + " filler" * 5000, CONTEXTS[1]]}
+    judge = ScriptedJudge(lambda request: {"statements": ["The server listens on port 8080."]}
+                          if request.tag == "faithfulness.statements" else {"verdicts": [{"verdict": 1, "reason": "r"}]})
+
+    async def both():
+        async def release():
+            while not waiting.is_set():
+                await asyncio.sleep(0)  # a yield, not a wait for time: runs only while the loop is free
+            go.set()
+        return await asyncio.gather(ragmeter.aevaluate([long_row], ["faithfulness"], judge=judge, cache=False,
+                                                       progress=False), release())
+
+    asyncio.run(both())
+    assert on_loop == [False]

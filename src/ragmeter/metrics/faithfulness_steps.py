@@ -10,10 +10,11 @@ changed in one place; the evidence and the reason are written from the record at
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ragmeter.metrics.base import MetricContext, Unscorable
 from ragmeter.metrics.faithfulness_options import (
@@ -34,6 +35,8 @@ from ragmeter.reading.literals import literals, missing_each
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
+
+T = TypeVar("T")
 
 NO_STATEMENTS = "the judge found no statements in the response"
 #: answers of at most this many words are judged with their question (`short_answers`)
@@ -227,7 +230,7 @@ class Evidence:
         if self.options.contexts == "excerpts" and not row.no_claim:
             contexts = row.contexts
             claim = "\n\n".join(s.text for s in row.statements)
-            shown = excerpts(claim, contexts, question=row.sample.user_input, cut=row.cut)
+            shown = await off_loop(row, excerpts, claim, contexts, question=row.sample.user_input, cut=row.cut)
             row.shown = shown if shown is not contexts else None
 
 
@@ -273,8 +276,8 @@ class Literals:
         if self.options.mode == "off" or row.no_claim:
             return
         texts = [s.text for s in row.statements]
-        for statement, absent in zip(row.statements, missing_each(texts, row.contexts, row.sample.user_input,
-                                                                  row.language)):
+        found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input, row.language)
+        for statement, absent in zip(row.statements, found):
             statement.absent = absent
             statement.failed = bool(absent) and self.options.mode == "score"
 
@@ -290,7 +293,22 @@ class Conflicts:
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
         if self.options.mode == "off" or len(row.contexts) < 2 or row.no_claim:
             return
-        row.disagreements = disagreements([s.text for s in row.statements], row.contexts, row.language, row.cut)
+        row.disagreements = await off_loop(row, disagreements, [s.text for s in row.statements], row.contexts,
+                                           row.language, row.cut)
+
+
+#: a row's text (answer and contexts) above which its no-model readers run on a worker thread
+OFF_LOOP_CHARS = 20_000
+
+
+async def off_loop(row: Grounding, read: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`read(*args)` for a row: on a worker thread when the row is long, so that a reader that
+    takes seconds (a 100 KB row of one character took minutes before the readers were made
+    linear) never stalls every other row in flight, the progress line or a signal's handler."""
+    size = len(row.sample.response or "") + sum(len(c) for c in row.contexts)
+    if size <= OFF_LOOP_CHARS:
+        return read(*args, **kwargs)
+    return await asyncio.to_thread(read, *args, **kwargs)
 
 
 def grouped(items: list[str], limit: int) -> list[str]:
