@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -541,3 +542,41 @@ def test_keep_on_probabilities_without_them_says_so(tmp_path):
     assert "--keep-on: the judge gave no label probabilities for 6 critiques" in console.export_text()
     assert generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb,
                             progress=False).quality["kept_on_rating"] == 0
+
+
+def test_the_progress_line_says_the_stage_of_the_questions_in_flight(tmp_path, monkeypatch):
+    """Issue 64 item 2: "0/12 questions · 39 judge calls" for 10 of 12.6 minutes, then 11/12
+    at once. The line now says how many questions are written and where the others are."""
+    import ragmeter.engine.progress as progress
+
+    seen: list[str] = []
+    given: dict[str, Any] = {}
+    real = progress.row_progress
+
+    def capturing(total, enabled=None, *args, **kwargs):
+        given["work"] = kwargs["work"]
+        return real(total, False, *args, **kwargs)
+
+    monkeypatch.setattr(progress, "row_progress", capturing)
+
+    def watched(request):
+        if request.tag == "testset.relevance":  # a critique: the question is written, its critique under way
+            seen.append(given["work"]())
+        return reply(request)
+
+    generate_testset(write_docs(tmp_path / "docs", 2), 2, judge=ScriptedJudge(watched), embeddings=embedder(),
+                     progress=True, concurrency=1)
+    assert seen and seen[0].startswith("1 written (") and "critiquing" in seen[0] and "judge call" in seen[0]
+
+
+def test_stages_count_an_attempt_once_wherever_it_ends():
+    from ragmeter.testset.generation import Stages
+
+    stages = Stages()
+    with stages.attempt() as wrote:
+        assert stages.text() == "0 written (1 writing)"
+        wrote()
+        wrote()  # twice: counted once
+        with stages.attempt():
+            assert stages.text() == "1 written (1 writing, 1 critiquing)"
+    assert (stages.writing, stages.critiquing, stages.text()) == (0, 0, "1 written")

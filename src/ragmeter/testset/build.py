@@ -156,7 +156,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
 
             return await embed_session.embed(texts, stats.setdefault("embed", MetricStats()))
 
-        with row_progress(settings.size, progress, unit="questions", work=judge_work(stats),
+        calls = judge_work(stats)
+        with row_progress(settings.size, progress, unit="questions",
+                          work=lambda: f"{judging.stages.text()} · {calls()}",
                           expected=expected_seconds(judge, settings.size)) as bar:
             outcome = await build(chunks, settings, judging, embed, subjects, bar)
     finally:

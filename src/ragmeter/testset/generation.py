@@ -6,6 +6,8 @@ chunk. Replies are bounded JSON, like the metrics' judges."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -69,6 +71,35 @@ class Rated(BaseModel):
     rating: Literal[1, 2, 3, 4, 5]
 
 
+@dataclass
+class Stages:
+    """Where the attempts in flight are, for the progress line: a build spent minutes at
+    "0/12 questions" while questions were being written and critiqued (issue 64 item 2)."""
+
+    writing: int = 0
+    critiquing: int = 0
+    written: int = 0
+
+    @contextmanager
+    def attempt(self) -> Iterator[Callable[[], None]]:
+        """An attempt from start to end; call the yielded function once its question is written."""
+        state = ["writing"]
+        self.writing += 1
+
+        def wrote() -> None:
+            if state[0] == "writing":
+                self.writing, self.critiquing, self.written = self.writing - 1, self.critiquing + 1, self.written + 1
+                state[0] = "critiquing"
+        try:
+            yield wrote
+        finally:
+            setattr(self, state[0], getattr(self, state[0]) - 1)
+
+    def text(self) -> str:
+        busy = [f"{n} {what}" for n, what in ((self.writing, "writing"), (self.critiquing, "critiquing")) if n]
+        return f"{self.written} written" + (f" ({', '.join(busy)})" if busy else "")
+
+
 class Judging:
     """The judge session, the prompts in the chosen language, and per-stage accounting."""
 
@@ -76,6 +107,7 @@ class Judging:
         self.session, self.language, self.stats = session, language, stats
         #: critiques kept on the rating although --keep-on asked for the probabilities (the judge gave none)
         self.on_rating = 0
+        self.stages = Stages()
 
     def prompt(self, name: str, family: str = "testset") -> Any:
         from ragmeter.prompts.template import builtin_prompt

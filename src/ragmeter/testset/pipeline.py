@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +185,14 @@ class Flaky:
 async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
                    chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
                    written: frozenset[str], subjects: Subjects) -> dict[str, Any]:
+    """One attempt, its stage (writing, critiquing) counted for the progress line."""
+    with judging.stages.attempt() as wrote:
+        return await _steps(number, kind, item, pool, chunks, settings, judging, embed, written, subjects, wrote)
+
+
+async def _steps(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
+                 chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
+                 written: frozenset[str], subjects: Subjects, wrote: Callable[[], None]) -> dict[str, Any]:
     """One question: written from `item` (a chunk, and the part of it not asked about yet) and
     the chunk's subject line, checked without a model, then critiqued until a criterion
     fails. A factoid question that names no subject, is no question or is in another language
@@ -211,6 +219,7 @@ async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[C
             first = await write_question(judging, kind, [text] + [c.text for c in sources[1:]], subject)
     except UnparseableReply as exc:
         return {**row, "rejected_by": "parse failure", "detail": f"generate: {exc}"}
+    wrote()
     if turns:  # multi-turn: the follow-up is the question; the critiques read the whole conversation
         row["messages"] = turns
     if normalized(first.question) in written:
