@@ -592,3 +592,30 @@ def test_an_answer_cut_at_max_tokens_is_marked_and_left_unscored_and_an_echo_is_
     scored = {r["id"]: r for r in result.rows}
     assert scored["a"]["rouge"] is None and "cut off at max_tokens" in scored["a"]["rouge_reason"]
     assert scored["r"]["rouge"] is not None
+
+
+def test_answering_says_what_it_will_take_before_it_starts_and_in_a_dry_run(tmp_path, capsys):
+    """Issue 64 item 3: the baseline took 135-150 s a row and nothing said so before it began;
+    `answer` had no dry run. Its generator's speed (with the pace this machine ran it at)
+    gives the seconds; cached rows cost nothing; a RAG of your own is not counted."""
+    from ragmeter.rag.run import plan_answers
+    from ragmeter.run.judge_speed import JudgeSpeed, save_speed
+
+    built(tmp_path)
+    judge = generator()
+    save_speed(judge.identity(), JudgeSpeed(judge="script", measured_at="2026-11-20T10:00:00+00:00", calls=9,
+                                            overhead_seconds=40.0, prompt_tokens_per_second=None,
+                                            completion_tokens_per_second=None, completion_tokens={},
+                                            mean_completion_tokens=5.0))
+    rows = [{"id": "a", "user_input": "Where do apples grow?"}, {"id": "r", "user_input": "Where do rivers go?"},
+            {"id": "s", "user_input": "What are stars?"}]
+    planned = plan_answers(rows, index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2)
+    assert (planned.rows, planned.cached, planned.seconds) == (3, 0, (120.0, 120.0))
+    assert planned.line().startswith("3 of 3 rows to answer (0 cached): about ")
+    assert planned.line().endswith("; 2m00s to 2m00s at the generator's measured speed")
+    assert judge.calls() == 0  # nothing called
+    answer(rows[:1], index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2, progress=True)
+    assert "ragmeter: 1 of 1 rows to answer (0 cached)" not in capsys.readouterr().err  # 40 s: under a minute
+    answer(rows, index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2, progress=True)
+    assert "ragmeter: 2 of 3 rows to answer (1 cached)" in " ".join(capsys.readouterr().err.split())
+    assert plan_answers(rows, "mypkg.rag:answer") is None

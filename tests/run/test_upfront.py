@@ -152,3 +152,27 @@ def test_the_pace_counts_rows_that_needed_the_judge_and_switches_to_measured_cal
     cached.advance(5)
     clock.now += 5
     assert cached.text().endswith("ETA 5s")  # a re-run with every reply cached: its own pace
+
+
+def test_the_speed_learns_the_pace_this_machine_runs_at():
+    """Issue 64 item 1: estimates assumed an idle machine and never learned (16 s said for
+    3m35s measured on a loaded one). Each in-process run now folds its calls' seconds against
+    the record's prediction into the record's pace, which every estimate multiplies by."""
+    from ragmeter.accounting import MetricStats
+    from ragmeter.run.judge_speed import learn, learn_from
+
+    identity = {"backend": "llamacpp", "model": "/models/mine.gguf"}
+    speed = JudgeSpeed(judge="mine", measured_at="2026-11-20T10:00:00+00:00", calls=9, overhead_seconds=1.0,
+                       prompt_tokens_per_second=100.0, completion_tokens_per_second=10.0, completion_tokens={},
+                       mean_completion_tokens=5.0)
+    save_speed(identity, speed)
+    assert speed.seconds(200, 10) == 4.0  # 1 + 2 + 1
+    run = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=72.0)  # 3x slower
+    assert learn(identity, [run]).pace == 3.0
+    assert load_speed(identity).seconds(200, 10) == 12.0 and load_speed(identity).learned_runs == 1
+    quiet = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=24.0)
+    assert learn(identity, [quiet]).pace == pytest.approx(3 ** 0.5, abs=1e-3)  # half the weight to the newest
+    assert learn(identity, [MetricStats(judge_calls=2, prompt_tokens=10, completion_tokens=1,
+                                        judge_seconds=9.0)]) is None  # too few calls to say
+    server = ScriptedJudge(lambda request: {})  # answers many calls at once: its call seconds are not its speed
+    assert learn_from(server, [run]) is None

@@ -135,3 +135,5 @@ def test_the_dry_run_says_what_it_would_read(tmp_path):
     assert done.returncode == 0, done.stderr
     said = " ".join(done.stderr.split())
     assert "read 1 document (.md 1)" in said and "not read: 1 file of other types (.adoc 1)" in said
+    # issue 64 item 3: seconds, not only calls and tokens, at the bundled judge's shipped speed
+    assert " at this judge's shipped speed (ragmeter bench-judge measures this machine's)" in done.stdout

@@ -68,10 +68,22 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
                "seconds a question may take; then it is abandoned and retried, and after the retries "
                "it is that row's answer_error"))] = 300.0,
            no_cache: Annotated[bool, typer.Option("--no-cache")] = False,
-           overwrite: Annotated[bool, typer.Option("--overwrite")] = False) -> None:
+           overwrite: Annotated[bool, typer.Option("--overwrite")] = False,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="baseline: the prompt tokens and seconds it "
+                                                                   "would take; call nothing")] = False) -> None:
     """Answer a test set with your RAG (--rag) or ragmeter's baseline (--index), recording the
     response, the retrieved chunks and the latency of every row, ready for `ragmeter evaluate`."""
     from ragmeter.rag import answer as run_answer
+
+    if dry_run:
+        from ragmeter.rag.run import plan_answers
+
+        found = plan_answers(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k,
+                             prompt=prompt, language=language, max_tokens=max_tokens, rag_id=rag_id,
+                             cache=not no_cache, limit=limit)
+        print(plain(found.line() if found is not None else
+                    "your RAG's cost is not ragmeter's to know: --dry-run counts the baseline (--index) only"))
+        return
 
     result = run_answer(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k, prompt=prompt,
                         language=language, max_tokens=max_tokens, rerank=rerank, rerank_candidates=rerank_candidates,

@@ -139,6 +139,7 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
     tally["answered"] += 1
     tally["prompt_tokens"] += answer.prompt_tokens
     tally["completion_tokens"] += answer.completion_tokens
+    tally["answer_seconds"] = tally.get("answer_seconds", 0.0) + time.perf_counter() - started
     contexts = [c for c in answer.contexts if isinstance(c, Context)]  # all of them, after normalize
     ids = [c.id for c in contexts]
     scores = [c.score for c in contexts]

@@ -56,14 +56,68 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
     store = open_cache(str(cache) if isinstance(cache, Path) else cache)
     try:
         await target.check()
+        _say_cost(target, rows, store, progress)
         tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, progress=progress,
                                   timeout=rag_timeout)
     finally:
         store.close()
         await target.aclose()
+    _learn(target, tally)
     manifest = answers_manifest(rows, target, source, tally, time.perf_counter() - started)
     path = write_answers(Path(out), rows, manifest, format) if out is not None else None
     return AnswerRun(rows, manifest, path)
+
+
+def plan_answers(testset: Any, rag: Any = None, *, index: str | Path | None = None,
+                 generator: str | dict | Any = DEFAULT_JUDGE, embeddings: str | dict | None = None, k: int = 5,
+                 prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
+                 rag_id: str | None = None, cache: bool | str | Path = True, limit: int | None = None) -> Any:
+    """What `answer` would take, calling nothing (rag/cost.py): an AnswerCost for the
+    baseline, None for a RAG of your own."""
+    from ragmeter.cache import open_cache
+    from ragmeter.rag.answer import load_testset
+    from ragmeter.rag.cost import baseline_cost
+
+    rows, _ = load_testset(testset)
+    if rag is not None:
+        return None
+    target = _baseline(index, generator, embeddings, k, prompt, language, max_tokens, None, None)
+    store = open_cache(str(cache) if isinstance(cache, Path) else cache)
+    try:
+        return baseline_cost(target, rows[:limit], store)
+    finally:
+        store.close()
+
+
+#: answering estimated to take longer than this is said before it starts
+SAY_ABOVE = 60.0
+
+
+def _say_cost(target: Any, rows: list[dict[str, Any]], store: Any, progress: bool | None) -> None:
+    from ragmeter.rag.cost import baseline_cost
+
+    if progress is False:
+        return
+    found = baseline_cost(target, rows, store)
+    if found is not None and found.seconds is not None and found.seconds[1] > SAY_ABOVE:
+        import sys
+
+        from ragmeter.text import plain
+
+        print(plain(f"ragmeter: {found.line()}"), file=sys.stderr)
+
+
+def _learn(target: Any, tally: dict[str, Any]) -> None:
+    """The baseline's generation seconds folded into its generator's learned pace, as a run's
+    judge calls are (run/judge_speed.py), so the next estimate is of this machine as it runs."""
+    from ragmeter.accounting import MetricStats
+    from ragmeter.rag.baseline import BaselineRAG
+    from ragmeter.run.judge_speed import learn_from
+
+    if isinstance(target, BaselineRAG) and tally.get("answer_seconds"):
+        learn_from(target.generator, [MetricStats(judge_calls=tally["answered"], prompt_tokens=tally["prompt_tokens"],
+                                                  completion_tokens=tally["completion_tokens"],
+                                                  judge_seconds=tally["answer_seconds"])])
 
 
 def _target(rag: Any, rag_id: str | None) -> Any:

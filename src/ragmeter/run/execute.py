@@ -117,11 +117,16 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
         ready.judge.use_store(cache)
         concurrency, timeout = BATCH_IN_FLIGHT, max(timeout, BATCH_TIMEOUT)
     expected = await _say_upfront(ready, cache) if cfg.progress is not False else None
-    return await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
+    done = await run_metrics(ready.dataset, ready.metrics, ready.judge, ready.embedder, cache,
                              concurrency=concurrency, policy=RetryPolicy(timeout=timeout, retries=cfg.retries),
                              progress=cfg.progress, prompts=ready.prompts, faults=faults, sink=sink,
                              expected=expected.seconds if expected else None,
                              expected_calls=expected.calls if expected else None)
+    if ready.judge is not None:
+        from ragmeter.run.judge_speed import learn_from
+
+        learn_from(ready.judge, done.stats.values())  # the next estimate is of this machine as it runs now
+    return done
 
 
 def _say_not_covered(ready: Prepared) -> None:

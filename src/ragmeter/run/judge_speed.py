@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -49,13 +50,23 @@ class JudgeSpeed(BaseModel):
     source: str = "bench-judge"
     #: where a shipped record was measured
     machine: str | None = None
+    #: how much slower (above 1) or faster this machine ran the judge in its recent runs than
+    #: the fitted rates say: a loaded machine, or one unlike the shipped record's (learn())
+    pace: float = 1.0
+    #: runs the pace was learned from
+    learned_runs: int = 0
 
     def expected_completion(self, tag: str) -> float:
         return self.completion_tokens.get(tag, self.mean_completion_tokens)
 
     def seconds(self, prompt_tokens: float, completion_tokens: float, tag: str | None = None) -> float:
         """A call's seconds: its prompt at that prompt's own rate where measured (its per-call
-        overhead folded in), else the overall rate plus the overhead; its reply at the decode rate."""
+        overhead folded in), else the overall rate plus the overhead; its reply at the decode
+        rate; times the pace this machine has shown in its recent runs."""
+        return self.pace * self.fitted_seconds(prompt_tokens, completion_tokens, tag)
+
+    def fitted_seconds(self, prompt_tokens: float, completion_tokens: float, tag: str | None = None) -> float:
+        """seconds() at the fitted rates alone."""
         write = self.completion_tokens_per_second
         reply = completion_tokens / write if write else 0.0
         if tag in self.prompt_rate_by_tag:
@@ -113,6 +124,46 @@ def load_speed(identity: dict[str, object]) -> JudgeSpeed | None:
     """This machine's bench-judge record for the judge, else a bundled judge's shipped one."""
     record = read_records(speed_file()).get(judge_key(identity))
     return JudgeSpeed.model_validate(record) if record else shipped_speed(identity)
+
+
+#: calls a run must have made before its pace is learned: fewer say little
+LEARN_FROM_CALLS = 5
+#: weight of the newest run in the learned pace (an exponential average over runs)
+LEARN_WEIGHT = 0.5
+
+
+def learn(identity: dict[str, object], stats: Iterable[Any]) -> JudgeSpeed | None:
+    """After a run of a judge that answers one call at a time (in-process): the seconds its
+    calls took (`stats`: MetricStats, each with judge_calls, tokens and judge_seconds) against
+    what the record predicted, folded into the record's pace and stored, so that the next
+    estimate is of this machine as it runs now (a loaded 2-core machine prefilled at 17-24
+    tokens/s against the shipped record's 331: estimates of 16 s for 3m35s). Returns the
+    updated record, or None when there is none or the run made too few calls."""
+    import math
+
+    speed = load_speed(identity)
+    made = [s for s in stats if s.judge_calls and s.judge_seconds > 0]
+    if speed is None or sum(s.judge_calls for s in made) < LEARN_FROM_CALLS:
+        return None
+    predicted = sum(s.judge_calls * speed.fitted_seconds(s.prompt_tokens / s.judge_calls,
+                                                         s.completion_tokens / s.judge_calls) for s in made)
+    actual = sum(s.judge_seconds for s in made)
+    if predicted <= 0:
+        return None
+    ratio = actual / predicted
+    pace = math.exp((1 - LEARN_WEIGHT) * math.log(speed.pace) + LEARN_WEIGHT * math.log(ratio)) \
+        if speed.learned_runs else ratio
+    learned = speed.model_copy(update={"pace": round(pace, 4), "learned_runs": speed.learned_runs + 1})
+    save_speed(identity, learned)
+    return learned
+
+
+def learn_from(judge: Judge, stats: Iterable[Any]) -> JudgeSpeed | None:
+    """learn() for a judge that answers one call at a time; a server's call seconds include
+    the waits of the requests beside it, which are not its speed."""
+    from ragmeter.judges.registry import is_serial
+
+    return learn(judge.identity(), stats) if is_serial(judge.backend) else None
 
 
 def shipped_speed(identity: dict[str, object]) -> JudgeSpeed | None:

@@ -114,14 +114,14 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.cache import open_cache
     from ragmeter.embeddings import make_embedder
     from ragmeter.embeddings.base import EmbeddingSession
-    from ragmeter.engine.progress import judge_work, row_progress
+    from ragmeter.engine.progress import judge_calls, judge_work, row_progress
     from ragmeter.judges.session import JudgeSession
     from ragmeter.judges.spec import make_judge
     from ragmeter.testset.chunking import split
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.generation import Judging
     from ragmeter.testset.pipeline import CRITERIA, TYPES, build
-    from ragmeter.testset.quality import expected_seconds, quality_report
+    from ragmeter.testset.quality import CALLS_PER_KEPT, expected_seconds, quality_report
 
     started = time.perf_counter()
     corpus = load_documents(docs)
@@ -159,8 +159,12 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
         calls = judge_work(stats)
         with row_progress(settings.size, progress, unit="questions",
                           work=lambda: f"{judging.stages.text()} · {calls()}",
-                          expected=expected_seconds(judge, settings.size)) as bar:
+                          expected=expected_seconds(judge, settings.size), calls=judge_calls(stats),
+                          expected_calls=round(settings.size * CALLS_PER_KEPT)) as bar:
             outcome = await build(chunks, settings, judging, embed, subjects, bar)
+        from ragmeter.run.judge_speed import learn_from
+
+        learn_from(judge, [s for name, s in stats.items() if name != "embed"])
     finally:
         cache.close()
         await judge.aclose()
@@ -242,15 +246,36 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
         {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
+    judge_calls = {"at_least": attempts * calls + min(summaries, attempts),
+                   "at_most": 2 * size * max_attempts * calls + summaries}
+    prompt_tokens = {"at_least": round(sum(per_attempt)) + summary_tokens,
+                     "at_most": round(2 * mean * size * max_attempts) + summary_tokens}
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "said": corpus.said(),
             "language": language,
             "attempts": {"at_least": attempts, "at_most": size * max_attempts},
-            "judge_calls": {"at_least": attempts * calls + min(summaries, attempts),
-                            "at_most": 2 * size * max_attempts * calls + summaries},
-            "prompt_tokens_estimate": {"at_least": round(sum(per_attempt)) + summary_tokens,
-                                       "at_most": round(2 * mean * size * max_attempts) + summary_tokens},
+            "judge_calls": judge_calls, "prompt_tokens_estimate": prompt_tokens,
+            "seconds": _seconds(cfg.judge, judge_calls, prompt_tokens),
             "token_count": "estimate: 4 characters per token"}
+
+
+def _seconds(judge_spec: Any, calls: dict[str, int], tokens: dict[str, int]) -> dict[str, Any] | None:
+    """The bounds in seconds at the judge's measured speed and this machine's learned pace
+    (run/judge_speed.py), one call at a time; None where no speed is known."""
+    from ragmeter.judges.spec import make_judge
+    from ragmeter.run.judge_speed import load_speed
+    from ragmeter.testset.quality import REPLY_PER_CALL
+
+    judge = make_judge(judge_spec)
+    speed = load_speed(judge.identity())
+    if speed is None:
+        return None
+
+    def bound(key: str) -> float:
+        n = max(1, calls[key])
+        return round(n * speed.seconds(tokens[key] / n, REPLY_PER_CALL), 1)
+    return {"at_least": bound("at_least"), "at_most": bound("at_most"), "speed": speed.source,
+            "pace": speed.pace}
 
 
 def _critique_tokens(criterion: str, question: str, text: str, audience: str, groundedness: str,
