@@ -63,8 +63,15 @@ def test_report_label_with_no_metric_or_a_second_run(tmp_path):
     run = write_run(tmp_path / "run", {"faithfulness": [1.0, 0.0]})
     assert "--label names no metric: give one or more of faithfulness" in refused(
         "report", str(run), "--label", ",", "--out", str(tmp_path / "l.html"))
-    assert "--label labels one run" in refused("report", str(run), str(run), "--label", "faithfulness",
+    other = write_run(tmp_path / "other", {"faithfulness": [1.0, 1.0]})
+    assert "--label labels one run" in refused("report", str(run), str(other), "--label", "faithfulness",
                                                "--out", str(tmp_path / "l.html"))
+    # issue 65 item 11: report took the same run twice (compare refused it)
+    assert "is given twice" in refused("report", str(run), str(run), "--out", str(tmp_path / "r.html"))
+    # --fail-under 2 could never be met; --scale 0,100 made 101 buttons where the refusal says at most 100
+    assert "outside [0, 1]" in refused("compare", str(run), str(other), "--fail-under", "faithfulness=2")
+    assert "at most 100 points" in refused("report", str(run), "--label", "faithfulness", "--scale", "0,100",
+                                           "--out", str(tmp_path / "l.html"))
 
 
 def test_report_label_refuses_labels_on_another_scale(tmp_path):

@@ -337,7 +337,15 @@ def test_ctrl_c_says_what_happened_and_how_to_resume(monkeypatch):
     monkeypatch.setattr(catalog, "markdown", interrupted)
     proc = cli("metrics", "--markdown")
     assert proc.returncode == 130
-    assert proc.stderr == "ragmeter: stopping on Ctrl-C; finished judge replies are cached, run again to resume\n"
+    # `metrics` calls no judge: its stop says nothing of judge replies (issue 65 item 11)
+    assert proc.stderr == "ragmeter: stopping on Ctrl-C\n"
+    from ragmeter.cli import signals
+
+    previous = signals.install("evaluate")
+    try:
+        assert signals.stopping_line().endswith("; finished judge replies are cached, run again to resume")
+    finally:
+        signals.restore(previous)
 
 
 def test_help_reads_the_same_in_every_command():

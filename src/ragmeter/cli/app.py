@@ -119,7 +119,7 @@ def main() -> None:
     from ragmeter.cli import signals
 
     _log_to_stderr()
-    previous = signals.install()
+    previous = signals.install(signals.command_of(sys.argv[1:]))
     try:
         _main()
     finally:

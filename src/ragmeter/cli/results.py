@@ -69,6 +69,18 @@ def _metric_names(metrics: Optional[str]) -> Optional[list[str]]:
     return names
 
 
+def _no_run_twice(folders: list[Path]) -> None:
+    """A run given twice would be compared with itself (report took it, compare refused it)."""
+    from ragmeter.errors import ConfigError
+
+    seen: dict[Path, Path] = {}
+    for folder in folders:
+        key = folder.resolve()
+        if key in seen:
+            raise ConfigError(f"{folder} is given twice (as {seen[key]}): compare a run with another")
+        seen[key] = folder
+
+
 def _check_compare_options(runs: list[Path], baseline: Optional[Path], top: int, max_drop: Optional[float]) -> None:
     """compare's options refused before any run is read: too few runs, a run compared with
     itself, a negative --top, a --max-drop that is no drop."""
@@ -79,12 +91,7 @@ def _check_compare_options(runs: list[Path], baseline: Optional[Path], top: int,
     folders = [*runs, *([baseline] if baseline is not None else [])]
     if len(folders) < 2:
         raise ConfigError("compare needs two runs or more (or one and --baseline)")
-    seen: dict[Path, Path] = {}
-    for folder in folders:
-        key = folder.resolve()
-        if key in seen:
-            raise ConfigError(f"{folder} is given twice (as {seen[key]}): compare a run with another")
-        seen[key] = folder
+    _no_run_twice(folders)
     if top < 0:
         raise ConfigError(f"--top must be 0 or more, got {top}")
     if max_drop is not None and not (math.isfinite(max_drop) and max_drop >= 0):
@@ -159,6 +166,7 @@ def html_report(runs: Annotated[list[Path], typer.Argument(help="a run folder; t
     from ragmeter.report import write_report
 
     run_a, run_b = runs[0], runs[1] if len(runs) > 1 else None
+    _no_run_twice([*runs, *([baseline] if baseline is not None else [])])
     if len(runs) > 2 or by is not None or baseline is not None:
         from ragmeter.report.many import write_many_report
 
@@ -194,7 +202,7 @@ def _scale(text: str) -> tuple[int, int]:
         raise ConfigError(f"--scale {text}: expected LOW,HIGH, e.g. 1,5") from None
     if low >= high:
         raise ConfigError(f"--scale {text}: LOW must be below HIGH")
-    if high - low > 100:  # a button per point: a million made a 48 MB page
+    if high - low + 1 > 100:  # a button per point (LOW to HIGH, both ends): a million made a 48 MB page
         raise ConfigError(f"--scale {text}: at most 100 points (a button each), e.g. 1,5 or 0,10")
     return low, high
 

@@ -27,16 +27,27 @@ _STOPS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIG
 #: exit code by signal: 128 + the signal's number, as shells report a process killed by it
 EXIT_CODES = {signum: 128 + int(signum) for signum in _STOPS}
 NAMES = {signum: "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name for signum in _STOPS}
-STOPPING_LINE = "ragmeter: stopping on {name}; finished judge replies are cached, run again to resume"
+STOPPING_LINE = "ragmeter: stopping on {name}{cached}"
+CACHED = "; finished judge replies are cached, run again to resume"
+#: commands that call no judge: their stop says nothing of judge replies (issue 65 item 11)
+NO_JUDGE = frozenset({"compare", "report", "calibrate", "merge", "traces", "publish", "prompts", "metrics",
+                      "label", "index"})
 
 _received: list[int] = []
+_command: list[str] = []
 
 
-def install() -> dict[int, Any]:
+def command_of(argv: list[str]) -> str | None:
+    """The command a command line runs: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def install(command: str | None = None) -> dict[int, Any]:
     """Both signals handled as described above (the main thread only: Python's rule); returns
-    the handlers they had, for restore()."""
+    the handlers they had, for restore(). `command`: what runs, for the line said on a stop."""
     from ragmeter.judges.base import STOPPING
 
+    _command[:] = [command] if command else []
     _received.clear()
     STOPPING.clear()
     previous: dict[int, Any] = {}
@@ -67,7 +78,8 @@ def stopping_line() -> str:
     """The one line said when a stop begins (printed by the handler, or by the entry point
     when Ctrl-C reached it another way)."""
     signum = signal.Signals(_received[0]) if _received else signal.SIGINT
-    return STOPPING_LINE.format(name=NAMES.get(signum, signum.name))
+    cached = "" if _command and _command[0] in NO_JUDGE else CACHED
+    return STOPPING_LINE.format(name=NAMES.get(signum, signum.name), cached=cached)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:

@@ -200,6 +200,8 @@ def parse_fail_under(text: str | None) -> dict[str, float]:
             raise ConfigError(f"--fail-under expects METRIC=NUMBER[,METRIC=NUMBER...], got '{item.strip()}'")
         if not math.isfinite(bars[name.strip()]):
             raise ConfigError(f"--fail-under {item.strip()}: a bar must be a finite number")
+        if not 0 <= bars[name.strip()] <= 1:  # a bar of 2 could never be met, a bar of -1 never missed
+            raise ConfigError(f"--fail-under {item.strip()}: the bar is outside [0, 1] (scores are in [0, 1])")
     return bars
 
 
