@@ -118,3 +118,21 @@ def test_empty_strings_per_row_are_unscored_not_errors():
     result = ragmeter.evaluate(rows, ["faithfulness"], judge=judge, cache=False, progress=False)
     assert [r["faithfulness"] for r in result.rows] == [1.0, None]
     assert result.rows[1]["faithfulness_reason"] == "empty field(s): retrieved_contexts"
+
+
+def test_a_fifo_or_a_looping_link_is_named_not_file_not_found(tmp_path):
+    """Issue 65 item 11: a FIFO, a device or a symlink loop given as data read "file not found"."""
+    import os
+
+    from ragmeter.errors import DataError
+    from ragmeter.io.data_file import open_data_file
+
+    fifo, loop = tmp_path / "rows.jsonl", tmp_path / "loop.jsonl"
+    os.mkfifo(fifo)
+    loop.symlink_to(loop)
+    with pytest.raises(DataError, match="a named pipe \\(FIFO\\), not a file"):
+        open_data_file(fifo)
+    with pytest.raises(DataError, match="a symbolic link that loops or leads to no file"):
+        open_data_file(loop)
+    with pytest.raises(DataError, match="file not found"):
+        open_data_file(tmp_path / "none.jsonl")

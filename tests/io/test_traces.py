@@ -126,3 +126,4 @@ def test_out_of_memory_anywhere_is_one_line(tmp_path, monkeypatch):
     done = run_cli("traces", str(ROOT / "examples" / "traces.otlp.json"), "--out", str(tmp_path / "rows.jsonl"))
     assert done.returncode == 3 and done.stderr.startswith("ragmeter: error: out of memory") and \
         done.stderr.count("\n") == 1
+

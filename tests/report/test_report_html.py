@@ -48,6 +48,17 @@ def test_embedded_json_cannot_close_the_script():
     assert json.loads(text) == {"a": "</script><!-- \u2028 & >"}
 
 
+def test_a_bidi_override_in_the_data_is_shown_not_obeyed():
+    """Issue 65 item 11: an answer's U+202E reversed what the page showed after it; it now
+    reads as its escape, as the terminal shows it (text.plain)."""
+    from ragmeter.report.page import embed_bytes
+
+    data = {"a": "pay \u202egnp.exe and \u2066isolated\u2069 \u200f"}
+    for text in (embed_json(data), embed_bytes(json.dumps(data, ensure_ascii=False).encode()).decode()):
+        assert not any(c in text for c in "\u202e\u2066\u2069\u200f")
+        assert json.loads(text) == {"a": "pay \\u202egnp.exe and \\u2066isolated\\u2069 \\u200f"}
+
+
 def test_report_is_self_contained_and_escaped(tmp_path):
     run_a, run_b = hostile_runs(tmp_path)
     page = write_report(run_a, run_b, tmp_path / "r.html").read_text(encoding="utf-8")

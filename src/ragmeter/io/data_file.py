@@ -91,10 +91,30 @@ def open_data_file(path: str | Path) -> DataFile:
     path = resolve_folder(Path(path))
     fmt = format_of(path)
     if not path.is_file():
-        raise DataError("file not found", source=str(path))
+        raise DataError(_not_a_file(path), source=str(path))
     if _blank(path):
         raise DataError("file is empty: no rows to evaluate", source=str(path))
     return DataFile(path, fmt)
+
+
+def _not_a_file(path: Path) -> str:
+    """Why `path` is not a data file, as a user would fix it (a FIFO, a device or a symlink
+    loop read as "file not found", which sent users looking for a typo)."""
+    import stat
+
+    if path.is_symlink() and not path.exists():
+        return "a symbolic link that loops or leads to no file"
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "file not found"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a file: write the rows to a file and give that"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a file: write the rows to a file and give that"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a file"
+    return "not a regular file"
 
 
 def resolve_folder(path: Path) -> Path:

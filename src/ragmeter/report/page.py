@@ -42,19 +42,23 @@ def render(data: dict[str, Any], rows: list[bytes], title: str) -> bytes:
 #: characters that could end a <script> element or a JavaScript string, as JSON escapes (valid
 #: inside JSON strings, and never outside them in JSON)
 _UNSAFE = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
+#: bidirectional overrides, isolates and marks, which reorder what a page shows around them (an
+#: answer holding U+202E showed reversed): written as visible escapes, as the terminal shows
+#: them (text.plain), by a JSON escape of the backslash itself
+_BIDI = tuple((chr(c), "\\\\u%04x" % c) for c in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 
 
 def embed_json(data: Any) -> str:
     """JSON safe inside a <script> element: no `</script>`, no `<!--`, no line separators."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for char, code in _UNSAFE:
+    for char, code in _UNSAFE + _BIDI:
         text = text.replace(char, code)
     return text
 
 
 def embed_bytes(blob: bytes) -> bytes:
     """embed_json for JSON that is already text (UTF-8 bytes)."""
-    for char, code in _UNSAFE:
+    for char, code in _UNSAFE + _BIDI:
         blob = blob.replace(char.encode("utf-8"), code.encode("ascii"))
     return blob
 
