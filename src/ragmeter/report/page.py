@@ -45,7 +45,7 @@ _UNSAFE = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u
 #: bidirectional overrides, isolates and marks, which reorder what a page shows around them (an
 #: answer holding U+202E showed reversed): written as visible escapes, as the terminal shows
 #: them (text.plain), by a JSON escape of the backslash itself
-_BIDI = tuple((chr(c), "\\\\u%04x" % c) for c in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+_BIDI = tuple((chr(c), f"\\\\u{c:04x}") for c in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)))
 
 
 def embed_json(data: Any) -> str:
