@@ -97,3 +97,25 @@ def test_likelihood_answerability_borrows_context_relevance_prompt_and_needs_tok
     result, judge = run([ROW], {"abstention.declines": verdict(1)}, metrics=["abstention"], answerability="likelihood")
     assert result.rows[0]["abstention"] is None
     assert "reads prompt-token probabilities" in result.rows[0]["abstention_reason"]
+
+
+def test_a_row_whose_retriever_found_nothing_has_contexts_that_cannot_answer():
+    """Issue 65 item 11: a row with no retrieved contexts was unscored; its contexts cannot
+    answer, so an answer there is false confidence and a decline a correct abstention, with
+    no call to read contexts that are not there. A row without the field stays unknown."""
+    empty = [{**ROW, "id": "e", "response": "It opened in 1901.", "retrieved_contexts": [" "]},
+             {**ROW, "id": "d", "retrieved_contexts": []}, {**ROW, "id": "n", "retrieved_contexts": None}]
+
+    def reply(request):  # declines where the answer says so; the contexts would always answer
+        if request.tag == "abstention.declines":
+            return verdict(int("do not say" in request.messages[-1]["content"]))
+        return verdict(1)
+
+    result, judge = run(empty, reply)
+    rows = {r["id"]: r for r in result.rows}
+    assert [rows["e"][m] for m in RATES] == [0, 0, 1, 0]  # answered from nothing: false confidence
+    assert [rows["d"][m] for m in RATES] == [1, 1, 0, 0]  # declined: correct
+    assert rows["n"]["abstention"] is None and "no retrieved_contexts on this row" in rows["n"]["abstention_reason"]
+    assert judge.calls("abstention.answerable") == 0
+    with pytest.raises(Exception, match="retrieved_contexts"):
+        run([{k: v for k, v in ROW.items() if k != "retrieved_contexts"}], reply)  # the field absent from the data

@@ -72,7 +72,9 @@ class Abstention(Metric[AbstentionOptions]):
     prompts_of = "abstention"
     description = ("Did the answer decline exactly when its contexts hold no answer? Both read by the judge "
                    "(English, Spanish); also correct_abstention, false_confidence, over_refusal.")
-    required = ("user_input", "response", "retrieved_contexts")
+    #: retrieved_contexts is needed in the data, not on every row: a row whose retriever found
+    #: nothing has contexts that cannot answer (missing_fields; issue 65 item 11: it was unscored)
+    required = ("user_input", "response")
     prompt_names = ("declines", "answerable")
     #: the outcomes, as (declined, answerable), that this metric counts
     counts: ClassVar[frozenset[tuple[bool, bool]]] = frozenset({(True, False), (False, True)})
@@ -84,6 +86,13 @@ class Abstention(Metric[AbstentionOptions]):
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Decision
+
+    def missing_fields(self, present: set[str]) -> list[str]:
+        return [*super().missing_fields(present), *(["retrieved_contexts"] if "retrieved_contexts" not in present
+                                                    else [])]
+
+    def needs_text(self) -> str:
+        return f"{super().needs_text()}, retrieved_contexts"
 
     def value(self, reading: Reading) -> float:
         d, a = reading.declined, reading.answerable
@@ -101,9 +110,13 @@ class Abstention(Metric[AbstentionOptions]):
         question, answer = (sample.user_input or "").strip(), (sample.response or "").strip()
         if not answer:
             raise Unscorable("the response is empty: neither an answer nor a decline")
+        if sample.retrieved_contexts is None:
+            raise Unscorable("no retrieved_contexts on this row: whether they could answer is unknown")
         declined = await self.verdict(ctx, "declines", {"question": question, "answer": answer})
-        context = "\n\n".join(sample.retrieved_contexts or [])
-        if self.options.answerability == "likelihood":
+        context = "\n\n".join(c for c in sample.retrieved_contexts if c.strip())
+        if not context:  # the retriever found nothing: nothing to answer from, no call needed
+            answerable, how = Weighed(0.0, 0, None), {"answerability": "no contexts retrieved"}
+        elif self.options.answerability == "likelihood":
             answerable, how = await self.likely(question, context, ctx)
         else:
             answerable, how = await self.verdict(ctx, "answerable", {"context": context, "question": question}), {}
