@@ -120,3 +120,39 @@ def test_limits_are_checked_settings():
         judge_settings(backend="openai-compat", base_url="http://h/v1", model="m", rpm=0)
     with pytest.raises(ConfigError, match="does not use rpm"):
         judge_settings(backend="llamacpp", rpm=10)
+
+
+def test_a_request_is_granted_once_it_holds_a_slot_just_before_it_is_sent():
+    """Issue 65 item 11: grants were stamped before a request waited for a server slot, so
+    requests queued for slots went out bunched (53 in one 60 s window at rpm=45.5). The grant
+    is now taken inside the slot, right before the request is sent."""
+    from contextlib import asynccontextmanager
+
+    events: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/models"):
+            return httpx.Response(200, json={"data": []})
+        events.append("sent")
+        return httpx.Response(200, json={"choices": [{"message": {"content": '{"rating": 2}'},
+                                                      "finish_reason": "stop"}]})
+
+    fake = FakeTime()
+    judge = OpenAICompatJudge("http://a.test/v1", "m", transport=httpx.MockTransport(handler), rpm=100)
+    judge.limits.clock, judge.limits.sleep = fake.clock, fake.sleep
+    slot, acquire = judge.fleet.slot, judge.limits.acquire
+
+    @asynccontextmanager
+    async def watched_slot(tried):
+        async with slot(tried) as server:
+            events.append("slot")
+            yield server
+
+    async def watched_acquire(tokens):
+        events.append("granted")
+        return await acquire(tokens)
+
+    judge.fleet.slot, judge.limits.acquire = watched_slot, watched_acquire
+    rows = [{"id": f"r{i}", "user_input": f"q{i}?", "retrieved_contexts": [f"c{i}"]} for i in range(3)]
+    ragmeter.evaluate(rows, ["context_relevance"], judge=judge, cache=False, progress=False, concurrency=1)
+    assert events and events == ["slot", "granted", "sent"] * (len(events) // 3)  # was: granted, slot, sent
