@@ -61,3 +61,21 @@ def test_the_commands_say_it_in_one_line(tmp_path):
                                                                                str(folder)]):
         done = run_cli(*args)
         assert done.returncode == 2 and "nested too deeply" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_nan_score_in_parquet_is_refused_as_in_jsonl(tmp_path):
+    """Issue 65 item 11: Parquet NaN scores read as unscored rows while JSONL NaN was refused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    run = write_run(tmp_path / "run", {"faithfulness": [1.0, 0.5, 0.0]})
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    rows[1]["faithfulness"] = float("nan")
+    for row in rows:
+        row["faithfulness_evidence"] = json.dumps(row["faithfulness_evidence"])
+    pq.write_table(pa.Table.from_pylist(rows), run / "results.parquet")
+    (run / "results.jsonl").unlink()
+    manifest = json.loads((run / "manifest.json").read_text())
+    (run / "manifest.json").write_text(json.dumps({**manifest, "results_file": "results.parquet"}))
+    with pytest.raises(DataError, match="results.parquet, row 2, field 'faithfulness': score nan is not a number"):
+        load_run(run)

@@ -138,6 +138,8 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
         return _load_jsonl(manifest, results, id_column, folder)
     from ragmeter.io.data_file import open_data_file
 
+    if results.suffix == ".parquet" and results.is_file():
+        _check_parquet_scores(results, manifest)
     records = open_data_file(results).records()
     if results.suffix == ".csv":  # cells a spreadsheet would run were quoted when written
         from ragmeter.io.writers import read_cell
@@ -147,6 +149,19 @@ def open_results(manifest: Manifest, results: Path, folder: str) -> Run:
         check_columns(records[0], manifest, str(results))
     rows = [typed_row(r, manifest, str(results), n) for n, r in enumerate(records, start=1)]
     return Run.from_rows(manifest, rows, _ids(rows, id_column), folder)
+
+
+def _check_parquet_scores(results: Path, manifest: Manifest) -> None:
+    """A NaN score in Parquet refused as in JSONL: the data reader turns NaN into None (a
+    missing cell in a user's table), which here would read as an unscored row."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(results).names)
+        table = pq.read_table(results, columns=[m for m in manifest.metrics if m in names])
+    except Exception:  # noqa: BLE001 - a damaged file is said by the reader below, with its name
+        return
+    check_scores({m: [v for v in table.column(m).to_pylist()] for m in table.column_names}, manifest, str(results))
 
 
 def check_columns(first: dict[str, Any], manifest: Manifest, source: str) -> None:
