@@ -161,7 +161,7 @@ def _check_parquet_scores(results: Path, manifest: Manifest) -> None:
         table = pq.read_table(results, columns=[m for m in manifest.metrics if m in names])
     except Exception:  # noqa: BLE001 - a damaged file is said by the reader below, with its name
         return
-    check_scores({m: [v for v in table.column(m).to_pylist()] for m in table.column_names}, manifest, str(results))
+    check_scores({m: table.column(m).to_pylist() for m in table.column_names}, manifest, str(results))
 
 
 def check_columns(first: dict[str, Any], manifest: Manifest, source: str) -> None:
