@@ -44,7 +44,7 @@ def json_value(text: str, strict: bool = False) -> Any:
     return value
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON has")
 
 

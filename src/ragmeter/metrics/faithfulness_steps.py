@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from ragmeter.metrics.base import MetricContext, Unscorable
 from ragmeter.metrics.faithfulness_options import (
@@ -37,6 +37,7 @@ from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 NO_STATEMENTS = "the judge found no statements in the response"
 #: answers of at most this many words are judged with their question (`short_answers`)
@@ -301,7 +302,7 @@ class Conflicts:
 OFF_LOOP_CHARS = 20_000
 
 
-async def off_loop(row: Grounding, read: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+async def off_loop(row: Grounding, read: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """`read(*args)` for a row: on a worker thread when the row is long, so that a reader that
     takes seconds (a 100 KB row of one character took minutes before the readers were made
     linear) never stalls every other row in flight, the progress line or a signal's handler."""

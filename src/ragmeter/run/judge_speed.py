@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ragmeter.accounting import MetricStats
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.records import judge_key, read_records, record_file, write_record
 from ragmeter.judges.wrap import WrappedJudge
@@ -132,7 +133,7 @@ LEARN_FROM_CALLS = 5
 LEARN_WEIGHT = 0.5
 
 
-def learn(identity: dict[str, object], stats: Iterable[Any]) -> JudgeSpeed | None:
+def learn(identity: dict[str, object], stats: Iterable[MetricStats]) -> JudgeSpeed | None:
     """After a run of a judge that answers one call at a time (in-process): the seconds its
     calls took (`stats`: MetricStats, each with judge_calls, tokens and judge_seconds) against
     what the record predicted, folded into the record's pace and stored, so that the next
@@ -158,7 +159,7 @@ def learn(identity: dict[str, object], stats: Iterable[Any]) -> JudgeSpeed | Non
     return learned
 
 
-def learn_from(judge: Judge, stats: Iterable[Any]) -> JudgeSpeed | None:
+def learn_from(judge: Judge, stats: Iterable[MetricStats]) -> JudgeSpeed | None:
     """learn() for a judge that answers one call at a time; a server's call seconds include
     the waits of the requests beside it, which are not its speed."""
     from ragmeter.judges.registry import is_serial
