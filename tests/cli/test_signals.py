@@ -41,6 +41,13 @@ class _Judge(JSONHandler):
                     "usage": {"prompt_tokens": 10, "completion_tokens": 3}})
 
 
+def _as_on_a_terminal() -> None:
+    """SIGINT and SIGHUP at their defaults in the child, as on a terminal: under `nohup` (or in a
+    background job) they arrive ignored, and ragmeter rightly keeps an ignored signal ignored."""
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.fixture
 def held_judge():
     _Judge.seen = 0
@@ -67,7 +74,7 @@ def test_a_signal_mid_run_flushes_the_cache_cleans_up_and_says_one_line(tmp_path
                              "context_relevance", "--judge", held_judge, "--concurrency", "1", "--out", str(out),
                              ], env={"RAGMETER_CACHE": str(cache), "PATH": "/usr/bin:/bin", "RAGMETER_PROGRESS_SECONDS": "3600"},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as on a terminal
+                            preexec_fn=_as_on_a_terminal)
     try:
         with _Judge.lock:  # the answered replies are in the process, the next call is in flight
             assert _Judge.lock.wait_for(lambda: _Judge.seen > ANSWERED, timeout=60)
