@@ -119,7 +119,8 @@ def test_a_file_larger_than_the_memory_free_is_skipped_before_it_is_read(tmp_pat
 
 @pytest.mark.parametrize("shape", ["<" * 10**6, "<a " + "x" * 10**6, "{*" + " ../a.py" * 125_000,
                                    "`" * 10**6, "<b " + "=" * 10**6, "# T {" + "#" * 10**6,
-                                   "--8<--" + "-" * 10**6, "<!--" * 250_000, "{%" + "a/" * 500_000])
+                                   "--8<--" + "-" * 10**6, "<!--" * 250_000, "{%" + "a/" * 500_000,
+                                   "# a" + " " * 10**6 + "{#b", "# " + " " * 10**6 + "x"])
 def test_the_markup_reader_is_linear_in_its_input(shape):
     started = time.process_time()
     clean_markup(shape + "\n" + shape)

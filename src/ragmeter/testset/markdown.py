@@ -36,7 +36,7 @@ _SUFFIX = re.compile(r"\w{1,8}")
 FILE_SUFFIXES = frozenset({"py", "md", "txt", "rst", "js", "ts", "json", "yml", "yaml", "toml", "html", "sh",
                            "java", "go", "rs", "c", "h", "cpp", "rb", "php", "ini", "cfg", "sql"})
 #: Markdown's attribute list after a heading: `# Title { #title .class }`
-_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][\w#.:= -]{0,200}\}\s*$")
+_ATTRIBUTES = re.compile(r"\{\s*[#.][\w#.:= -]{0,200}\}\s*")
 
 
 @dataclass
@@ -68,10 +68,19 @@ def clean_markup(text: str, markdown: bool = True) -> Cleaned:
         if markdown and (fence is None or terminal):
             line = _without_tags(line, closed, code_spans=fence is None)
             if fence is None and line.lstrip().startswith("#"):
-                line = _ATTRIBUTES.sub("", line)
+                line = _without_attributes(line)
         out.append(line)
     cleaned.text = "\n".join(out)
     return cleaned
+
+
+def _without_attributes(heading: str) -> str:
+    """A heading without its trailing `{ #anchor }`: matched from its last brace only (a
+    pattern searched from every position was quadratic on a run of spaces)."""
+    start = heading.rfind("{")
+    if start < 0 or not _ATTRIBUTES.fullmatch(heading, start):
+        return heading
+    return heading[:start].rstrip()
 
 
 def _without_comments(text: str) -> str:
