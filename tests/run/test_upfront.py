@@ -168,11 +168,17 @@ def test_the_speed_learns_the_pace_this_machine_runs_at():
     save_speed(identity, speed)
     assert speed.seconds(200, 10) == 4.0  # 1 + 2 + 1
     run = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=72.0)  # 3x slower
-    assert learn(identity, [run]).pace == 3.0
+    assert learn(identity, {"context_relevance.rating1": run}).pace == 3.0
     assert load_speed(identity).seconds(200, 10) == 12.0 and load_speed(identity).learned_runs == 1
     quiet = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=24.0)
-    assert learn(identity, [quiet]).pace == pytest.approx(3 ** 0.5, abs=1e-3)  # half the weight to the newest
-    assert learn(identity, [MetricStats(judge_calls=2, prompt_tokens=10, completion_tokens=1,
-                                        judge_seconds=9.0)]) is None  # too few calls to say
+    # half the weight to the newest run
+    assert learn(identity, {"context_relevance.rating1": quiet}).pace == pytest.approx(3 ** 0.5, abs=1e-3)
+    assert learn(identity, {"t": MetricStats(judge_calls=2, prompt_tokens=10, completion_tokens=1,
+                                             judge_seconds=9.0)}) is None  # too few calls to say
+    # a prompt read at its own rate is predicted at it, as the dry run predicts it: 6 x (200/400 + 10/10)
+    tagged = {"backend": "llamacpp", "model": "/models/tagged.gguf"}
+    save_speed(tagged, speed.model_copy(update={"prompt_rate_by_tag": {"fast": 400.0}}))
+    fast = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=18.0)
+    assert learn(tagged, {"fast": fast}).pace == 2.0  # 18 s against 9 predicted (24 at the overall rate)
     server = ScriptedJudge(lambda request: {})  # answers many calls at once: its call seconds are not its speed
-    assert learn_from(server, [run]) is None
+    assert learn_from(server, {"t": run}) is None

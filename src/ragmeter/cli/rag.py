@@ -79,8 +79,8 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
         from ragmeter.rag.run import plan_answers
 
         found = plan_answers(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k,
-                             prompt=prompt, language=language, max_tokens=max_tokens, rag_id=rag_id,
-                             cache=not no_cache, limit=limit)
+                             prompt=prompt, language=language, max_tokens=max_tokens, cache=not no_cache,
+                             limit=limit)
         print(plain(found.line() if found is not None else
                     "your RAG's cost is not ragmeter's to know: --dry-run counts the baseline (--index) only"))
         return

@@ -49,6 +49,8 @@ class RunResult:
     timings: dict[str, float] = field(default_factory=dict)
     faults: FaultLog = field(default_factory=FaultLog)
     failures: FailedCalls = field(default_factory=FailedCalls)
+    #: the judge's calls, tokens and seconds by prompt tag (JudgeSession.by_tag)
+    by_tag: dict[str, MetricStats] = field(default_factory=dict)
 
     def aggregate(self, name: str) -> dict[str, Any]:
         return self.tally.aggregate(name)
@@ -146,7 +148,8 @@ async def run_metrics(dataset: Rows, metrics: list[Metric], judge: Judge | None,
                # time reads near 0 exactly when ragmeter itself is the bottleneck); with an
                # in-process judge it includes the model's threads
                "cpu_seconds": time.process_time() - cpu_start}
-    return RunResult(dataset, metrics, tally, stats, prompts, timings, faults, failures)
+    return RunResult(dataset, metrics, tally, stats, prompts, timings, faults, failures,
+                     judge_session.by_tag if judge_session else {})
 
 
 async def preflight(metrics: list[Metric], judge: Judge | None, embedder: Embedder | None) -> None:

@@ -66,6 +66,8 @@ class JudgeSession:
         #: the last request the judge answered: what probe() sends again
         self.last_answered: JudgeRequest | None = None
         self._secrets = secret_values()  # what every reply is redacted of, read once, not per call
+        #: calls, tokens and seconds by prompt tag, as the dry run counts them (run/judge_speed.py: learn)
+        self.by_tag: dict[str, MetricStats] = {}
 
     async def ask(self, prompt: Prompt, inputs: Mapping[str, object], output: type[M],
                   stats: MetricStats, max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Answer:
@@ -269,9 +271,10 @@ class JudgeSession:
                                           f"judge {self.judge.describe()}", self.faults)
         reply = redacted(reply, self._secrets)
         self.last_answered = request
-        stats.judge_calls += 1
-        stats.prompt_tokens += reply.prompt_tokens
-        stats.completion_tokens += reply.completion_tokens
-        stats.judge_seconds += reply.seconds
+        for counted in (stats, self.by_tag.setdefault(request.tag, MetricStats())):  # by metric, by prompt
+            counted.judge_calls += 1
+            counted.prompt_tokens += reply.prompt_tokens
+            counted.completion_tokens += reply.completion_tokens
+            counted.judge_seconds += reply.seconds
         self.judge_seconds += reply.seconds
         return reply

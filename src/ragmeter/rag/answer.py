@@ -86,7 +86,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
     from ragmeter.engine.progress import row_progress
 
     gate = asyncio.Semaphore(max(1, concurrency))
-    tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0,
+             "answer_seconds": 0.0}
     identity = rag.identity()
 
     async def one(row: dict[str, Any], number: int, bar: Any) -> None:
@@ -139,7 +140,7 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
     tally["answered"] += 1
     tally["prompt_tokens"] += answer.prompt_tokens
     tally["completion_tokens"] += answer.completion_tokens
-    tally["answer_seconds"] = tally.get("answer_seconds", 0.0) + time.perf_counter() - started
+    tally["answer_seconds"] += time.perf_counter() - started
     contexts = [c for c in answer.contexts if isinstance(c, Context)]  # all of them, after normalize
     ids = [c.id for c in contexts]
     scores = [c.score for c in contexts]

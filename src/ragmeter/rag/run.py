@@ -71,7 +71,7 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
 def plan_answers(testset: Any, rag: Any = None, *, index: str | Path | None = None,
                  generator: str | dict | Any = DEFAULT_JUDGE, embeddings: str | dict | None = None, k: int = 5,
                  prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
-                 rag_id: str | None = None, cache: bool | str | Path = True, limit: int | None = None) -> Any:
+                 cache: bool | str | Path = True, limit: int | None = None) -> Any:
     """What `answer` would take, calling nothing (rag/cost.py): an AnswerCost for the
     baseline, None for a RAG of your own."""
     from ragmeter.cache import open_cache
@@ -89,12 +89,9 @@ def plan_answers(testset: Any, rag: Any = None, *, index: str | Path | None = No
         store.close()
 
 
-#: answering estimated to take longer than this is said before it starts
-SAY_ABOVE = 60.0
-
-
 def _say_cost(target: Any, rows: list[dict[str, Any]], store: Any, progress: bool | None) -> None:
     from ragmeter.rag.cost import baseline_cost
+    from ragmeter.run.upfront import SAY_ABOVE  # as a run says its estimate: over a minute
 
     if progress is False:
         return
@@ -115,9 +112,9 @@ def _learn(target: Any, tally: dict[str, Any]) -> None:
     from ragmeter.run.judge_speed import learn_from
 
     if isinstance(target, BaselineRAG) and tally.get("answer_seconds"):
-        learn_from(target.generator, [MetricStats(judge_calls=tally["answered"], prompt_tokens=tally["prompt_tokens"],
-                                                  completion_tokens=tally["completion_tokens"],
-                                                  judge_seconds=tally["answer_seconds"])])
+        learn_from(target.generator, {"rag.answer": MetricStats(
+            judge_calls=tally["answered"], prompt_tokens=tally["prompt_tokens"],
+            completion_tokens=tally["completion_tokens"], judge_seconds=tally["answer_seconds"])})
 
 
 def _target(rag: Any, rag_id: str | None) -> Any:

@@ -125,7 +125,7 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
     if ready.judge is not None:
         from ragmeter.run.judge_speed import learn_from
 
-        learn_from(ready.judge, done.stats.values())  # the next estimate is of this machine as it runs now
+        learn_from(ready.judge, done.by_tag)  # the next estimate is of this machine as it runs now
     return done
 
 

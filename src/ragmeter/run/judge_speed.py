@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -133,22 +133,24 @@ LEARN_FROM_CALLS = 5
 LEARN_WEIGHT = 0.5
 
 
-def learn(identity: dict[str, object], stats: Iterable[MetricStats]) -> JudgeSpeed | None:
+def learn(identity: dict[str, object], by_tag: Mapping[str, MetricStats]) -> JudgeSpeed | None:
     """After a run of a judge that answers one call at a time (in-process): the seconds its
-    calls took (`stats`: MetricStats, each with judge_calls, tokens and judge_seconds) against
-    what the record predicted, folded into the record's pace and stored, so that the next
-    estimate is of this machine as it runs now (a loaded 2-core machine prefilled at 17-24
-    tokens/s against the shipped record's 331: estimates of 16 s for 3m35s). Returns the
-    updated record, or None when there is none or the run made too few calls."""
+    calls took (`by_tag`: calls, tokens and seconds by prompt tag, as JudgeSession.by_tag
+    keeps them) against what the record predicted for them, prompt by prompt as the dry run
+    predicts, folded into the record's pace and stored, so that the next estimate is of this
+    machine as it runs now (a loaded 2-core machine prefilled at 17-24 tokens/s against the
+    shipped record's 331: estimates of 16 s for 3m35s). Returns the updated record, or None
+    when there is none or the run made too few calls."""
     import math
 
     speed = load_speed(identity)
-    made = [s for s in stats if s.judge_calls and s.judge_seconds > 0]
-    if speed is None or sum(s.judge_calls for s in made) < LEARN_FROM_CALLS:
+    made = {tag: s for tag, s in by_tag.items() if s.judge_calls and s.judge_seconds > 0}
+    if speed is None or sum(s.judge_calls for s in made.values()) < LEARN_FROM_CALLS:
         return None
     predicted = sum(s.judge_calls * speed.fitted_seconds(s.prompt_tokens / s.judge_calls,
-                                                         s.completion_tokens / s.judge_calls) for s in made)
-    actual = sum(s.judge_seconds for s in made)
+                                                         s.completion_tokens / s.judge_calls, tag)
+                    for tag, s in made.items())
+    actual = sum(s.judge_seconds for s in made.values())
     if predicted <= 0:
         return None
     ratio = actual / predicted
@@ -159,12 +161,12 @@ def learn(identity: dict[str, object], stats: Iterable[MetricStats]) -> JudgeSpe
     return learned
 
 
-def learn_from(judge: Judge, stats: Iterable[MetricStats]) -> JudgeSpeed | None:
+def learn_from(judge: Judge, by_tag: Mapping[str, MetricStats]) -> JudgeSpeed | None:
     """learn() for a judge that answers one call at a time; a server's call seconds include
     the waits of the requests beside it, which are not its speed."""
     from ragmeter.judges.registry import is_serial
 
-    return learn(judge.identity(), stats) if is_serial(judge.backend) else None
+    return learn(judge.identity(), by_tag) if is_serial(judge.backend) else None
 
 
 def shipped_speed(identity: dict[str, object]) -> JudgeSpeed | None:

@@ -164,7 +164,7 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
             outcome = await build(chunks, settings, judging, embed, subjects, bar)
         from ragmeter.run.judge_speed import learn_from
 
-        learn_from(judge, [s for name, s in stats.items() if name != "embed"])
+        learn_from(judge, judging.session.by_tag)
     finally:
         cache.close()
         await judge.aclose()
