@@ -36,6 +36,8 @@ def speed(path: str, prompt_lengths: list[int], **settings: Any) -> dict[str, fl
     """Prompt tokens per second (best of two, fresh state each) and written tokens per second."""
     import llama_cpp
 
+    from ragmeter.judges.llamacpp.prompt import fresh_state
+
     threads = settings.pop("n_threads", os.cpu_count() or 1)
     llm = llama_cpp.Llama(model_path=path, n_ctx=4096, n_threads=threads, verbose=False, **settings)
     tokens = llm.tokenize(README.read_text(encoding="utf-8")[:8000].encode("utf-8"))
@@ -43,8 +45,7 @@ def speed(path: str, prompt_lengths: list[int], **settings: Any) -> dict[str, fl
     for n in prompt_lengths:
         best = float("inf")
         for _ in range(2):
-            llm.reset()
-            llm._ctx.kv_cache_clear()
+            fresh_state(llm)
             start = time.perf_counter()
             llm.eval(tokens[:n])
             best = min(best, time.perf_counter() - start)

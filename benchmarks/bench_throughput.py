@@ -65,7 +65,8 @@ def machine() -> str:
         names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
                  if line.startswith("model name")]
         model = names[0] if names else model
-    return f"{model}, {len(os.sched_getaffinity(0))} cores, {platform.system()} {platform.machine()}"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {cores} cores, {platform.system()} {platform.machine()}"
 
 
 def measure(rows: list[dict[str, Any]], metrics: list[str], judge: str) -> dict[str, Any]:
