@@ -24,14 +24,6 @@ from typing import Any
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def _silence() -> Any:
-    import llama_cpp
-
-    callback = llama_cpp.llama_log_callback(lambda level, text, data: None)
-    llama_cpp.llama_log_set(callback, None)
-    return callback  # kept alive by the caller
-
-
 def speed(path: str, prompt_lengths: list[int], **settings: Any) -> dict[str, float]:
     """Prompt tokens per second (best of two, fresh state each) and written tokens per second."""
     import llama_cpp
@@ -74,13 +66,18 @@ def quantize(source: str, target: str, kind: str) -> float:
 
 def main() -> None:
     from ragmeter.judges.bundled import QWEN, model_path
+    from ragmeter.judges.llamacpp import native
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--prompt", type=int, nargs="+", default=[300, 1000])
     parser.add_argument("--quants", nargs="*", default=["Q4_0", "IQ4_NL", "Q8_0"])
     args = parser.parse_args()
-    keep = _silence()
-    bundled = str(model_path(QWEN))
+    with native.quiet_logs():
+        run(str(model_path(QWEN)), args.prompt, args.quants)
+
+
+def run(bundled: str, prompt_lengths: list[int], quants: list[str]) -> None:
+    """Each setting alone on the bundled weights, then each quantization made from them."""
     cores = os.cpu_count() or 1
     trials: list[tuple[str, dict[str, Any]]] = [
         ("Q4_K_M (bundled), defaults", {}),
@@ -92,14 +89,13 @@ def main() -> None:
         ("flash attention", {"flash_attn": True}),
     ]
     for name, settings in trials:
-        print(f"{name:32} {speed(bundled, args.prompt, **settings)}")
+        print(f"{name:32} {speed(bundled, prompt_lengths, **settings)}")
     with tempfile.TemporaryDirectory() as folder:
-        for kind in args.quants:
+        for kind in quants:
             target = str(Path(folder) / f"qwen-{kind}.gguf")
             made = quantize(bundled, target, kind)
-            print(f"{kind + f' (made in {made:.0f} s)':32} {speed(target, args.prompt)}")
+            print(f"{kind + f' (made in {made:.0f} s)':32} {speed(target, prompt_lengths)}")
             os.remove(target)
-    del keep
 
 
 if __name__ == "__main__":

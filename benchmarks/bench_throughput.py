@@ -8,7 +8,7 @@ benchmarks/abstention: 1,033 rows in all, English and Spanish, taken in a fixed 
 order. A row without a reference is unscored by the two metrics that need one.
 
     python benchmarks/bench_throughput.py [--rows 1000] [--config faithfulness|quickstart|both]
-        [--judge llamacpp] [--threads N]
+        [--judge llamacpp]
 """
 
 from __future__ import annotations
@@ -23,38 +23,31 @@ from pathlib import Path
 from typing import Any
 
 import ragmeter
+from ragmeter.meta_eval.labels import load_labelled
+from ragmeter.metrics import DEFAULT_METRICS
 
 HERE = Path(__file__).resolve().parent
 META_EVAL = HERE.parent.parent / "shared" / "data" / "meta-eval"
-CONFIGS = {
-    "faithfulness": ["faithfulness"],
-    "quickstart": ["context_precision", "context_precision_with_reference", "context_recall", "faithfulness",
-                   "response_relevancy", "context_relevance"],
-}
+CONFIGS = {"faithfulness": ["faithfulness"], "quickstart": list(DEFAULT_METRICS)}
 
 
 def public_rows(meta_eval: Path = META_EVAL, seed: int = 13) -> list[dict[str, Any]]:
-    """Every public row in ragmeter's fields, shuffled once with a fixed seed."""
-    rows: list[dict[str, Any]] = []
-    for path in sorted(meta_eval.glob("*.jsonl")):
-        for rec in _records(path):
-            answer = rec["answer"][0] if isinstance(rec["answer"], list) else rec["answer"]
-            rows.append(_row(rec["id"], rec["question"], answer, rec["contexts"], rec.get("reference")))
-    for name in ("e2e/labelled.jsonl", "e2e_code/labelled.jsonl", "abstention/answers.jsonl"):
-        for rec in _records(HERE / name):
-            rows.append(_row(f"{name.split('/')[0]}-{rec['id']}", rec.get("user_input") or rec["question"],
-                             rec["response"], rec["retrieved_contexts"], rec.get("reference")))
+    """Every public row in ragmeter's fields (read as meta-eval reads labelled files), shuffled
+    once with a fixed seed; a pairwise row keeps its first answer."""
+    files = [(path, "label", "") for path in sorted(meta_eval.glob("*.jsonl"))]
+    files += [(HERE / name, label, name.split("/")[0] + "-") for name, label in
+              (("e2e/labelled.jsonl", "label"), ("e2e_code/labelled.jsonl", "label"),
+               ("abstention/answers.jsonl", "answerable"))]
+    rows = [_row(rec, prefix) for path, label, prefix in files for rec in load_labelled(path, label_column=label)]
     random.Random(seed).shuffle(rows)
     return rows
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _row(row_id: str, question: str, answer: str, contexts: list[str], reference: str | None) -> dict[str, Any]:
-    row = {"id": row_id, "user_input": question, "response": answer, "retrieved_contexts": contexts}
-    return {**row, "reference": reference} if reference else row
+def _row(rec: dict[str, Any], prefix: str) -> dict[str, Any]:
+    answer = rec["response"][0] if isinstance(rec["response"], list) else rec["response"]
+    row = {"id": prefix + rec["id"], "user_input": rec["user_input"], "response": answer,
+           "retrieved_contexts": rec["retrieved_contexts"]}
+    return {**row, "reference": rec["reference"]} if rec["reference"] else row
 
 
 def machine() -> str:

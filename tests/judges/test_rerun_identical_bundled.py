@@ -1,6 +1,6 @@
 """The promise in the README: the same data and config, judged again with `--no-cache` by the
 default bundled judge in a new process, gives a results file byte for byte the same (scores,
-reasons and evidence), whatever ran before in either process."""
+reasons and evidence)."""
 
 from __future__ import annotations
 
