@@ -12,6 +12,8 @@ labelled rows. Then seconds, judge calls and prompt tokens per row.
     python benchmarks/bench_e2e.py [--judge llamacpp] [--labels 40] [--seed 0] \
         [--metric-opt faithfulness.short_answers=alone] [--cache PATH]
     python benchmarks/bench_e2e.py --data benchmarks/e2e_code/labelled.jsonl   # code, markup, Spanish
+    python benchmarks/bench_e2e.py --data benchmarks/e2e_kinds/labelled.jsonl --by kind --split held
+        # API reference, specifications, FAQs, a tutorial; per kind of document, the held-out part
 """
 
 from __future__ import annotations
@@ -49,9 +51,11 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=40, help="labels `calibrate` is given")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--metric-opt", action="append", default=[], help="faithfulness.KEY=VALUE")
+    parser.add_argument("--by", default="", help="a row field to report by as well (kind, config)")
+    parser.add_argument("--split", default="all", help="only rows whose `split` is this (dev, held)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_e2e.sqlite"))
     args = parser.parse_args()
-    every = load(args.data)
+    every = [r for r in load(args.data) if args.split == "all" or r.get("split") == args.split]
     for language in sorted({r.get("language", "english") for r in every}):
         rows = [r for r in every if r.get("language", "english") == language]
         start = time.perf_counter()
@@ -63,6 +67,10 @@ def main() -> None:
         labels = {r["id"]: r["label"] for r in rows}
         print(f"\n== {language}")
         report(rows, scores, labels)
+        for value in sorted({str(r.get(args.by, "")) for r in rows} if args.by else ()):
+            group = [r for r in rows if str(r.get(args.by, "")) == value]
+            print(f"\n  -- {args.by} {value}", end="")
+            report(group, scores, {r["id"]: labels[r["id"]] for r in group})
         covered(scores, labels, args.labels, args.seed)
         print(f"  {seconds / len(rows):.2f} s per row, {stats['judge_calls'] / len(rows):.2f} judge calls per row "
               f"({stats['cache_hits']} cached), {stats['prompt_tokens'] / len(rows):.0f} prompt and "
