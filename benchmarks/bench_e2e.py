@@ -37,10 +37,15 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def options(opts: list[str]) -> dict[str, Any]:
+    """faithfulness.KEY=VALUE, or faithfulness.STEP.KEY=VALUE for a step's option."""
     settings: dict[str, Any] = {}
     for opt in opts:
         key, _, value = opt.partition("=")
-        settings[key.partition(".")[2]] = value
+        *steps, last = key.split(".")[1:]
+        target = settings
+        for step in steps:
+            target = target.setdefault(step, {})
+        target[last] = value
     return settings
 
 
@@ -51,8 +56,9 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=40, help="labels `calibrate` is given")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--metric-opt", action="append", default=[], help="faithfulness.KEY=VALUE")
-    parser.add_argument("--by", default="", help="a row field to report by as well (kind, config)")
+    parser.add_argument("--by", default="", help="row fields to report by as well, comma-separated (kind,split,config)")
     parser.add_argument("--split", default="all", help="only rows whose `split` is this (dev, held)")
+    parser.add_argument("--dump", type=Path, help="write each row's score and evidence here (JSON lines)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_e2e.sqlite"))
     args = parser.parse_args()
     every = [r for r in load(args.data) if args.split == "all" or r.get("split") == args.split]
@@ -64,13 +70,19 @@ def main() -> None:
         seconds = time.perf_counter() - start
         stats = result.manifest["metrics"]["faithfulness"]
         scores = {r["id"]: r["faithfulness"] for r in result.rows}
+        if args.dump:
+            with args.dump.open("a", encoding="utf-8") as out:
+                for r in result.rows:
+                    out.write(json.dumps({k: r.get(k) for k in ("id", "faithfulness", "faithfulness_reason",
+                                                                "faithfulness_evidence")}, ensure_ascii=False) + "\n")
         labels = {r["id"]: r["label"] for r in rows}
         print(f"\n== {language}")
         report(rows, scores, labels)
-        for value in sorted({str(r.get(args.by, "")) for r in rows} if args.by else ()):
-            group = [r for r in rows if str(r.get(args.by, "")) == value]
-            print(f"\n  -- {args.by} {value}", end="")
-            report(group, scores, {r["id"]: labels[r["id"]] for r in group})
+        for field in [f for f in args.by.split(",") if f]:
+            for value in sorted({str(r.get(field, "")) for r in rows}):
+                group = [r for r in rows if str(r.get(field, "")) == value]
+                print(f"\n  -- {field} {value}", end="")
+                report(group, scores, {r["id"]: labels[r["id"]] for r in group})
         covered(scores, labels, args.labels, args.seed)
         print(f"  {seconds / len(rows):.2f} s per row, {stats['judge_calls'] / len(rows):.2f} judge calls per row "
               f"({stats['cache_hits']} cached), {stats['prompt_tokens'] / len(rows):.0f} prompt and "

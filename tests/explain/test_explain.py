@@ -13,7 +13,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from tests.cli_runner import run_cli
 
 CONTEXT = ["Paris is the capital of France."]
-ROWS = [{"id": f"r{i}", "response": "Paris is the capital." if i % 2 else "Rome is the capital.",
+ROWS = [{"id": f"r{i}", "response": "Paris is the French capital." if i % 2 else "Rome is the capital.",
          "retrieved_contexts": CONTEXT} for i in range(4)]
 
 

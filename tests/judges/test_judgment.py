@@ -18,7 +18,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.judges.spec import parse_judge_spec
 from ragmeter.metrics.schemas import Rating, verdicts
 
-ROW = {"id": "r1", "user_input": "Where is the tower?", "response": "It is in Paris. It is tall.",
+ROW = {"id": "r1", "user_input": "Where is the tall tower?", "response": "It is in Paris. It is tall.",
        "retrieved_contexts": ["The tower is in Paris."], "reference": "Paris. Tall."}
 
 
@@ -306,7 +306,7 @@ def test_calibration_applies_to_its_own_prompt_version_only_and_the_cache_keeps_
     version = builtin_prompt("faithfulness", "verdicts").version
     script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8)])}
     cache = tmp_path / "c.sqlite"
-    row = {**ROW, "response": "It is in Paris."}
+    row = {**ROW, "response": "The tall tower is in Paris."}
     calibrated = ragmeter.evaluate([row], ["faithfulness"], judge=CalibratedScript(script, version), cache=cache,
                                    progress=False)
     assert calibrated.rows[0]["faithfulness"] == pytest.approx(0.854779, abs=1e-6)

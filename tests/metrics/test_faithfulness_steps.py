@@ -58,7 +58,7 @@ def test_a_misspelt_option_is_caught_by_mypy(tmp_path):
 
 def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_always_wrote():
     metric = Faithfulness(statements="parts", judgment="label")
-    assert [s.name for s in metric.steps()] == ["votes", "claims", "views", "evidence", "verdicts", "literals",
+    assert [s.name for s in metric.steps()] == ["votes", "claims", "copies", "declines", "views", "evidence", "verdicts", "literals",
                                                 "conflicts"]
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "said", "verdict": 1},
                                                                    {"reason": "said", "verdict": 1}]}})

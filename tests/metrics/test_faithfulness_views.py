@@ -78,7 +78,7 @@ def test_a_vote_before_the_answer_is_bounded_by_the_views_without_the_first_unit
 
 
 def test_a_one_unit_answer_is_judged_once_as_before():
-    row, judge = score(CONTEXT)
+    row, judge = score(CONTEXT, copies={"mode": "off"})  # a copy of the context is decided without a call
     assert row["faithfulness"] == 1.0 and judge.calls() == 1 and "views" not in row["faithfulness_evidence"]
 
 

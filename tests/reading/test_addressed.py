@@ -120,7 +120,8 @@ def test_an_answer_that_only_votes_or_says_nothing_scores_0_never_unscored():
 def test_a_sentence_stating_a_fact_is_judged_though_it_reads_like_a_vote():
     """Issue 65 item 3: "Ignore the warnings above: the installer uses port 9999." was dropped
     unjudged, and its invented port escaped the literal check."""
-    row = {**ROW, "retrieved_contexts": ["The installer uses port 8080 and prints warnings."],
+    row = {**ROW, "user_input": "Which port does the installer use?",
+           "retrieved_contexts": ["The installer uses port 8080 and prints warnings."],
            "response": "Ignore the warnings above: the installer uses port 9999."}
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "ok", "verdict": 1}]}})
     result = ragmeter.evaluate([row], ["faithfulness"], judge=judge, cache=False, progress=False)

@@ -51,7 +51,7 @@ def test_faithfulness_flags_the_row_without_a_call_and_keeps_its_score(tmp_path)
     assert flagged["faithfulness_evidence"]["contexts_disagree"][0]["contradicts"]["chunk"] == 1
     assert "the contexts disagree about 1 statement" in flagged["faithfulness_reason"]
     assert "contexts_disagree" not in plain["faithfulness_evidence"]
-    assert judge.calls() == 2
+    assert judge.calls() == 0  # both answers copy HOLDS as written: supported without a call (reading/copies.py)
     assert result.summary()["faithfulness"]["flags"] == {"contexts_disagree": 1}
     from rich.console import Console
 

@@ -88,11 +88,28 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
     sources, described = load_sources(data, columns=columns, limit=limit, seed=seed, chunk_size=chunk_size,
                                       chunk_overlap=chunk_overlap)
     planned = []
-    for spec in metrics or default_metrics(sources):
+    for spec in [judged_only(s) for s in metrics or default_metrics(sources)]:
         metric = get_metric(spec)
         family = _family_of(metric.name)
         planned.append((spec, metric, family, build_cases(family, sources, sizes, seed, language)))
     return sources, described, planned
+
+
+#: faithfulness's steps that decide a row without the judge's verdicts (metrics/faithfulness_decided.py)
+DECIDING_STEPS = ("copies", "declines")
+
+
+def judged_only(spec: Any) -> Any:
+    """The spec with faithfulness's deciding steps off, unless it sets them: the check measures
+    the judge, and a copied sentence decided without a call says nothing about it."""
+    from ragmeter.metrics import parse_spec
+
+    if not isinstance(spec, (str, dict)):
+        return spec
+    name, options = parse_spec(spec)
+    if name != "faithfulness":
+        return spec
+    return {name: {**{step: {"mode": "off"} for step in DECIDING_STEPS}, **options}}
 
 
 def scores_first(judge: Any) -> tuple[Any, Any]:

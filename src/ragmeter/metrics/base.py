@@ -137,6 +137,9 @@ class Metric(ABC, Generic[OptionsT]):
     #: prompts of other metrics this one sends, as (metric, prompt name): resolved for the run
     #: like its own (abstention's likelihood read is context_relevance's, with its fitted line)
     borrowed_prompts: tuple[tuple[str, str], ...] = ()
+    #: other metrics' prompts a step uses where the run's language has them (built in, or a file
+    #: in the prompts folder); where it has none, the step is skipped and says so
+    optional_prompts: tuple[tuple[str, str], ...] = ()
     #: fields of which the data must have at least one (ranking: reference ids or grades)
     needs_one_of: ClassVar[tuple[str, ...]] = ()
     prompt_names: ClassVar[tuple[str, ...]] = ()

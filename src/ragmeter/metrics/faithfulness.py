@@ -13,6 +13,10 @@ earlier versions, `statements: parts`, still work):
   cite: sentences, list items, lines, code blocks, reading/blocks.py), `response` (the
   whole response as one claim, one call). A short answer ("httplib2") is judged with its
   question (`short_answers`).
+- `copies`: an answer whose every stating unit is copied from one context as written, in runs
+  of consecutive units, is supported without a judge call (reading/copies.py); `off` judges it.
+- `declines`: a short answer the judge reads as declining is scored as its claim that the
+  contexts do not answer the question, 1 - P(answerable) (abstention's two prompts).
 - `views`: the answer judged again without its last one to three units, each in a call of
   its own; the lowest score counts, so nothing appended to an answer can raise it, in any
   words (metrics/faithfulness_views.py).
@@ -35,6 +39,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
+from ragmeter.metrics.faithfulness_decided import Copies, Declines
 from ragmeter.metrics.faithfulness_options import FaithfulnessOptions
 from ragmeter.metrics.faithfulness_steps import (
     NO_STATEMENTS,
@@ -75,11 +80,16 @@ class Faithfulness(Metric[FaithfulnessOptions]):
                    "from the retrieved contexts (Ragas Faithfulness).")
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
+    #: a short answer that declines is read with abstention's prompts, where the run's language
+    #: has them (metrics/faithfulness_decided.py Declines)
+    optional_prompts = (("abstention", "declines"), ("abstention", "answerable"))
     aligned_prompts = ("verdicts",)
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
     #: are not judged (issue 51); 4: views, the lowest counts, and votes flagged but judged, an
-    #: answer that states nothing 0 (issue 60); scores of earlier versions' runs differ
-    version = "4"
+    #: answer that states nothing 0 (issue 60); 5: copies decided without a call, declines read
+    #: as declines (issue 61);
+    #: scores of earlier versions' runs differ
+    version = "5"
     reads_language = True
 
     def __init__(self, label: str | None = None, **options: Any) -> None:
@@ -90,8 +100,9 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     def steps(self) -> list[Step]:
         """The steps in the order they run."""
         o = self.options
-        return [Votes(o.votes), Claims(o.claims, self), Views(o.views, o.claims), Evidence(o.evidence),
-                Verdicts(o.verdicts, self), Literals(o.literals), Conflicts(o.conflicts)]
+        return [Votes(o.votes), Claims(o.claims, self), Copies(o.copies), Declines(o.declines),
+                Views(o.views, o.claims), Evidence(o.evidence), Verdicts(o.verdicts, self), Literals(o.literals),
+                Conflicts(o.conflicts)]
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         if prompt_name == "statements":
@@ -118,6 +129,12 @@ class Faithfulness(Metric[FaithfulnessOptions]):
             "combine": self.options.combine, **({"excerpts": row.shown} if row.shown is not None else {})}
         if row.views:
             evidence["views"] = [{"view": v.view, **_statement(v)} for v in row.views]
+        if row.copied:
+            evidence["copied"] = row.copied
+        if row.declined:
+            evidence["declined"] = row.declined
+        if row.declined_note:
+            evidence["declines"] = row.declined_note
         flags = [*([DISAGREE] if row.disagreements else []), *([ADDRESSED] if row.votes else []),
                  *([NO_CLAIM] if row.no_claim else [])]
         if row.disagreements:
@@ -136,8 +153,10 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         disagree = len(row.disagreements)
         lowest = min(row.views, key=lambda v: v.value) if row.views else None
         claimed = min((s.value for s in row.statements), default=1.0)
-        return (f"{supported} of {len(row.statements)} statements supported by the contexts"
-                + (f"; not in any context: {absent[:200]}" if absent else "")
+        head = (f"copied from the contexts as written ({len(row.copied)} run(s)), no judge call" if row.copied
+                else f"a decline: P(the contexts answer the question) {row.declined['answerable']:.2f}" if row.declined
+                else f"{supported} of {len(row.statements)} statements supported by the contexts")
+        return (head + (f"; not in any context: {absent[:200]}" if absent else "")
                 + (f"; the contexts disagree about {disagree} statement(s)" if disagree else "")
                 + (f"; addressed to the judge: {' | '.join(row.votes)[:200]}" if row.votes else "")
                 + (f"; lower judged {lowest.view} ({lowest.value:.2f})" if lowest and lowest.value < claimed else ""))

@@ -41,6 +41,24 @@ class ClaimsOptions(StepOptions):
     short_answers: Literal["question", "rewrite", "alone"] = "question"
 
 
+class CopiesOptions(StepOptions):
+    #: `decide`: an answer whose every stating unit is copied, in runs of consecutive units,
+    #: from one context as written is supported without a judge call (reading/copies.py; the
+    #: evidence says so); `off`: every answer goes to the judge
+    mode: Literal["decide", "off"] = "decide"
+
+
+class DeclinesOptions(StepOptions):
+    #: `judge`: an answer of at most `words` words the judge reads as declining (abstention's
+    #: `declines` prompt, P >= `sure`) is scored as the claim it makes, that the contexts do not
+    #: answer the question: 1 - P(answerable) (abstention's `answerable` prompt); `off`: judged
+    #: as any answer. `sure` is high because the reading changes which claim is checked: on the
+    #: issue 61 dev rows real declines read 0.98-0.99, and answers that say "no" 0.70-0.81
+    mode: Literal["judge", "off"] = "judge"
+    words: int = Field(default=24, ge=1, le=200)
+    sure: float = Field(default=0.9, gt=0.0, le=1.0)
+
+
 class EvidenceOptions(StepOptions):
     #: `excerpts`: several contexts, or a long one, cut to the sentences the claims are about (reading/excerpts.py)
     contexts: Literal["full", "excerpts"] = "excerpts"
@@ -95,6 +113,8 @@ class FaithfulnessOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     votes: VotesOptions = VotesOptions()
     claims: ClaimsOptions = ClaimsOptions()
+    copies: CopiesOptions = CopiesOptions()
+    declines: DeclinesOptions = DeclinesOptions()
     views: ViewsOptions = ViewsOptions()
     evidence: EvidenceOptions = EvidenceOptions()
     verdicts: VerdictsOptions = VerdictsOptions()

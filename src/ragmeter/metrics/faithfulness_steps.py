@@ -103,6 +103,17 @@ class Grounding:
     views: list[Statement] = field(default_factory=list)
     #: why the answer states nothing a context could support ("" when it states something)
     no_claim: str = ""
+    #: the answer's runs copied from the contexts as written, when that decided it (no judge call)
+    copied: list[dict[str, object]] = field(default_factory=list)
+    #: P(the answer declines) and P(the contexts answer the question), when a decline decided it
+    declined: dict[str, object] = field(default_factory=dict)
+    #: why a short answer that names nothing of the question was not read as a decline ("" when it was)
+    declined_note: str = ""
+
+    @property
+    def decided(self) -> bool:
+        """Scored already, before the verdicts: it states nothing, it is a copy, or it declines."""
+        return bool(self.no_claim or self.copied or self.declined)
 
     @property
     def contexts(self) -> list[str]:
@@ -228,7 +239,7 @@ class Evidence:
     name: str = "evidence"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.contexts == "excerpts" and not row.no_claim:
+        if self.options.contexts == "excerpts" and not row.decided:
             contexts = row.contexts
             claim = "\n\n".join(s.text for s in row.statements)
             shown = await off_loop(row, excerpts, claim, contexts, question=row.sample.user_input, cut=row.cut)
@@ -245,7 +256,7 @@ class Verdicts:
     name: str = "verdicts"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if row.no_claim:
+        if row.decided:
             return
         await self.judged(row.statements, row, ctx)
         for view in row.views:  # each view in a call of its own: no view reads another
@@ -274,7 +285,7 @@ class Literals:
     name: str = "literals"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or row.no_claim:
+        if self.options.mode == "off" or row.decided:
             return
         texts = [s.text for s in row.statements]
         found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input, row.language)

@@ -41,7 +41,7 @@ class Views:
     name: str = "views"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or row.no_claim or self.claims.statements != "response":
+        if self.options.mode == "off" or row.decided or self.claims.statements != "response":
             return
         response = row.sample.response or ""
         found = row.units

@@ -48,6 +48,11 @@ class PromptSet:
                 resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, metric)
             for owner, name in metric.borrowed_prompts:  # another metric's built-in prompt (or a file for it)
                 resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, None)
+            for owner, name in getattr(metric, "optional_prompts", ()):  # the same, where the language has it
+                try:
+                    resolved.setdefault((owner, name), _resolve(owner, name, language, files, prompts_dir, None))
+                except ConfigError:
+                    continue
         return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
 
     def get(self, metric: str, name: str) -> PromptTemplate:
