@@ -473,3 +473,16 @@ def test_only_the_failing_cases_are_asked_for_reasons(tmp_path):
     assert without >= sum(c["n"] for c in saved["checks"])  # every case scored without reasons first
     # then the failing cases alone asked again (a faithfulness case takes 1-4 verdict calls: views)
     assert len(failing) <= with_reasons <= 4 * len(failing) and with_reasons < without
+
+
+def test_the_terminal_table_puts_the_weakest_family_first():
+    from ragmeter.judge_check.console import weakest_first
+    from ragmeter.judge_check.results import CheckResult
+
+    def check(name: str, rate: float | None) -> CheckResult:
+        return CheckResult(check=name, expect="high", description="", n=4, unscored=0, passed=0, pass_rate=rate,
+                           ci95=None, median=None, by_k={})
+
+    ordered = weakest_first([check("verbatim", 0.9), check("empty", None), check("negated", 0.5),
+                             check("swapped", 0.7)])
+    assert [c.check for c in ordered] == ["negated", "swapped", "verbatim", "empty"]

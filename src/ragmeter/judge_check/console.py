@@ -60,7 +60,7 @@ def _table(checks: list[CheckResult], sizes: list[int], reader: bool = False) ->
     shown_k = [str(k) for k in sizes if any(str(k) in c.by_k for c in checks)]
     for k in shown_k:
         table.add_column(f"k{k}", justify="right", no_wrap=True)
-    for c in checks:
+    for c in weakest_first(checks):
         rate = "-" if c.pass_rate is None else f"{c.pass_rate:.2f}"
         interval = "-" if c.ci95 is None else f"{c.ci95[0]:.2f}-{c.ci95[1]:.2f}"
         median = "-" if c.median is None else f"{c.median:.2f}"
@@ -68,6 +68,12 @@ def _table(checks: list[CheckResult], sizes: list[int], reader: bool = False) ->
         table.add_row(c.check, *([c.reader or ""] if reader else []), c.expect, rate, interval, median, str(c.n),
                       *by_k)
     return table
+
+
+def weakest_first(checks: list[CheckResult]) -> list[CheckResult]:
+    """The checks by pass rate, lowest first (a check with no cases last): the family the judge
+    gets wrong most is the one to read first (issue 61)."""
+    return sorted(checks, key=lambda c: (c.pass_rate is None, c.pass_rate or 0.0))
 
 
 def _short(text: str, width: int) -> str:
