@@ -53,3 +53,16 @@ def test_long_answers_and_the_off_switch_never_ask():
     for response, options in ((long_answer, {}), (DECLINE, {"declines": {"mode": "off"}})):
         row, judge = run(response, reads=1, answerable=0, **options)
         assert judge.calls("abstention.declines") == 0 and "declined" not in row["faithfulness_evidence"]
+
+
+def test_a_language_whose_folder_has_no_abstention_prompts_skips_the_step_and_says_so(tmp_path):
+    """A prompts folder exported for faithfulness alone (before this step existed) still runs."""
+    from tests.reading.test_languages import prompts_folder
+
+    judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "r", "verdict": 0}]}})
+    row = ragmeter.evaluate([{"id": "r", "user_input": "Tahw si eht trop?", "response": "Ti seod ton yas.",
+                              "retrieved_contexts": ["Eht revres sentsil no trop 8080."]}], ["faithfulness"],
+                            judge=judge, language="toy", prompts_dir=prompts_folder(tmp_path), cache=False,
+                            progress=False).rows[0]
+    assert row["faithfulness_evidence"]["declines"] == "declines not read: no abstention prompts in this language"
+    assert judge.calls("abstention.declines") == 0 and judge.calls("faithfulness.verdicts") == 1
