@@ -49,6 +49,9 @@ def test_short_runs_decide_nothing_but_a_cut_off_tail_is_allowed():
     assert copied("Yes.\n" + NOTE, ["Yes. Other things.", NOTE]) is None  # "Yes." alone could be anyone's
     assert copied("Yes.\n" + NOTE, ["Yes. " + NOTE]) is not None  # the context says "Yes." right there
     assert copied(NOTE + "\n2. Para", [NOTE + " Para ver"]) is not None
+    # a short last run is allowed only as the copy's own continuation, never as a word of its own
+    assert copied(NOTE + "\nNo", [NOTE + " Nota: otra cosa."]) is None
+    assert copied(NOTE + "\nNo", ["No hay nada. " + NOTE]) is None
 
 
 def test_a_question_repeated_in_the_answer_states_nothing():

@@ -57,17 +57,29 @@ def copied(answer: str, contexts: list[str], cut: list[str] | None = None) -> Co
     if not runs:
         return None
     haystacks = [flat(c) for c in contexts]
-    found = []
+    found: list[int] = []
     for n, run in enumerate(runs):
-        text = flat(run).rstrip(_CLOSING).strip()
-        where = next((i for i, h in enumerate(haystacks) if text and text in h), None)
-        # a run too short to tell from a coincidence decides nothing, unless it is the answer's
-        # cut-off tail ("... like this. 2. To") after a longer run
-        tail = n == len(runs) - 1 and n > 0 and not run.rstrip().endswith(tuple(_CLOSING + "?"))
-        if where is None or (word_count(text) < MIN_RUN_WORDS and not tail):
+        text = _bare(run)
+        where = next((i for i, h in enumerate(haystacks) if _holds(h, text)), None)
+        if where is not None and word_count(text) >= MIN_RUN_WORDS:
+            found.append(where)
+        elif n == len(runs) - 1 and n > 0 and _holds(haystacks[found[-1]], _bare(runs[n - 1] + "\n" + run)):
+            # a short last run decides nothing alone ("No" could be anyone's); it is allowed only as
+            # the cut-off continuation of the run before it, in the same context ("... like this:: 2. To")
+            found.append(found[-1])
+        else:
             return None
-        found.append(where)
     return Copy(tuple(runs), tuple(found))
+
+
+def _bare(run: str) -> str:
+    """A run as compared: flat, without its closing punctuation."""
+    return flat(run).rstrip(_CLOSING).strip()
+
+
+def _holds(haystack: str, text: str) -> bool:
+    """Whether the flat context holds the flat run as whole words ("no" is not in "note")."""
+    return bool(text) and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", haystack) is not None
 
 
 def _runs(cut: list[str]) -> list[str]:
