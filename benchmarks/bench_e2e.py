@@ -37,15 +37,12 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def options(opts: list[str]) -> dict[str, Any]:
-    """faithfulness.KEY=VALUE, or faithfulness.STEP.KEY=VALUE for a step's option."""
+    """faithfulness.KEY=VALUE, or faithfulness.STEP.KEY=VALUE for a step's option (its options
+    model groups dotted keys)."""
     settings: dict[str, Any] = {}
     for opt in opts:
         key, _, value = opt.partition("=")
-        *steps, last = key.split(".")[1:]
-        target = settings
-        for step in steps:
-            target = target.setdefault(step, {})
-        target[last] = value
+        settings[key.partition(".")[2]] = value
     return settings
 
 

@@ -126,12 +126,9 @@ def metric_specs(names: list[str], opts: list[str], judgment: str) -> list[Any]:
     settings: dict[str, dict[str, Any]] = {n: {"judgment": judgment} for n in names}
     for opt in opts:
         key, _, value = opt.partition("=")
-        metric, *steps, setting = key.split(".")
-        if metric in settings:  # faithfulness.copies.mode=off sets a step's option
-            target = settings[metric]
-            for step in steps:
-                target = target.setdefault(step, {})
-            target[setting] = value
+        metric, _, setting = key.partition(".")
+        if metric in settings:  # faithfulness.copies.mode=off: the options model groups dotted keys
+            settings[metric][setting] = value
     return [{n: s} for n, s in settings.items()]
 
 

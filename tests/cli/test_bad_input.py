@@ -200,3 +200,11 @@ def test_a_metric_option_without_metrics_says_to_name_the_metric():
     with pytest.raises(RagmeterError, match=r"for a metric in --metrics$"):
         metric_specs("context_relevance", ["faithfulness.literals=off"])
     assert metric_specs("faithfulness", ["faithfulness.literals=off"]) == [{"faithfulness": {"literals": "off"}}]
+    # a step's option: the metric is the chosen name the key starts with, the options model groups the rest
+    nested = metric_specs("faithfulness", ["faithfulness.copies.mode=off"])
+    assert nested == [{"faithfulness": {"copies.mode": "off"}}]
+    from ragmeter.metrics import get_metric
+
+    assert get_metric(nested[0]).options.copies.mode == "off"
+    with pytest.raises(RagmeterError, match=r"for a metric in --metrics$"):
+        metric_specs("faithfulness", ["faithfulness=off"])

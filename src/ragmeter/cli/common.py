@@ -50,9 +50,12 @@ def metric_specs(names: Optional[str], settings: list[str]) -> Optional[list[Any
     chosen = [m.strip() for m in names.split(",") if m.strip()] if names else []
     options: dict[str, dict[str, Any]] = {}
     for key, value in pairs(settings, "--metric-opt").items():
-        metric, dot, setting = key.rpartition(".")
-        if not dot or metric not in chosen:
-            named = f" (name it: --metrics {metric})" if dot and not chosen else ""
+        # the metric is the chosen name the key starts with: the rest is its setting, dotted
+        # where the setting is a step's (faithfulness.copies.mode=off)
+        metric = max((m for m in chosen if key.startswith(f"{m}.")), key=len, default=key.partition(".")[0])
+        setting = key[len(metric) + 1:]
+        if not setting or metric not in chosen:
+            named = f" (name it: --metrics {metric})" if "." in key and not chosen else ""
             raise RagmeterError(f"--metric-opt {key}: expected METRIC.SETTING=VALUE for a metric in --metrics{named}")
         options.setdefault(metric, {})[setting] = value
     return [{m: options[m]} if m in options else m for m in chosen] or None

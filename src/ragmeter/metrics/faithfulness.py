@@ -87,8 +87,7 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
     #: are not judged (issue 51); 4: views, the lowest counts, and votes flagged but judged, an
     #: answer that states nothing 0 (issue 60); 5: copies decided without a call, declines read
-    #: as declines (issue 61);
-    #: scores of earlier versions' runs differ
+    #: as declines (issue 61); scores of earlier versions' runs differ
     version = "5"
     reads_language = True
 

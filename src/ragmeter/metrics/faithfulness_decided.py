@@ -82,9 +82,9 @@ class Declines:
         from ragmeter.metrics.abstention import Abstention
 
         question, response = (row.sample.user_input or "").strip(), (row.sample.response or "").strip()
-        context = "\n\n".join(c for c in row.contexts if c.strip())
-        if self.options.mode == "off" or row.decided or not question or not context or is_short(response) or \
-                word_count(response) > self.options.words or names_the_subject(response, question, row.language):
+        if self.options.mode == "off" or row.decided or not question or not any(c.strip() for c in row.contexts) or \
+                is_short(response) or word_count(response) > self.options.words or \
+                names_the_subject(response, question, row.language):
             return
         if not has_prompts(ctx, "abstention", ("declines", "answerable")):
             row.declined_note = "declines not read: no abstention prompts in this language"
@@ -93,6 +93,7 @@ class Declines:
         declines = await reader.verdict(ctx, "declines", {"question": question, "answer": response})
         if declines.value < self.options.sure:
             return
+        context = "\n\n".join(c for c in row.contexts if c.strip())
         answerable = await reader.verdict(ctx, "answerable", {"context": context, "question": question})
         value = 1.0 - answerable.value
         row.declined = {"declines": round(declines.value, 4), "answerable": round(answerable.value, 4)}

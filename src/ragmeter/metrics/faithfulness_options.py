@@ -127,13 +127,15 @@ class FaithfulnessOptions(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def grouped(cls, data: object) -> object:
-        """Flat keys (`statements: parts`, `literals: off`) into their step's group."""
+        """Flat keys (`statements: parts`, `literals: off`) and dotted ones (`copies.mode: off`, as
+        `--metric-opt faithfulness.copies.mode=off` gives them) into their step's group."""
         if not isinstance(data, Mapping):
             return data
         out: dict[str, object] = {}
         for key, value in data.items():
-            if key in FLAT and not isinstance(value, Mapping):
-                step, option = FLAT[key]
+            dotted = isinstance(key, str) and "." in key and not isinstance(value, Mapping)
+            if dotted or (key in FLAT and not isinstance(value, Mapping)):
+                step, option = key.split(".", 1) if dotted else FLAT[key]
                 group = out.setdefault(step, {})
                 if isinstance(group, Mapping):
                     out[step] = {**group, option: value}

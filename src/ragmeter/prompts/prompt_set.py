@@ -48,7 +48,7 @@ class PromptSet:
                 resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, metric)
             for owner, name in metric.borrowed_prompts:  # another metric's built-in prompt (or a file for it)
                 resolved[(owner, name)] = _resolve(owner, name, language, files, prompts_dir, None)
-            for owner, name in getattr(metric, "optional_prompts", ()):  # the same, where the language has it
+            for owner, name in metric.optional_prompts:  # the same, where the language has it
                 try:
                     resolved.setdefault((owner, name), _resolve(owner, name, language, files, prompts_dir, None))
                 except ConfigError:
