@@ -64,6 +64,7 @@ def test_label_five_rows_with_the_keyboard_save_and_resume(tmp_path):
         page.click("#labeller")
         page.keyboard.type("ana")
         page.keyboard.press("Enter")  # gives the keys back: no click on the page needed (issue 36)
+        expect(page.locator("#labeller")).not_to_be_focused()  # the keys go to the page only once it has them
         for key in ("1", "0"):
             page.keyboard.press(key)
         page.click("#show-judge")  # was: the shortcuts stopped until the page was clicked
