@@ -58,8 +58,8 @@ def test_a_misspelt_option_is_caught_by_mypy(tmp_path):
 
 def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_always_wrote():
     metric = Faithfulness(statements="parts", judgment="label")
-    assert [s.name for s in metric.steps()] == ["votes", "claims", "copies", "declines", "views", "evidence", "verdicts", "literals",
-                                                "conflicts"]
+    assert [s.name for s in metric.steps()] == ["votes", "claims", "copies", "declines", "views", "literals",
+                                                "evidence", "verdicts", "conflicts"]
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "said", "verdict": 1},
                                                                    {"reason": "said", "verdict": 1}]}})
     result = ragmeter.evaluate([ROW], [{"faithfulness": {"claims": {"statements": "parts"},
@@ -77,6 +77,32 @@ def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_alwa
                                           "GRADE: A")
     assert result.manifest["metrics"]["faithfulness"]["settings"]["claims"] == {"statements": "parts",
                                                                               "short_answers": "question"}
+
+
+@pytest.mark.parametrize("options, calls, value", [
+    ({}, 0, 0.0),  # the whole answer is one statement, and its 7070 is in no context
+    ({"claims": {"statements": "parts"}}, 1, 0.5),  # one part of two fails: its verdicts still count
+    ({"claims": {"statements": "parts"}, "combine": "min"}, 0, 0.0),  # the weakest part counts, and one fails
+    ({"literals": {"mode": "evidence"}}, 2, 1.0),  # listed only: the judge decides (the answer, then a view)
+])
+def test_a_detail_in_no_context_that_already_sets_the_score_to_0_makes_no_judge_call(options, calls, value):
+    """Issue 63 item 1: no verdict can raise a score its literal details set to 0 (a view can
+    only lower it), so the judge is not asked, and the evidence says so."""
+    row = {**ROW, "response": "The server listens on port 8080 by default.\nIt runs on port 7070 too."}
+    judge = ScriptedJudge(lambda request: {"verdicts": [{"reason": "said", "verdict": 1}] * request.schema[
+        "properties"]["verdicts"]["maxItems"]})
+    result = ragmeter.evaluate([row], [{"faithfulness": {"verdicts": {"judgment": "label"}, **options}}],
+                               judge=judge, cache=False, progress=False)
+    out = result.rows[0]
+    assert judge.calls() == calls
+    assert out["faithfulness"] == value
+    settled = calls == 0
+    assert ("no_judge_call" in out["faithfulness_evidence"]) is settled
+    assert out["faithfulness_reason"].startswith(("1 of 1 statements state a detail no context holds, which sets "
+                                                  "the score to 0: no judge call; not in any context: 7070",
+                                                  "1 of 2 statements state")) is settled
+    if settled:
+        assert {s["verdict"] for s in out["faithfulness_evidence"]["statements"]} == {None}
 
 
 def test_a_rows_contexts_are_cut_into_blocks_once(monkeypatch):

@@ -20,11 +20,12 @@ earlier versions, `statements: parts`, still work):
 - `views`: the answer judged again without its last one to three units, each in a call of
   its own; the lowest score counts, so nothing appended to an answer can raise it, in any
   words (metrics/faithfulness_views.py).
+- `literals`: a statement stating a literal detail (URL, flag, identifier, number) that no
+  retrieved context holds counts as unsupported (`mode: score`); where that already makes the
+  score 0, the judge is not called (`no_judge_call` in the evidence).
 - `evidence`: several contexts, or a long one, cut to the blocks the claims are about.
 - `verdicts`: one judge call; each verdict counts as P(supported) (`judgment: probability`,
   the default) or 0/1.
-- `literals`: a statement stating a literal detail (URL, flag, identifier, number) that no
-  retrieved context holds counts as unsupported (`mode: score`).
 - `conflicts`: chunks that disagree about a statement are shown and flagged.
 Parts combine by `combine:` (`mean`, Ragas's share, or `min`, the weakest part). Zero
 statements is unscored with a reason (Ragas gives NaN). Einstein example, judge statements
@@ -65,6 +66,8 @@ from ragmeter.samples import Sample
 __all__ = ["NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
 
 
+#: why a row's verdicts were not asked for: its literal details already set it to 0
+SETTLED = "a detail no context holds sets the score to 0 whatever the verdicts"
 #: the flag and reason of an answer that states nothing a context could support
 NO_CLAIM = "no_claim"
 NO_CLAIM_REASON = "no statement a context could support"
@@ -100,8 +103,8 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         """The steps in the order they run."""
         o = self.options
         return [Votes(o.votes), Claims(o.claims, self), Copies(o.copies), Declines(o.declines),
-                Views(o.views, o.claims), Evidence(o.evidence), Verdicts(o.verdicts, self), Literals(o.literals),
-                Conflicts(o.conflicts)]
+                Views(o.views, o.claims), Literals(o.literals, o.combine), Evidence(o.evidence),
+                Verdicts(o.verdicts, self), Conflicts(o.conflicts)]
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         if prompt_name == "statements":
@@ -134,6 +137,8 @@ class Faithfulness(Metric[FaithfulnessOptions]):
             evidence["declined"] = row.declined
         if row.declined_note:
             evidence["declines"] = row.declined_note
+        if row.settled:
+            evidence["no_judge_call"] = SETTLED
         flags = [*([DISAGREE] if row.disagreements else []), *([ADDRESSED] if row.votes else []),
                  *([NO_CLAIM] if row.no_claim else [])]
         if row.disagreements:
@@ -154,6 +159,8 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         claimed = min((s.value for s in row.statements), default=1.0)
         head = (f"copied from the contexts as written ({len(row.copied)} run(s)), no judge call" if row.copied
                 else f"a decline: P(the contexts answer the question) {row.declined['answerable']:.2f}" if row.declined
+                else f"{sum(s.failed for s in row.statements)} of {len(row.statements)} statements state a detail no "
+                     "context holds, which sets the score to 0: no judge call" if row.settled
                 else f"{supported} of {len(row.statements)} statements supported by the contexts")
         return (head + (f"; not in any context: {absent[:200]}" if absent else "")
                 + (f"; the contexts disagree about {disagree} statement(s)" if disagree else "")

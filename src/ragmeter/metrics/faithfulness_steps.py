@@ -109,11 +109,14 @@ class Grounding:
     declined: dict[str, object] = field(default_factory=dict)
     #: why a short answer that names nothing of the question was not read as a decline ("" when it was)
     declined_note: str = ""
+    #: a detail no context holds already sets the score to 0 whatever the verdicts (Literals): no judge call
+    settled: bool = False
 
     @property
     def decided(self) -> bool:
-        """Scored already, before the verdicts: it states nothing, it is a copy, or it declines."""
-        return bool(self.no_claim or self.copied or self.declined)
+        """Scored already, before the verdicts: it states nothing, it is a copy, it declines,
+        or a detail no context holds sets it to 0."""
+        return bool(self.no_claim or self.copied or self.declined or self.settled)
 
     @property
     def contexts(self) -> list[str]:
@@ -279,9 +282,12 @@ class Verdicts:
 class Literals:
     """Literal details (URL, flag, identifier, number) each statement states that no
     retrieved context holds (reading/literals.py): `score` fails the statement, `evidence`
-    lists them only."""
+    lists them only. Read before the verdicts: where the failed statements already make the
+    score 0 (every one failed, or one where the weakest counts), no verdict could change it,
+    and the judge is not called (the row is `settled`; a view can only lower a score)."""
 
     options: LiteralsOptions
+    combine: str = "mean"
     name: str = "literals"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
@@ -292,6 +298,8 @@ class Literals:
         for statement, absent in zip(row.statements, found):
             statement.absent = absent
             statement.failed = bool(absent) and self.options.mode == "score"
+        failed = [s.failed for s in row.statements]
+        row.settled = bool(failed) and (all(failed) or (self.combine == "min" and any(failed)))
 
 
 @dataclass(frozen=True)
