@@ -70,10 +70,12 @@ def test_instruct_judge_separates_the_claims_clearly(tmp_path):
 
 def test_restored_prompt_prefix_gives_the_same_reply_as_a_computed_one():
     """The shared prefix (instruction, few-shot example) is evaluated once and its KV cells
-    restored for later rows: a reply must not depend on whether its prefix was restored."""
+    restored for later rows: a reply must not depend on whether its prefix was restored, in
+    this run (memory) or from a file an earlier run saved (disk, issue 63)."""
     import asyncio
 
     from ragmeter.judges.base import JudgeRequest
+    from ragmeter.judges.llamacpp.judge import LlamaCppJudge
     from ragmeter.judges.spec import make_judge
 
     schema = {"type": "object", "properties": {"verdict": {"type": "integer", "enum": [0, 1]},
@@ -85,18 +87,23 @@ def test_restored_prompt_prefix_gives_the_same_reply_as_a_computed_one():
     requests = [JudgeRequest(shared + [{"role": "user", "content": f"context: {CONTEXT[0]}\nclaim: {row['response']}"}],
                              schema, 40) for row in ROWS]
 
-    async def replies(order: list[int]) -> tuple[dict, int]:
-        judge = make_judge(GEMMA)
+    async def replies(order: list[int], prefixes: str) -> tuple[dict, int, int]:
+        judge = make_judge({"spec": GEMMA, "prefixes": prefixes})
+        assert isinstance(judge, LlamaCppJudge)
         out = {}
         for i in order:
             reply = await judge.complete(requests[i])
             out[i] = (reply.text, reply.labels)
-        return out, judge._prefixes.hits
+        store = judge._prefixes.store
+        return out, judge._prefixes.hits, store.reads if store is not None else -1
 
-    first, hits_first = asyncio.run(replies([0, 1]))
-    second, hits_second = asyncio.run(replies([1, 0]))
-    assert first == second
-    assert hits_first == hits_second == 1
+    computed, hits, reads = asyncio.run(replies([0, 1], "memory"))
+    assert (hits, reads) == (1, -1)  # the second request restored what the first computed
+    saved, hits, reads = asyncio.run(replies([1, 0], "disk"))
+    assert (hits, reads) == (1, 0)  # computed and saved to disk, then restored
+    restored, hits, reads = asyncio.run(replies([0, 1], "disk"))
+    assert (hits, reads) == (2, 1)  # read from the file the run before saved: nothing evaluated
+    assert computed == saved == restored
 
 
 def test_reasons_change_the_tokens_written_never_the_scores(tmp_path):

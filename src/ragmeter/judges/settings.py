@@ -73,6 +73,9 @@ class LlamaCppConfig(JudgeSettings):
     reasons: Literal["all", "failing", "none"] = "failing"
     #: verdict lists `read` from the label logits after each item (prefill speed), or `decode`d as JSON
     verdicts: Literal["read", "decode"] = "read"
+    #: metrics' shared prompt prefixes kept on `disk` across runs (beside the cache; replies are
+    #: the same, bitwise), or in `memory` for one run only
+    prefixes: Literal["disk", "memory"] = "disk"
 
     @classmethod
     def from_spec(cls, backend: str, rest: str) -> dict[str, object]:

@@ -22,10 +22,12 @@ from ragmeter.errors import UnparseableReply
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, weigh
 from ragmeter.metrics.schemas import Rating
+from ragmeter.reading.questions import asked_words, folded_words
 from ragmeter.samples import Sample
 
 TEMPLATES = ("rating1", "rating2")
 RATING = {0: 0.0, 1: 1.0, 2: 2.0}
+UNSHARED = "the contexts share no word the question asks about: 0 without a judge call"
 NEEDS_TOKENS = ("signal: likelihood needs a judge that reads prompt-token probabilities (an in-process "
                 "llama.cpp judge)")
 
@@ -34,6 +36,17 @@ class RelevanceOptions(JudgedOptions):
     #: `ratings`: the two Ragas/NVIDIA 0-2 ratings; `likelihood`: the question's mean token PMI
     #: given the contexts through a fitted line (in-process llama.cpp judges)
     signal: Literal["ratings", "likelihood"] = "ratings"
+    #: `zero`: contexts that share no word the question asks about (its content words, the
+    #: language's stop and asking words aside, plurals folded) score 0 without a judge call;
+    #: `judge`: every row is judged
+    unshared: Literal["zero", "judge"] = "judge"
+
+
+def shares_asked_word(question: str, context: str, language: str) -> bool:
+    """Whether the contexts hold a word the question asks about (reading/questions.py's
+    asked words, plurals folded); a question that asks about no word shares one by default."""
+    asked = folded_words(" ".join(asked_words(question, language)))
+    return not asked or bool(asked & folded_words(context))
 
 
 def relevance(ratings: list[float | None]) -> float:
@@ -58,6 +71,8 @@ class ContextRelevance(Metric[RelevanceOptions]):
         context = "\n".join(sample.retrieved_contexts or [])
         if context.strip() == question:
             return Score(0.0, "context is identical to the question (0, as Ragas)", {"ratings": []})
+        if self.options.unshared == "zero" and not shares_asked_word(question, context, ctx.language):
+            return Score(0.0, UNSHARED, {"ratings": [], "no_judge_call": UNSHARED})
         if self.options.signal == "likelihood":
             return await self.likelihood(question, context, ctx)
         ratings: list[int | None] = []

@@ -53,7 +53,7 @@ class LlamaCppJudge(Judge):
     def __init__(self, model_path: Path | None = None, params: DecodingParams | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, api: str = "auto",
                  bundled_model: BundledModel | None = None, calibrate: bool = True, reasons: str = "failing",
-                 verdicts: str = "read") -> None:
+                 verdicts: str = "read", prefixes: str = "disk") -> None:
         self.model_path, self.bundled = model_path, bundled_model
         if bundled_model is not None:
             name = f"{bundled_model.name}=={bundled_model.version()}"
@@ -65,6 +65,8 @@ class LlamaCppJudge(Judge):
         self.n_ctx, self.api, self.calibrate, self.reasons = n_ctx, api, calibrate, reasons
         #: verdict lists: "read" from the logits after each item (verdicts.py), or "decode"d as JSON
         self.verdicts = verdicts
+        #: saved prompt prefixes: kept on `disk` across runs (prefix_store.py), or in `memory` for this run only
+        self.prefixes = prefixes
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self._llm: Llama | None = None
         self._chat: Any = None
@@ -86,7 +88,7 @@ class LlamaCppJudge(Judge):
         path = None if model in BUNDLED else Path(model).expanduser()
         return cls(path, cfg.params(), n_ctx=cfg.context_window or 4096, n_threads=cfg.n_threads, api=cfg.api,
                    bundled_model=bundled(model) if path is None else None, calibrate=cfg.calibrate,
-                   reasons=cfg.reasons, verdicts=cfg.verdicts)
+                   reasons=cfg.reasons, verdicts=cfg.verdicts, prefixes=cfg.prefixes)
 
     def identity(self) -> dict[str, object]:
         # prompt_eval names how a prompt is batched, which moves logits (decode.py)
@@ -141,7 +143,26 @@ class LlamaCppJudge(Judge):
                     raise ConfigError(f"llama.cpp cannot load {path} ({exc}): a damaged or truncated GGUF "
                                       "file?") from None
             self.load_seconds = time.perf_counter() - start
+            if self.prefixes == "disk":
+                from ragmeter.judges.llamacpp.prefix_store import PrefixStore, default_dir
+
+                self._prefixes.store = PrefixStore(default_dir(), self._computing(self._llm))
         return self._llm
+
+    def _computing(self, llm: Llama) -> str:
+        """What a prompt prefix's KV cells depend on besides its tokens: the model file, llama.cpp's
+        build and this CPU's features, and the context's settings (prefix_store.py)."""
+        import llama_cpp
+
+        model = self.model
+        if self.model_path is not None:
+            stat = self.model_path.stat()
+            model = f"{self.model_path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+        params = llm.context_params
+        flash = getattr(params, "flash_attn_type", getattr(params, "flash_attn", None))
+        return "|".join([model, llama_cpp.__version__, llama_cpp.llama_print_system_info().decode(errors="replace"),
+                         f"ctx={llm.n_ctx()} batch={params.n_batch} ubatch={params.n_ubatch} threads={params.n_threads}"
+                         f" type_k={params.type_k} type_v={params.type_v} flash={flash}"])
 
     def _uses_chat(self, llm: Llama) -> bool:
         has_template = bool(llm.metadata.get("tokenizer.chat_template"))

@@ -1,0 +1,56 @@
+"""Saved prompt prefixes on disk (issue 63): a state is read back only by the same model,
+build and settings, only whole and undamaged, and the folder stays under its size."""
+
+from __future__ import annotations
+
+import os
+
+from ragmeter.judges.llamacpp.prefix_store import PrefixStore, default_dir
+
+TOKENS = (151644, 8948, 198, 2610)
+
+
+def test_a_saved_state_is_read_back_by_the_same_identity_only(tmp_path):
+    store = PrefixStore(tmp_path, "model==1|llama 0.3|threads=2")
+    store.put(TOKENS, b"\x01\x02kv cells")
+    assert store.get(TOKENS) == b"\x01\x02kv cells"
+    assert store.get(TOKENS[:-1]) is None  # another prefix
+    assert PrefixStore(tmp_path, "model==1|llama 0.3|threads=4").get(TOKENS) is None  # other settings
+    assert (store.reads, store.writes) == (1, 1)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".kv"]  # no temporary file left
+
+
+def test_a_damaged_or_torn_file_is_not_read(tmp_path):
+    store = PrefixStore(tmp_path, "id")
+    store.put(TOKENS, b"x" * 1000)
+    path = store.path(TOKENS)
+    raw = path.read_bytes()
+    path.write_bytes(raw[:-1] + b"y")  # one byte changed
+    assert store.get(TOKENS) is None
+    path.write_bytes(raw[:500])  # cut short
+    assert store.get(TOKENS) is None
+    assert store.reads == 0
+
+
+def test_the_oldest_files_go_past_the_size_limit(tmp_path):
+    store = PrefixStore(tmp_path, "id", max_bytes=2500)
+    for i in range(3):
+        store.put((i,), bytes(1000))
+        os.utime(store.path((i,)), (1000 + i, 1000 + i))
+    assert store.get((0,)) is None and store.get((1,)) == bytes(1000) and store.get((2,)) == bytes(1000)
+
+
+def test_a_folder_that_cannot_be_written_is_no_error(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    store = PrefixStore(blocked / "prefixes", "id")
+    store.put(TOKENS, b"state")
+    assert store.get(TOKENS) is None and store.writes == 0
+
+
+def test_the_folder_is_beside_the_run_cache_unless_named(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGMETER_CACHE", str(tmp_path / "c" / "cache.sqlite"))
+    monkeypatch.delenv("RAGMETER_PREFIXES", raising=False)
+    assert default_dir() == tmp_path / "c" / "prefixes"
+    monkeypatch.setenv("RAGMETER_PREFIXES", str(tmp_path / "p"))
+    assert default_dir() == tmp_path / "p"
