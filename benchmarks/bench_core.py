@@ -10,7 +10,7 @@ Compares with the Ragas 0.4.3 figures measured for the core issue (same six metr
 cache): probability mode costs no extra judge calls, only the probe's work in the decode.
 
     python benchmarks/bench_core.py [--judge llamacpp:qwen-coder-1.5b] [--rows N] [--determinism]
-                                    [--probe-overhead] [--reasons all|failing|none]
+                                    [--probe-overhead] [--reasons all|failing|none] [--prefixes memory|disk]
 """
 
 from __future__ import annotations
@@ -40,9 +40,15 @@ def main() -> None:
     parser.add_argument("--probe-overhead", action="store_true", help="only time the probe on and off")
     parser.add_argument("--reasons", choices=["all", "failing", "none"], default=None,
                         help="the in-process judge's reasons setting (default: the judge's own, failing)")
+    parser.add_argument("--prefixes", choices=["memory", "disk"], default="memory",
+                        help="memory (default): a cold start, every prompt prefix evaluated; disk: restored "
+                             "where an earlier run saved it (the in-process default)")
     args = parser.parse_args()
-    if args.reasons:
-        args.judge = {"spec": args.judge, "reasons": args.reasons}
+    settings = {"reasons": args.reasons} if args.reasons else {}
+    if args.judge.startswith("llamacpp"):
+        settings["prefixes"] = args.prefixes
+    if settings:
+        args.judge = {"spec": args.judge, **settings}
     if args.probe_overhead:
         return report_probe_overhead(args.judge, args.rows or 5)
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +92,8 @@ def report_cached(cache: Path, out: Path, rows: int | None, judge: str | dict) -
     again = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=cache, out=out, limit=rows, progress=False)
     inproc = time.perf_counter() - start
     calls = sum(s["judge_calls"] for s in again.manifest["metrics"].values())
-    spec, settings = (judge["spec"], [f"--reasons={judge['reasons']}"]) if isinstance(judge, dict) else (judge, [])
+    spec = judge["spec"] if isinstance(judge, dict) else judge
+    settings = [f"--reasons={judge['reasons']}"] if isinstance(judge, dict) and "reasons" in judge else []
     cmd = [sys.executable, "-m", "ragmeter.cli", "evaluate", str(DATASET), "--judge", spec, *settings,
            "--out", str(out)]
     if rows:

@@ -62,7 +62,7 @@ def machine() -> str:
     return f"{model}, {cores} cores, {platform.system()} {platform.machine()}"
 
 
-def measure(rows: list[dict[str, Any]], metrics: list[str], judge: str) -> dict[str, Any]:
+def measure(rows: list[dict[str, Any]], metrics: list[str], judge: str | dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
     result = ragmeter.evaluate(rows, metrics, judge=judge, cache=False, progress=False, concurrency=1)
     wall = time.perf_counter() - start
@@ -81,11 +81,16 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--config", choices=[*CONFIGS, "both"], default="both")
     parser.add_argument("--judge", default="llamacpp")
+    parser.add_argument("--prefixes", choices=["memory", "disk"], default="memory",
+                        help="memory (default): every metric's prompt prefix evaluated in the run, a cold start; "
+                             "disk: restored where an earlier run saved it")
     args = parser.parse_args()
     rows = public_rows()[:args.rows]
-    print(f"machine: {machine()}; judge {args.judge}; {len(rows)} public rows; cold cache, one call at a time")
+    print(f"machine: {machine()}; judge {args.judge}; {len(rows)} public rows; cold cache, prefixes "
+          f"{args.prefixes}, one call at a time")
+    judge = {"spec": args.judge, "prefixes": args.prefixes} if args.judge.startswith("llamacpp") else args.judge
     for name in CONFIGS if args.config == "both" else [args.config]:
-        figures = measure(rows, CONFIGS[name], args.judge)
+        figures = measure(rows, CONFIGS[name], judge)
         print(json.dumps({"config": name, **figures}))
 
 

@@ -117,7 +117,7 @@ class PrefixStates:
         if self.store is not None:
             self.store.put(shared, bytes(state))
 
-    def _keep(self, shared: tuple[int, ...], state: Any) -> None:
+    def _keep(self, shared: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8]) -> None:
         self._states[shared] = state
         self._bytes += len(state)
         while self._bytes > self.max_bytes:
