@@ -23,7 +23,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.results.runs import load_run
 
 ROWS = [{"id": f"r{i}", "user_input": f"question {i}?", "response": f"answer {i % 3}.",
-         "retrieved_contexts": [f"context {i}", "other"], "reference": f"answer {i % 2}.",
+         "retrieved_contexts": [f"context for question {i}", "other"], "reference": f"answer {i % 2}.",
          **({"note": "only on some rows"} if i % 4 == 0 else {})} for i in range(30)]
 METRICS = ["context_relevance", "exact_match", "rouge"]
 

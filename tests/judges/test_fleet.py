@@ -15,7 +15,7 @@ from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.openai_compat import OpenAICompatJudge
 from ragmeter.judges.spec import parse_judge_spec
 
-ROWS = [{"id": f"r{i}", "user_input": f"q{i}?", "retrieved_contexts": [f"c{i}"]} for i in range(12)]
+ROWS = [{"id": f"r{i}", "user_input": f"q{i}?", "retrieved_contexts": [f"c{i} about q{i}"]} for i in range(12)]
 A, B = "http://a.test/v1", "http://b.test/v1"
 
 

@@ -29,7 +29,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_hf_judge_runs_offline_and_counts_unparseable_replies(tiny_model: Path):
-    row = {"id": "r", "user_input": "the question", "retrieved_contexts": ["the context"]}
+    row = {"id": "r", "user_input": "the question", "retrieved_contexts": ["the context of the question"]}
     judge = {"spec": f"hf:{tiny_model}", "max_tokens": 8}
     result = ragmeter.evaluate([row], ["context_relevance"], judge=judge, cache=False, progress=False)
     m = result.manifest["metrics"]["context_relevance"]

@@ -99,7 +99,7 @@ def test_long_contexts_are_truncated_to_the_window_and_counted():
 
 def test_truncation_is_counted_in_the_manifest_and_noted_in_evidence():
     judge = ScriptedJudge(dict(OK), context_window=300, max_tokens=64)
-    row = {**ROW, "retrieved_contexts": ["long " * 1000]}
+    row = {**ROW, "retrieved_contexts": ["c1 holds s1. " + "long " * 1000]}  # s1: a literal held, so judged
     result = ragmeter.evaluate([row], [RAGAS_FAITHFULNESS], judge=judge, cache=False, progress=False)
     assert result.manifest["metrics"]["faithfulness"]["truncated"] == 1
     assert result.rows[0]["faithfulness_evidence"]["note"] == "contexts were shortened to fit the judge's window"

@@ -197,7 +197,7 @@ def test_the_manifest_counts_the_faults_of_every_process_of_the_run(monkeypatch,
         return None
 
     monkeypatch.setattr(retry.asyncio, "sleep", no_sleep)
-    rows = [ROW, {**ROW, "id": "r2", "user_input": "other?"}]
+    rows = [ROW, {**ROW, "id": "r2", "user_input": "q2?"}]
     cache = tmp_path / "c.sqlite"
     down = judge_with(httpx.MockTransport(
         lambda r: httpx.Response(200, json={"data": []}) if r.url.path.endswith("/models")

@@ -64,7 +64,7 @@ def test_a_backend_registered_by_an_installed_package_is_usable_by_spec(plugin):
     cfg = parse_judge_spec({"backend": "constant", "model": "m1", "rating": 0})
     judge = make_judge(cfg)
     assert (judge.backend, judge.model, judge.rating) == ("constant", "m1", 0)
-    row = {"id": "a", "user_input": "Where is the Eiffel Tower?", "retrieved_contexts": ["It is in Paris."]}
+    row = {"id": "a", "user_input": "Where is the Eiffel Tower?", "retrieved_contexts": ["The Eiffel Tower is in Paris."]}
     result = ragmeter.evaluate([row], ["context_relevance"], judge="constant:m2", cache=False, progress=False)
     assert result.rows[0]["context_relevance"] == 1.0  # rating 2 of 2 from both templates
     assert result.manifest["judge"]["backend"] == "constant"

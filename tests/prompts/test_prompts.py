@@ -16,7 +16,7 @@ from ragmeter.prompts.languages import normalize_language
 from ragmeter.prompts.prompt_set import PromptSet
 from ragmeter.prompts.template import builtin_prompt
 
-ROWS = [{"id": "a", "user_input": "q1?", "response": "The answer. It is short.", "retrieved_contexts": ["c1", "c2"],
+ROWS = [{"id": "a", "user_input": "q1?", "response": "The answer. It is short.", "retrieved_contexts": ["c1 says s1", "c2 says s2"],
          "reference": "Ref one. Ref two."}]
 JUDGE_METRICS = [{"faithfulness": {"statements": "judge"}}, "context_recall", "context_relevance"]
 

@@ -134,11 +134,15 @@ def test_by_default_each_part_is_judged_the_weakest_counts_and_an_absent_literal
     statements = out["faithfulness_evidence"]["statements"]
     assert [s["statement"] for s in statements] == ["The -b option selects only these bytes.",
                                                      "It is described in dpkg-cut(1).", "It is a fast option."]
-    assert judge.calls() == 1 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 3
     assert statements[1]["not_in_contexts"] == ["dpkg-cut(1)"] and "not_in_contexts" not in statements[0]
-    assert out["faithfulness"] == 0.0  # the judge said 1, 1, 1; dpkg-cut(1) is in no context
+    # dpkg-cut(1) is in no context and the weakest part counts: 0 whatever the verdicts, so no call (issue 63)
+    assert out["faithfulness"] == 0.0 and judge.calls() == 0
     assert "not in any context: dpkg-cut(1)" in out["faithfulness_reason"]
     assert out["faithfulness_evidence"]["statements_from"] == "parts"
+    spec = [{"faithfulness": {"statements": "parts", "combine": "min", "literals": "evidence"}}]
+    result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 1, 1)})
+    assert judge.calls() == 1 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 3
+    assert result.rows[0]["faithfulness"] == 1.0
 
 
 def test_combine_mean_is_ragas_share_and_literals_can_be_evidence_only():

@@ -123,7 +123,8 @@ def test_the_warning_comes_before_the_first_call(tmp_path, capsys):
             return await super().complete(*args, **kwargs)
 
     judge = Watching({"faithfulness.verdicts": {"verdicts": [{"reason": "no", "verdict": 0}]}})
-    evaluate([ROW], ["faithfulness"], judge=judge, language="toy", prompts_dir=prompts_folder(tmp_path),
+    evaluate([ROW], [{"faithfulness": {"literals": "off"}}], judge=judge, language="toy",
+             prompts_dir=prompts_folder(tmp_path),
              cache=False, progress=False)
     assert said == [True] and judge.calls() >= 1
 

@@ -95,21 +95,23 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
     return sources, described, planned
 
 
-#: faithfulness's steps that decide a row without the judge's verdicts (metrics/faithfulness_decided.py)
-DECIDING_STEPS = ("copies", "declines")
+#: the options that decide a row without the judge (faithfulness's copies and declines,
+#: metrics/faithfulness_decided.py; context_relevance's contexts sharing no asked word), off
+DECIDING_STEPS = {"faithfulness": {"copies": {"mode": "off"}, "declines": {"mode": "off"}},
+                  "context_relevance": {"unshared": "judge"}}
 
 
 def judged_only(spec: Any) -> Any:
-    """The spec with faithfulness's deciding steps off, unless it sets them: the check measures
-    the judge, and a copied sentence decided without a call says nothing about it."""
+    """The spec with the options that decide rows without the judge off, unless it sets them:
+    the check measures the judge, and a row decided without a call says nothing about it."""
     from ragmeter.metrics import parse_spec
 
     if not isinstance(spec, (str, dict)):
         return spec
     name, options = parse_spec(spec)
-    if name != "faithfulness":
+    if name not in DECIDING_STEPS:
         return spec
-    return {name: {**{step: {"mode": "off"} for step in DECIDING_STEPS}, **options}}
+    return {name: {**DECIDING_STEPS[name], **options}}
 
 
 def scores_first(judge: Any) -> tuple[Any, Any]:
