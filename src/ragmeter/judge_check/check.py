@@ -97,8 +97,9 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
 
 #: the options that decide a row without the judge (faithfulness's copies and declines,
 #: metrics/faithfulness_decided.py; context_relevance's contexts sharing no asked word), off
-DECIDING_STEPS = {"faithfulness": {"copies": {"mode": "off"}, "declines": {"mode": "off"}},
-                  "context_relevance": {"unshared": "judge"}}
+DECIDING_STEPS: dict[str, dict[str, object]] = {
+    "faithfulness": {"copies": {"mode": "off"}, "declines": {"mode": "off"}},
+    "context_relevance": {"unshared": "judge"}}
 
 
 def judged_only(spec: Any) -> Any:
