@@ -160,6 +160,30 @@ def test_context_identical_to_question_is_zero_without_a_call():
     assert judge.calls() == 0
 
 
+@pytest.mark.parametrize("question, context, unshared, calls", [
+    # the contexts hold no word the question asks about: 0, no call (issue 63)
+    ("Where was the Eiffel Tower built?", "The Colosseum is an amphitheatre in the centre of Rome.", "zero", 0),
+    ("Where was the Eiffel Tower built?", "The Colosseum is an amphitheatre in the centre of Rome.", "judge", 2),
+    ("Where were the towers built?", "The tower was built in Paris for the fair.", "zero", 2),  # plural folded
+    # a Spanish passage for an English question shares no word and may answer it: judged
+    ("Where was the Eiffel Tower built?", "La torre se construyó en París para la exposición de 1889.", "zero", 2),
+    ("eiffel tower paris", "The Colosseum is an amphitheatre in the centre of Rome.", "zero", 2),  # keywords: no language
+])
+def test_contexts_that_share_no_asked_word_score_0_without_a_call(question, context, unshared, calls):
+    script = {"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2}}
+    row = {"id": "r", "user_input": question, "retrieved_contexts": [context]}
+    result, judge = evaluate([row], [{"context_relevance": {"unshared": unshared}}], script)
+    assert judge.calls() == calls
+    assert result.rows[0]["context_relevance"] == (0.0 if calls == 0 else 1.0)
+    assert ("no_judge_call" in result.rows[0]["context_relevance_evidence"]) is (calls == 0)
+
+
+def test_one_template_asks_one_call():
+    script = {"context_relevance.rating1": {"rating": 1}}
+    result, judge = evaluate([EINSTEIN], [{"context_relevance": {"templates": "first"}}], script)
+    assert result.rows[0]["context_relevance"] == 0.5 and judge.calls() == 1
+
+
 def test_empty_contexts_are_unscored_with_reason_and_no_call():
     row = {**EINSTEIN, "retrieved_contexts": []}
     names = ["context_precision", "context_recall", "faithfulness", "context_relevance"]

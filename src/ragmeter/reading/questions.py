@@ -174,3 +174,19 @@ def dominant_language(text: str) -> str | None:
     counts = {name: sum(w in v.stop_words for w in words) for name, v in languages.items()}
     best = max(counts, key=lambda name: (counts[name], name == "english"), default=None)
     return best if best is not None and counts[best] else None
+
+
+#: the share of a text's words that are its language's stop words, at least, for it to read as
+#: written in that language (running prose holds 30-50 %; another language's text a few)
+WRITTEN_IN_SHARE = 0.1
+
+
+def written_in(text: str, language: str) -> bool:
+    """Whether `text` reads as written in `language`: the covered language whose stop words it
+    holds most, and they are at least WRITTEN_IN_SHARE of its words. False for a language
+    without a vocabulary, and for a text of names alone: nothing to tell it by."""
+    words = [t.lower() for t in tokens(text)]
+    found = vocabulary(language)
+    if found is None or not words or dominant_language(text) != language:
+        return False
+    return sum(w in found.stop_words for w in words) >= WRITTEN_IN_SHARE * len(words)
