@@ -3,8 +3,9 @@ the question; each rating / 2, averaged; if only one rating is valid, that one i
 A context identical to the question scores 0 without a call, as in Ragas; so do contexts that
 share no word the question asks about, both written in the run's language (`unshared: zero`,
 the default since version 2: on the human-labelled sets 28 of 29 such rows are labelled
-irrelevant; ROC-AUC ClapNQ 0.793 -> 0.798, XQuAD-es 0.806 -> 0.865, docs/benchmarks.md). `templates: first` asks the first template only
-(half the calls; measured level with both, not the default: Ragas averages the two).
+irrelevant; ROC-AUC ClapNQ 0.793 -> 0.798, XQuAD-es 0.806 -> 0.865, docs/benchmarks.md).
+`templates: first` asks the first template only (half the calls; measured level with both,
+not the default: Ragas averages the two).
 
 `signal: likelihood` (in-process llama.cpp judges) reads relevance from the question's
 tokens instead: how much more likely the contexts make them (the mean conditional PMI of the
