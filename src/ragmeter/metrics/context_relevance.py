@@ -42,8 +42,8 @@ class RelevanceOptions(JudgedOptions):
     #: given the contexts through a fitted line (in-process llama.cpp judges)
     signal: Literal["ratings", "likelihood"] = "ratings"
     #: `zero`: contexts that share no word the question asks about (its content words, the
-    #: language's stop and asking words aside, plurals folded) score 0 without a judge call;
-    #: `judge`: every row is judged
+    #: language's stop and asking words aside, plurals folded) score 0 without a judge call
+    #: (with `signal: ratings`, where it was measured); `judge`: every row is judged
     unshared: Literal["zero", "judge"] = "zero"
     #: `both`: Ragas's two rating templates, averaged; `first`: the first alone (one call)
     templates: Literal["both", "first"] = "both"
@@ -84,10 +84,10 @@ class ContextRelevance(Metric[RelevanceOptions]):
         context = "\n".join(sample.retrieved_contexts or [])
         if context.strip() == question:
             return Score(0.0, "context is identical to the question (0, as Ragas)", {"ratings": []})
-        if self.options.unshared == "zero" and not shares_asked_word(question, context, ctx.language):
-            return Score(0.0, UNSHARED, {"ratings": [], "no_judge_call": UNSHARED})
         if self.options.signal == "likelihood":
             return await self.likelihood(question, context, ctx)
+        if self.options.unshared == "zero" and not shares_asked_word(question, context, ctx.language):
+            return Score(0.0, UNSHARED, {"ratings": [], "no_judge_call": UNSHARED})  # measured for the ratings only
         ratings: list[int | None] = []
         weighed: list[Weighed | None] = []
         failures: list[str] = []
