@@ -169,9 +169,16 @@ def _folded(words: set[str]) -> set[str]:
 def dominant_language(text: str) -> str | None:
     """The covered language whose stop words `text` holds most often (None when it holds
     none of any): the language of a corpus whose test set was not given one."""
-    languages = covered()
+    return _dominant(_stop_counts(text)[1])
+
+
+def _stop_counts(text: str) -> tuple[int, dict[str, int]]:
+    """`text`'s word count, and how many of its words are each covered language's stop words."""
     words = [t.lower() for t in tokens(text)]
-    counts = {name: sum(w in v.stop_words for w in words) for name, v in languages.items()}
+    return len(words), {name: sum(w in v.stop_words for w in words) for name, v in covered().items()}
+
+
+def _dominant(counts: dict[str, int]) -> str | None:
     best = max(counts, key=lambda name: (counts[name], name == "english"), default=None)
     return best if best is not None and counts[best] else None
 
@@ -185,8 +192,7 @@ def written_in(text: str, language: str) -> bool:
     """Whether `text` reads as written in `language`: the covered language whose stop words it
     holds most, and they are at least WRITTEN_IN_SHARE of its words. False for a language
     without a vocabulary, and for a text of names alone: nothing to tell it by."""
-    words = [t.lower() for t in tokens(text)]
-    found = vocabulary(language)
-    if found is None or not words or dominant_language(text) != language:
+    size, counts = _stop_counts(text)
+    if language not in counts or not size or _dominant(counts) != language:
         return False
-    return sum(w in found.stop_words for w in words) >= WRITTEN_IN_SHARE * len(words)
+    return counts[language] >= WRITTEN_IN_SHARE * size
