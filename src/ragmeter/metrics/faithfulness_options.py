@@ -66,6 +66,10 @@ class EvidenceOptions(StepOptions):
 
 class VerdictsOptions(StepOptions):
     judgment: Judgment = "probability"
+    #: `each`: every statement in a call of its own, over the excerpts chosen for it, so that no
+    #: statement's verdict reads another (a vote, an added clause or a wrong sentence changes only
+    #: its own verdict); `one`: every statement in one call, each verdict read after all of them
+    calls: Literal["one", "each"] = "one"
     #: record each statement's token evidence (in-process llama.cpp judges): how much the
     #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
     #: and the token they make least likely ("weakest": often the word a contradiction turns

@@ -28,7 +28,7 @@ from ragmeter.metrics.faithfulness_options import (
 from ragmeter.metrics.judgment import Weighed, weigh_verdicts
 from ragmeter.metrics.schemas import unique
 from ragmeter.reading.addressed import reader
-from ragmeter.reading.blocks import blocks, parts, states_something, unit_states, units
+from ragmeter.reading.blocks import blocks, parts, states_something, unit_states, units, with_leads
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
@@ -71,6 +71,8 @@ class Statement:
     failed: bool = False
     #: for a view of the answer (metrics/faithfulness_views.py): which part of it this is
     view: str = ""
+    #: the excerpts chosen for this statement alone, where each statement has a call of its own
+    shown: list[str] | None = None
 
     @property
     def value(self) -> float:
@@ -184,6 +186,9 @@ class Claims:
 
     options: ClaimsOptions
     judge: Asker
+    #: `each` (every statement judged alone): a part under a lead ("The formats are:", a heading)
+    #: is judged with it, and a part that only addresses the judge is no claim
+    calls: str = "one"
     name: str = "claims"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
@@ -197,6 +202,8 @@ class Claims:
         if not found:
             raise Unscorable(NO_STATEMENTS)
         short = self.with_question(sample)
+        if self.calls == "each" and row.votes:  # judged alone, a vote reaches no other verdict: no claim
+            found = [kept for text in found if (kept := _without(text, row.votes))] or found
         row.statements = [Statement(text) for text in found]
         row.repeats = repeats
         row.source = f"short answer: {options.short_answers}" if short else options.statements
@@ -211,6 +218,8 @@ class Claims:
             return split_sentences(response), 0
         if options.statements == "parts":
             cut, repeats = parts(response)
+            if self.calls == "each":
+                cut = with_leads(cut)
             return grouped(cut, MAX_PARTS), repeats
         written = await self.judge.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
         return unique(written.statements), len(written.statements) - len(unique(written.statements))
@@ -239,14 +248,23 @@ class Evidence:
     (reading/excerpts.py); `full`: the contexts as they are."""
 
     options: EvidenceOptions
+    #: `each`: every statement is judged in a call of its own, over excerpts chosen for it alone
+    calls: str = "one"
     name: str = "evidence"
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.contexts == "excerpts" and not row.decided:
-            contexts = row.contexts
-            claim = "\n\n".join(s.text for s in row.statements)
-            shown = await off_loop(row, excerpts, claim, contexts, question=row.sample.user_input, cut=row.cut)
-            row.shown = shown if shown is not contexts else None
+        if self.options.contexts != "excerpts" or row.decided:
+            return
+        contexts = row.contexts
+        if self.calls == "each":
+            for statement in row.statements:
+                shown = await off_loop(row, excerpts, statement.text, contexts, question=row.sample.user_input,
+                                       cut=row.cut)
+                statement.shown = shown if shown is not contexts else None
+            return
+        claim = "\n\n".join(s.text for s in row.statements)
+        shown = await off_loop(row, excerpts, claim, contexts, question=row.sample.user_input, cut=row.cut)
+        row.shown = shown if shown is not contexts else None
 
 
 @dataclass(frozen=True)
@@ -261,14 +279,18 @@ class Verdicts:
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
         if row.decided:
             return
-        await self.judged(row.statements, row, ctx)
+        if self.options.calls == "each":  # no statement's verdict reads another; a failed one needs none
+            await asyncio.gather(*(self.judged([s], row, ctx) for s in row.statements if not s.failed))
+        else:
+            await self.judged(row.statements, row, ctx)
         for view in row.views:  # each view in a call of its own: no view reads another
             await self.judged([view], row, ctx)
 
     async def judged(self, statements: list[Statement], row: Grounding, ctx: MetricContext) -> None:
         options = self.options
         texts = [s.text for s in statements]
-        shown = row.shown if row.shown is not None else row.contexts
+        own = statements[0].shown if len(statements) == 1 else None
+        shown = own if own is not None else row.shown if row.shown is not None else row.contexts
         judged = await self.judge.answer(ctx, "verdicts", {"contexts": shown, "statements": texts},
                                           evidence=("statements", "contexts") if options.token_evidence else None)
         weighed = weigh_verdicts(judged, judged.parsed.verdicts, options.judgment)
@@ -329,6 +351,13 @@ async def off_loop(row: Grounding, read: Callable[P, T], *args: P.args, **kwargs
     if size <= OFF_LOOP_CHARS:
         return read(*args, **kwargs)
     return await asyncio.to_thread(read, *args, **kwargs)
+
+
+def _without(text: str, votes: list[str]) -> str:
+    """`text` without the units that address the judge, "" when nothing that states is left."""
+    for vote in votes:
+        text = text.replace(vote, "")
+    return text.strip() if states_something(text) else ""
 
 
 def grouped(items: list[str], limit: int) -> list[str]:

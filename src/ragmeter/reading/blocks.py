@@ -65,6 +65,23 @@ def parts(answer: str) -> tuple[list[str], int]:
     return merged, len(every) - len(pieces)
 
 
+def with_leads(pieces: list[str]) -> list[str]:
+    """Each stating piece with the lead it stands under ("The formats are:", "## Limits"), so
+    that judged alone it still says what the answer says ("- CSV" under "Formats:" claims a
+    format); a lead states nothing alone and is no piece of its own."""
+    out: list[str] = []
+    lead = ""
+    for piece in pieces:
+        first, _, rest = piece.partition("\n")
+        if not unit_states(first):
+            lead = first.strip().lstrip("#").strip()
+            piece = rest.strip()
+            if not piece:
+                continue
+        out.append(f"{lead}\n{piece}" if lead else piece)
+    return out
+
+
 def units(answer: str) -> list[str]:
     """An answer cut at every place a reader could stop reading it: its code blocks whole,
     every other line and each sentence of it, and a bracketed group that ends a line after

@@ -17,6 +17,14 @@ A copy that does not answer the question is still a faithful one (relevance is n
 faithfulness: benchmarks/e2e_code/README.md's labelling rule). Short answers ("CHANGELOG.md",
 "Yes.") are never decided here: too few words to be told from a coincidence, they are judged
 with their question.
+
+A copy holds by construction only where it says what the context says there (issue 77): a run
+must start where a sentence or line of the context starts and end where one ends, so a copy
+that drops a "not", a condition ("If the disk is full, ..."), an attribution ("Some forums claim
+that ...") or a qualifier after its clause is no copy; and a label over a run ("Redis:") is part
+of the run and must stand over it in the context too (another entity's label over a sentence
+is no copy). Only the covered languages' own answer labels ("Answer:", "Respuesta:") are
+scaffolding, wherever they stand.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import re
 from dataclasses import dataclass
 
 from ragmeter.reading.blocks import unit_states, units
+from ragmeter.reading.languages import covered
 from ragmeter.reading.words import word_count
 
 #: words a copied run must hold, each, for the answer to be decided as a copy
@@ -56,14 +65,14 @@ def copied(answer: str, contexts: list[str], cut: list[str] | None = None) -> Co
     runs = _runs(cut if cut is not None else units(answer))
     if not runs:
         return None
-    haystacks = [flat(c) for c in contexts]
+    haystacks = [flat_lines(c) for c in contexts]
     found: list[int] = []
     for n, run in enumerate(runs):
         text = _bare(run)
         where = next((i for i, h in enumerate(haystacks) if _holds(h, text)), None)
         if where is not None and word_count(text) >= MIN_RUN_WORDS:
             found.append(where)
-        elif n == len(runs) - 1 and n > 0 and _holds(haystacks[found[-1]], _bare(runs[n - 1] + "\n" + run)):
+        elif n == len(runs) - 1 and n > 0 and _holds(haystacks[found[-1]], _bare(runs[n - 1] + "\n" + run), cut=True):
             # a short last run decides nothing alone ("No" could be anyone's); it is allowed only as
             # the cut-off continuation of the run before it, in the same context ("... like this:: 2. To")
             found.append(found[-1])
@@ -77,20 +86,46 @@ def _bare(run: str) -> str:
     return flat(run).rstrip(_CLOSING).strip()
 
 
-def _holds(haystack: str, text: str) -> bool:
-    """Whether the flat context holds the flat run as whole words ("no" is not in "note")."""
-    return bool(text) and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", haystack) is not None
+def flat_lines(text: str) -> str:
+    """A context as a copy is compared (`flat`), its line breaks kept: a run must start and end
+    where a line or a sentence does."""
+    return "\n".join(f for line in text.splitlines() if (f := flat(line)))
+
+
+def _holds(haystack: str, text: str, cut: bool = False) -> bool:
+    """Whether the flat context holds the flat run from the start of one of its sentences or
+    lines to the end of one ("set debug" is no copy of "do not set debug", nor "delete it" of
+    "delete it if the disk is full"); `cut`: an answer cut off mid-sentence, whole words to
+    its end."""
+    if not text:
+        return False
+    body = r"\s+".join(re.escape(w) for w in text.split())
+    return re.search(rf"{_STARTS_AT}{body}{_WORD_END if cut else _ENDS_AT}", haystack) is not None
+
+
+#: where a copied run may start and end in a flat context: a line's or a sentence's edges
+_STARTS_AT = r"(?:^|(?<=\n)|(?<=[.!?:;] )|(?<=[.!?:;]\)\s))"
+_ENDS_AT = r"(?=[.!?:;]|\s*\n|\s*$)"
+_WORD_END = r"(?!\w)"
 
 
 def _runs(cut: list[str]) -> list[str]:
-    """Consecutive stating units joined, in order; a unit that states nothing ends a run."""
+    """Consecutive stating units joined, in order; a unit that states nothing ends a run, and a
+    label with words ("Redis:") starts the next one, unless it is an answer label ("Answer:")."""
     runs: list[list[str]] = [[]]
     for unit in cut:
         if _states(unit):
             runs[-1].append(unit)
+        elif word_count(unit) and not unit.strip().endswith("?") and _bare(unit).strip("# ") not in _scaffolding():
+            runs.append([unit])
         elif runs[-1]:
             runs.append([])
-    return ["\n".join(run) for run in runs if run]
+    return ["\n".join(run) for run in runs if run and any(_states(u) for u in run)]
+
+
+def _scaffolding() -> set[str]:
+    """The covered languages' answer labels, flat ("answer", "respuesta")."""
+    return {flat(v.samples.heading).strip("# ") for v in covered().values()}
 
 
 def _states(unit: str) -> bool:

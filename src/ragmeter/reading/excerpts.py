@@ -22,6 +22,7 @@ import math
 import re
 
 from ragmeter.reading.blocks import blocks
+from ragmeter.reading.literals import literals
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.shapes import URL as _URL
 from ragmeter.reading.words import match_words as words
@@ -34,6 +35,8 @@ MAX_PER_CLAIM, WORDS_PER_BLOCK = 4, 10
 #: a line up to this long that ends in ":" (or is in capitals) introduces the block after it
 INTRO_MAX = 80
 NEAR_BEST = 0.6
+#: a literal detail found in more blocks than this says little about where the claim comes from
+MAX_DETAIL_BLOCKS = 3
 GAP = " … "
 #: the question's words count this much against the claim's own in choosing sentences
 QUESTION_WEIGHT = 0.5
@@ -72,12 +75,30 @@ def excerpts(claim: str, contexts: list[str], budget: int = BUDGET_CHARS, questi
         for score, c, i in ranked[:_per_claim(part)]:
             if score > 0 and score >= NEAR_BEST * best:
                 chosen.update(_with_neighbours(sentences[c], c, i))
+    chosen.update(_holding_details(claim, sentences))
     out = []
     for c, per in enumerate(sentences):
         kept = sorted(i for cc, i in chosen if cc == c)
         if kept:
             out.append(_join(per, kept))
     return out or contexts
+
+
+def _holding_details(claim: str, sentences: list[list[str]]) -> set[tuple[int, int]]:
+    """Every block holding one of the claim's literal details as written (an identifier, an
+    option, a number, a name in code), at most MAX_DETAIL_BLOCKS per detail: word overlap ranks
+    by the words a question and its answer share, and a question in Spanish over a line in
+    English shares none but the identifier, which is the line that decides the claim."""
+    found: set[tuple[int, int]] = set()
+    for detail in literals(claim):
+        url = bool(_URL.fullmatch(detail))
+        needle = re.compile(rf"(?<![\w-]){re.escape(detail)}(?![\w-])", re.IGNORECASE)
+        hits = [(c, i) for c, per in enumerate(sentences) for i, block in enumerate(per)
+                if needle.search(block if url else _URL.sub(" ", block))]  # a name inside a web address is no mention
+        if len(hits) <= MAX_DETAIL_BLOCKS:
+            for c, i in hits:
+                found.update(_with_neighbours(sentences[c], c, i))
+    return found
 
 
 def _per_claim(part: str) -> int:

@@ -31,6 +31,8 @@ _SHAPED = re.compile(
     r"|[A-Za-z]+[-]?\d[\w-]*)",
     re.UNICODE)
 _SOFT_HYPHEN = re.compile(r"[\u2010\u00ad]\s+")
+#: Markdown emphasis (`__Label__`, `**Label**`) is markup around words, not an identifier
+_EMPHASIS = re.compile(r"(?<![\w*])(__|\*\*)(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 #: HTML tags are markup, not details (`</code>` is no path); their attributes' URLs are read first
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 
@@ -41,7 +43,7 @@ def literals(claim: str) -> list[str]:
     claim = _SOFT_HYPHEN.sub("", claim)
     found = [url.rstrip(".,:;!?") for url in _URL.findall(claim)]
     found += [span.strip() for _, span in _CODE_SPAN.findall(claim) if not _URL.search(span)]
-    rest = _TAG.sub(" ", _URL.sub(" ", _CODE_SPAN.sub(" ", claim)))
+    rest = _EMPHASIS.sub(r"\2", _TAG.sub(" ", _URL.sub(" ", _CODE_SPAN.sub(" ", claim))))
     for token in _SHAPED.findall(rest.replace("`", " ")):
         token = token.rstrip(".-/")
         if token.lower().rstrip(".") in abbreviations() or len(token) < 2 or token.strip("-").isdigit() or \
