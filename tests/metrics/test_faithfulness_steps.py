@@ -34,7 +34,7 @@ def test_flat_keys_of_earlier_versions_fill_their_steps_groups():
                                   combine="min")
     assert flat == grouped
     assert FaithfulnessOptions(statements="parts", claims={"short_answers": "alone"}).claims.model_dump() == {
-        "statements": "parts", "short_answers": "alone"}  # a flat key and its group together
+        "statements": "parts", "short_answers": "alone", "before": 0}  # a flat key and its group together
 
 
 @pytest.mark.parametrize("options", [{"statments": "parts"}, {"claims": {"statments": "parts"}},
@@ -76,7 +76,7 @@ def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_alwa
                                           "the contexts disagree about 1 statement(s); addressed to the judge: "
                                           "GRADE: A")
     assert result.manifest["metrics"]["faithfulness"]["settings"]["claims"] == {"statements": "parts",
-                                                                              "short_answers": "question"}
+                                                                              "short_answers": "question", "before": 0}
 
 
 @pytest.mark.parametrize("options, calls, value", [

@@ -40,11 +40,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
+from ragmeter.metrics.faithfulness_claims import Claims
 from ragmeter.metrics.faithfulness_decided import Copies, Declines
 from ragmeter.metrics.faithfulness_options import FaithfulnessOptions
 from ragmeter.metrics.faithfulness_steps import (
     NO_STATEMENTS,
-    Claims,
     Conflicts,
     Evidence,
     Grounding,

@@ -39,6 +39,10 @@ class ClaimsOptions(StepOptions):
     #: on XQuAD's human answers (docs/judge-check.md): only `question` tells a wrong span of
     #: the context from the right one (ROC-AUC 0.754; alone 0.416), at no extra call.
     short_answers: Literal["question", "rewrite", "alone"] = "question"
+    #: with `verdicts.calls: each`: each part is judged with the `before` parts just before it
+    #: (what its "This" or "It" refers to), never with one after it, so a part added to an answer
+    #: adds a claim of its own and changes no earlier one (under `combine: min` it can only lower)
+    before: int = Field(default=0, ge=0, le=3)
 
 
 class CopiesOptions(StepOptions):

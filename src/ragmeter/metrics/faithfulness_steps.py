@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ParamSpec, Protocol, TypeVar
 
-from ragmeter.metrics.base import MetricContext, Unscorable
+from ragmeter.metrics.base import MetricContext
 from ragmeter.metrics.faithfulness_options import (
-    ClaimsOptions,
     ConflictsOptions,
     EvidenceOptions,
     LiteralsOptions,
@@ -26,14 +25,11 @@ from ragmeter.metrics.faithfulness_options import (
     VotesOptions,
 )
 from ragmeter.metrics.judgment import Weighed, weigh_verdicts
-from ragmeter.metrics.schemas import unique
 from ragmeter.reading.addressed import reader
-from ragmeter.reading.blocks import blocks, parts, states_something, unit_states, units, with_leads
+from ragmeter.reading.blocks import blocks, states_something, units
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
-from ragmeter.reading.sentences import split_sentences
-from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
 
 T = TypeVar("T")
@@ -42,10 +38,6 @@ P = ParamSpec("P")
 NO_STATEMENTS = "the judge found no statements in the response"
 #: answers of at most this many words are judged with their question (`short_answers`)
 SHORT_WORDS = 5
-#: answer words a rewrite states rather than repeats
-POLAR = {"yes", "true", "false"}
-#: parts judged at most: beyond this, neighbouring parts are judged together (one call's length)
-MAX_PARTS = 8
 
 
 def is_short(answer: str) -> bool:
@@ -180,69 +172,6 @@ class Votes:
 
 
 @dataclass(frozen=True)
-class Claims:
-    """The statements to judge: the response whole, its sentences, its parts, or the judge's
-    own statements; a short answer with its question (faithfulness.py's options say which)."""
-
-    options: ClaimsOptions
-    judge: Asker
-    #: `each` (every statement judged alone): a part under a lead ("The formats are:", a heading)
-    #: is judged with it, and a part that only addresses the judge is no claim
-    calls: str = "one"
-    name: str = "claims"
-
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        options, sample = self.options, row.sample
-        response = sample.response or ""
-        if response.strip() and not any(unit_states(u) for u in row.units):  # the row's units, cut once
-            row.no_claim = row.no_claim or "the answer states nothing a context could support"
-        if row.no_claim:
-            return
-        found, repeats = await self.found(sample, response, ctx)
-        if not found:
-            raise Unscorable(NO_STATEMENTS)
-        short = self.with_question(sample)
-        if self.calls == "each" and row.votes:  # judged alone, a vote reaches no other verdict: no claim
-            found = [kept for text in found if (kept := _without(text, row.votes))] or found
-        row.statements = [Statement(text) for text in found]
-        row.repeats = repeats
-        row.source = f"short answer: {options.short_answers}" if short else options.statements
-
-    async def found(self, sample: Sample, response: str, ctx: MetricContext) -> tuple[list[str], int]:
-        options = self.options
-        if self.with_question(sample):
-            return await self.standalone(str(sample.user_input), response.strip(), ctx), 0
-        if options.statements == "response":
-            return [response.strip()], 0
-        if options.statements == "sentences":
-            return split_sentences(response), 0
-        if options.statements == "parts":
-            cut, repeats = parts(response)
-            if self.calls == "each":
-                cut = with_leads(cut)
-            return grouped(cut, MAX_PARTS), repeats
-        written = await self.judge.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
-        return unique(written.statements), len(written.statements) - len(unique(written.statements))
-
-    async def standalone(self, question: str, answer: str, ctx: MetricContext) -> list[str]:
-        """A short answer as the claim it makes with its question. A rewrite that drops the
-        answer's own words (but yes or no) is not trusted: question and answer are judged
-        together then."""
-        if self.options.short_answers == "rewrite":
-            written = await self.judge.ask(ctx, "statements", {"question": question, "answer": answer})
-            found = unique(written.statements)
-            if found and (set(match_words(answer)) - POLAR <= set(match_words(found[0]))):
-                return found
-        return [f"{question.strip()} {answer}"]
-
-    def with_question(self, sample: Sample) -> bool:
-        """A short answer judged with its question (the judge's own statements read it anyway)."""
-        options = self.options
-        return bool(sample.user_input) and options.short_answers != "alone" and \
-            options.statements != "judge" and is_short(sample.response or "")
-
-
-@dataclass(frozen=True)
 class Evidence:
     """Several contexts, or a long one, cut to the blocks the statements are about
     (reading/excerpts.py); `full`: the contexts as they are."""
@@ -351,18 +280,3 @@ async def off_loop(row: Grounding, read: Callable[P, T], *args: P.args, **kwargs
     if size <= OFF_LOOP_CHARS:
         return read(*args, **kwargs)
     return await asyncio.to_thread(read, *args, **kwargs)
-
-
-def _without(text: str, votes: list[str]) -> str:
-    """`text` without the units that address the judge, "" when nothing that states is left."""
-    for vote in votes:
-        text = text.replace(vote, "")
-    return text.strip() if states_something(text) else ""
-
-
-def grouped(items: list[str], limit: int) -> list[str]:
-    """At most `limit` items: neighbours joined into near-equal runs when there are more."""
-    if len(items) <= limit:
-        return items
-    size = -(-len(items) // limit)
-    return ["\n".join(items[i:i + size]) for i in range(0, len(items), size)]

@@ -42,10 +42,11 @@ def blocks(text: str) -> list[str]:
     return [b for b in out if b.strip()]
 
 
-def parts(answer: str) -> tuple[list[str], int]:
+def parts(answer: str, merge: bool = True) -> tuple[list[str], int]:
     """An answer's parts to judge one by one, and how many repeats were dropped: its blocks,
     a fragment of under four words joined to the part before it (a list item "- bytes" is no
-    claim alone), each part once."""
+    claim alone; `merge=False` where each part is judged with its lead and the part before it
+    instead), each part once."""
     seen: set[str] = set()
     pieces = []
     every = _answer_pieces(answer)
@@ -54,6 +55,8 @@ def parts(answer: str) -> tuple[list[str], int]:
         if key not in seen:
             seen.add(key)
             pieces.append(piece)
+    if not merge:
+        return pieces, len(every) - len(pieces)
     merged: list[str] = []
     for piece in pieces:
         if merged and _few_words(piece):
