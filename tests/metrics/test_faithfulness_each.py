@@ -69,6 +69,8 @@ def test_a_list_item_is_judged_under_its_lead():
     assert with_leads(["## Care\nDescale it every month.", "Use white vinegar."]) == [
         "Care\nDescale it every month.", "Care\nUse white vinegar."]
     assert with_leads(["Plain sentence one.", "Plain sentence two."]) == ["Plain sentence one.", "Plain sentence two."]
+    assert with_leads(["The kit holds:", "1.", "a board", "2.", "a stencil"]) == ["The kit holds:\na board",
+                                                                               "The kit holds:\na stencil"]
 
 
 def test_an_excerpt_keeps_the_line_holding_the_claims_identifier_in_any_language():

@@ -90,8 +90,10 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
     #: are not judged (issue 51); 4: views, the lowest counts, and votes flagged but judged, an
     #: answer that states nothing 0 (issue 60); 5: copies decided without a call, declines read
-    #: as declines (issue 61); scores of earlier versions' runs differ
-    version = "5"
+    #: as declines (issue 61); 6: each part judged in a call of its own, the weakest counts, copies
+    #: held to a context's sentence edges, a detail the question names is the question's (issue 72);
+    #: scores of earlier versions' runs differ
+    version = "6"
     reads_language = True
 
     def __init__(self, label: str | None = None, **options: Any) -> None:

@@ -12,6 +12,7 @@ from ragmeter.metrics.faithfulness_options import ClaimsOptions
 from ragmeter.metrics.faithfulness_steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
 from ragmeter.metrics.schemas import unique
 from ragmeter.reading.blocks import parts, states_something, unit_states, with_leads
+from ragmeter.reading.copies import scaffolding
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
@@ -62,7 +63,7 @@ class Claims:
         if options.statements == "parts":
             cut, repeats = parts(response, merge=self.calls != "each")
             if self.calls == "each":
-                return windows(grouped(with_leads(cut), MAX_PARTS), options.before), repeats
+                return windows(grouped(with_leads(cut, scaffolding()), MAX_PARTS), options.before), repeats
             return grouped(cut, MAX_PARTS), repeats
         written = await self.judge.ask(ctx, "statements", {"question": sample.user_input, "answer": response})
         return unique(written.statements), len(written.statements) - len(unique(written.statements))

@@ -31,7 +31,9 @@ class VotesOptions(StepOptions):
 
 
 class ClaimsOptions(StepOptions):
-    statements: Literal["response", "sentences", "parts", "judge"] = "response"
+    #: `parts` (the default): where a reader would cite, each judged in a call of its own with
+    #: `verdicts.calls: each` (issue 72); `response`: the whole answer as one claim, with views
+    statements: Literal["response", "sentences", "parts", "judge"] = "parts"
     #: a short answer ("httplib2", "0-99", "yes") is no claim alone: `question` (the default)
     #: judges "question answer" as the claim; `rewrite` has the judge write it out as one
     #: standalone statement first (Ragas's statements prompt, one statement, a call more);
@@ -73,7 +75,7 @@ class VerdictsOptions(StepOptions):
     #: `each`: every statement in a call of its own, over the excerpts chosen for it, so that no
     #: statement's verdict reads another (a vote, an added clause or a wrong sentence changes only
     #: its own verdict); `one`: every statement in one call, each verdict read after all of them
-    calls: Literal["one", "each"] = "one"
+    calls: Literal["one", "each"] = "each"
     #: record each statement's token evidence (in-process llama.cpp judges): how much the
     #: contexts make each of its tokens more or less likely (conditional PMI, minimum and mean)
     #: and the token they make least likely ("weakest": often the word a contradiction turns
@@ -128,9 +130,10 @@ class FaithfulnessOptions(BaseModel):
     verdicts: VerdictsOptions = VerdictsOptions()
     literals: LiteralsOptions = LiteralsOptions()
     conflicts: ConflictsOptions = ConflictsOptions()
-    #: how the parts' verdicts make the score: `mean` (Ragas: the share supported) or `min`
-    #: (the least supported part: an answer is as faithful as its weakest statement)
-    combine: Literal["mean", "min"] = "mean"
+    #: how the parts' verdicts make the score: `min` (the default: the least supported part; an
+    #: answer is as faithful as its weakest statement, and a part added to it can only lower its
+    #: score) or `mean` (Ragas: the share supported)
+    combine: Literal["mean", "min"] = "min"
 
     @model_validator(mode="before")
     @classmethod

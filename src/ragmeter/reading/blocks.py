@@ -68,19 +68,21 @@ def parts(answer: str, merge: bool = True) -> tuple[list[str], int]:
     return merged, len(every) - len(pieces)
 
 
-def with_leads(pieces: list[str]) -> list[str]:
+def with_leads(pieces: list[str], scaffolding: frozenset[str] = frozenset()) -> list[str]:
     """Each stating piece with the lead it stands under ("The formats are:", "## Limits"), so
     that judged alone it still says what the answer says ("- CSV" under "Formats:" claims a
-    format); a lead states nothing alone and is no piece of its own."""
+    format); a lead states nothing alone and is no piece of its own, nor is a list number. The
+    answer's own label (`scaffolding`: "answer", "respuesta") leads nothing."""
     out: list[str] = []
     lead = ""
     for piece in pieces:
         first, _, rest = piece.partition("\n")
         if not unit_states(first):
-            lead = first.strip().lstrip("#").strip()
+            label = first.strip().lstrip("#").strip()
+            lead = "" if label.rstrip(":").lower() in scaffolding else label  # "## Answer" names nothing
             piece = rest.strip()
-            if not piece:
-                continue
+        if not any(c.isalpha() for c in piece):  # a list number ("1.") or a rule states nothing
+            continue
         out.append(f"{lead}\n{piece}" if lead else piece)
     return out
 

@@ -116,16 +116,16 @@ def _runs(cut: list[str]) -> list[str]:
     for unit in cut:
         if _states(unit):
             runs[-1].append(unit)
-        elif word_count(unit) and not unit.strip().endswith("?") and _bare(unit).strip("# ") not in _scaffolding():
+        elif word_count(unit) and not unit.strip().endswith("?") and _bare(unit).strip("# ") not in scaffolding():
             runs.append([unit])
         elif runs[-1]:
             runs.append([])
     return ["\n".join(run) for run in runs if run and any(_states(u) for u in run)]
 
 
-def _scaffolding() -> set[str]:
+def scaffolding() -> frozenset[str]:
     """The covered languages' answer labels, flat ("answer", "respuesta")."""
-    return {flat(v.samples.heading).strip("# ") for v in covered().values()}
+    return frozenset(flat(v.samples.heading).strip("# ") for v in covered().values())
 
 
 def _states(unit: str) -> bool:

@@ -83,22 +83,21 @@ def negations(text: str, language: str = "english") -> int:
 
 def missing(claim: str, contexts: list[str], question: str | None = None, language: str = "english") -> list[str]:
     """The literal details of `claim` that appear in none of `contexts` (case and spacing
-    aside; a number also as the same value written another way, 95 for 95.0). In a claim
-    that negates, a detail the question names is the question's ("the option `-u` is not
-    documented here" declines, it invents nothing): the judge reads those. Elsewhere it
-    counts: "the version released on March 27, 2021 is 0.16.0" against chunks with no date
-    states what the question assumed."""
+    aside; a number also as the same value written another way, 95 for 95.0). A detail the
+    question names is the question's, never one the answer invented ("the option `-u` is not
+    documented here" declines; "the 5 and the 1 in a 5/1 ARM are ..." repeats what was asked):
+    the judge reads those. What the answer adds counts: "the version released on March 27,
+    2021 is 0.16.0" against chunks with neither states 0.16.0 (issue 72)."""
     return missing_each([claim], contexts, question, language)[0]
 
 
 def missing_each(claims: list[str], contexts: list[str], question: str | None = None,
                  language: str = "english") -> list[list[str]]:
-    """`missing` for each of several claims against the same contexts, read once. Where the
-    language is not covered, no claim counts as negating: the question's details count too."""
+    """`missing` for each of several claims against the same contexts, read once."""
     haystack = _normal(" ".join(contexts))
     numbers = {v for n in _NUMBER.findall(haystack) for v in _values(n)}
     asked = _normal(question or "")
-    return [_absent(claim, haystack, numbers, asked if negations(claim, language) else "") for claim in claims]
+    return [_absent(claim, haystack, numbers, asked) for claim in claims]
 
 
 def _absent(claim: str, haystack: str, numbers: set[float], asked: str) -> list[str]:
