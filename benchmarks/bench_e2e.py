@@ -14,6 +14,8 @@ labelled rows. Then seconds, judge calls and prompt tokens per row.
     python benchmarks/bench_e2e.py --data benchmarks/e2e_code/labelled.jsonl   # code, markup, Spanish
     python benchmarks/bench_e2e.py --data benchmarks/e2e_kinds/labelled.jsonl --by kind --split held
         # API reference, specifications, FAQs, a tutorial; per kind of document, the held-out part
+    python benchmarks/bench_e2e.py --data benchmarks/e2e_blind/labelled.jsonl --by kind --split held \
+        [--without borderline]   # leaflets, a product manual, abstracts, labelled blind (issue 72)
 """
 
 from __future__ import annotations
@@ -55,10 +57,12 @@ def main() -> None:
     parser.add_argument("--metric-opt", action="append", default=[], help="faithfulness.KEY=VALUE")
     parser.add_argument("--by", default="", help="row fields to report by as well, comma-separated (kind,split,config)")
     parser.add_argument("--split", default="all", help="only rows whose `split` is this (dev, held)")
+    parser.add_argument("--without", default="", help="leave out rows where this field is true (borderline)")
     parser.add_argument("--dump", type=Path, help="write each row's score and evidence here (JSON lines)")
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_e2e.sqlite"))
     args = parser.parse_args()
-    every = [r for r in load(args.data) if args.split == "all" or r.get("split") == args.split]
+    every = [r for r in load(args.data) if (args.split == "all" or r.get("split") == args.split)
+             and not (args.without and r.get(args.without))]
     for language in sorted({r.get("language", "english") for r in every}):
         rows = [r for r in every if r.get("language", "english") == language]
         start = time.perf_counter()

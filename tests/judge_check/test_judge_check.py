@@ -192,8 +192,11 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     assert {c.check: c.pass_rate for c in faith.checks} == {
         "verbatim_sentence": 1.0, "whole_context": 1.0, "unrelated_sentence": 1.0, "negated_sentence": 1.0,
         "swapped_fact": 1.0, "short_copied": 1.0, "short_other": 1.0, "copied_span": 1.0, "copied_span_changed": 1.0,
-        "repeated_line_changed": 1.0, **dict.fromkeys([*INJECTED, *REFORMATTED, *CONFLICTING], 1.0)}
-    assert faith.roc_auc == 1.0 and faith.failures == []
+        "repeated_line_changed": 1.0, **dict.fromkeys([*INJECTED, *REFORMATTED, *CONFLICTING], 1.0),
+        "padded_copied": 0.0}  # padding sentences are judged like any sentence (issue 72); the weakest counts
+    # the 6 padded answers of 66 that should read high tie with the 106 low ones at 0
+    assert faith.roc_auc == pytest.approx(1 - 6 * 0.5 / 66)
+    assert faith.failures and {f.check for f in faith.failures} == {"padded_copied"}
     verbatim = faith.checks[0]
     assert (verbatim.n, verbatim.passed, verbatim.median, verbatim.by_k) == (12, 12, 1.0, {"1": 1.0, "3": 1.0})
     assert verbatim.ci95[0] == pytest.approx(0.7575, abs=1e-4) and verbatim.ci95[1] == 1.0  # Wilson, 12 of 12
@@ -201,7 +204,7 @@ def test_a_perfect_judge_passes_every_check(tmp_path):
     assert {c.check: (c.pass_rate, c.n) for c in relevance.checks} == {"own_context": (1.0, 6),
                                                                         "other_context": (1.0, 6)}
     saved = json.loads((tmp_path / "jc" / "judge_check.json").read_text())
-    assert saved["metrics"]["faithfulness"]["roc_auc"] == 1.0 and saved["sizes"] == [1, 3]
+    assert saved["metrics"]["faithfulness"]["roc_auc"] == faith.roc_auc and saved["sizes"] == [1, 3]
     assert (tmp_path / "jc" / "runs" / "faithfulness" / "results.jsonl").is_file()
 
 
@@ -236,7 +239,9 @@ def test_documents_give_faithfulness_cases_only(tmp_path):
     result = judge_check(docs, judge=ScriptedJudge(perfect), sizes=(1,), chunk_size=500, chunk_overlap=50,
                          cache=False, progress=False)
     assert list(result.metrics) == ["faithfulness"]
-    assert all(c.pass_rate == 1.0 for c in result.metrics["faithfulness"].checks)
+    rates = {c.check: c.pass_rate for c in result.metrics["faithfulness"].checks}
+    # padding sentences are judged like any sentence (issue 72); the weakest counts
+    assert rates == {**dict.fromkeys(rates, 1.0), "padded_copied": 0.0}
 
 
 def test_bad_input_is_named_before_any_call(tmp_path):

@@ -17,6 +17,9 @@ from ragmeter.run.config import RunConfig
 from ragmeter.run.execute import run_config
 from tests.http_fakes import JSONHandler, serving
 
+#: every statement of a row in one verdicts call: the mode before issue 72
+ONE_CALL = {"verdicts": {"calls": "one"}, "combine": "mean"}
+
 ROWS = [{"id": f"q{i}", "user_input": f"What is item {i}?", "response": f"Item {i} is red. It is big.",
          "retrieved_contexts": [f"Item {i} is a red thing.", f"Note {i}."]} for i in range(6)]
 
@@ -128,7 +131,7 @@ def test_every_rows_prompt_goes_in_one_batch_and_scores_equal_a_direct_run(tmp_p
 
 
 def test_a_second_prompt_goes_in_the_next_batch(tmp_path, server):
-    result = asyncio.run(run_config(config(tmp_path, server, [{"faithfulness": {"statements": "judge"}}]),
+    result = asyncio.run(run_config(config(tmp_path, server, [{"faithfulness": {"statements": "judge", **ONE_CALL}}]),
                                     data=ROWS, write=False))
     assert [len(b["lines"]) for b in BatchAPI.batches.values()] == [6, 6]  # statements, then verdicts
     assert scores(result, "faithfulness") == [1.0] * 6

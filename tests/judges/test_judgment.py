@@ -18,6 +18,9 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.judges.spec import parse_judge_spec
 from ragmeter.metrics.schemas import Rating, verdicts
 
+#: every statement in one call, the share supported: the mode before issue 72
+ONE_CALL = {"verdicts": {"calls": "one"}, "combine": "mean"}
+
 ROW = {"id": "r1", "user_input": "Where is the tall tower?", "response": "It is in Paris. It is tall.",
        "retrieved_contexts": ["The tower is in Paris."], "reference": "Paris. Tall."}
 
@@ -90,7 +93,7 @@ def test_align_maps_distributions_to_json_paths_and_refuses_mismatches():
 
 def test_faithfulness_is_the_mean_probability_of_supported():
     script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8), (0, 0.3)])}
-    result = run([{"faithfulness": {"statements": "sentences"}}], script)
+    result = run([{"faithfulness": {"statements": "sentences", **ONE_CALL}}], script)
     row = result.rows[0]
     assert row["faithfulness"] == pytest.approx(0.55)
     assert [s["p_supported"] for s in row["faithfulness_evidence"]["statements"]] == [0.8, 0.3]
@@ -101,21 +104,25 @@ def test_faithfulness_is_the_mean_probability_of_supported():
 
 def test_judgment_label_ignores_the_probabilities():
     script = {"faithfulness.verdicts": verdicts_reply([(1, 0.8), (0, 0.3)])}
-    result = run([{"faithfulness": {"statements": "sentences", "judgment": "label"}}], script)
+    result = run([{"faithfulness": {"statements": "sentences", "judgment": "label", **ONE_CALL}}], script)
     assert result.rows[0]["faithfulness"] == 0.5
     assert result.rows[0]["faithfulness_evidence"]["statements"][0]["p_supported"] is None
     assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"label": 1}
 
 
-def test_whole_response_is_one_claim_by_default():
-    judge = ScriptedJudge({"faithfulness.verdicts": verdicts_reply([(1, 0.9)])})
+def test_each_part_is_a_claim_in_a_call_of_its_own_by_default():
+    def script(request):  # P(supported) 0.7 for the part about height, 0.9 for the other
+        claim = request.messages[-1]["content"].partition("statements:")[2]
+        return verdicts_reply([(1, 0.7 if "tall" in claim else 0.9)])
+    judge = ScriptedJudge(script)
     result = ragmeter.evaluate([ROW], ["faithfulness"], judge=judge, cache=False, progress=False)
-    # one claim in one call, and the answer without its last sentence in a call of its own (a view)
-    assert judge.calls() == 2 and [v["view"] for v in result.rows[0]["faithfulness_evidence"]["views"]] == [
-        "without its last 1 part"]
-    assert judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 1
-    assert result.rows[0]["faithfulness"] == pytest.approx(0.9)
-    assert result.rows[0]["faithfulness_evidence"]["statements"][0]["statement"] == ROW["response"]
+    evidence = result.rows[0]["faithfulness_evidence"]
+    # each sentence a claim in a call of its own, one verdict each, and no views
+    assert judge.calls() == 2 and "views" not in evidence
+    assert [r.schema["properties"]["verdicts"]["maxItems"] for r in judge.requests] == [1, 1]
+    assert [s["statement"] for s in evidence["statements"]] == ["It is in Paris.", "It is tall."]
+    assert [s["p_supported"] for s in evidence["statements"]] == [0.9, 0.7]
+    assert result.rows[0]["faithfulness"] == pytest.approx(0.7)  # the weakest part counts
 
 
 def test_context_precision_is_average_precision_of_expected_usefulness():
@@ -155,7 +162,7 @@ def test_llamaindex_faithfulness_is_p_yes_of_the_deciding_call():
 
 def test_probabilities_are_cached_with_the_reply(tmp_path):
     cache = tmp_path / "c.sqlite"
-    spec = [{"faithfulness": {"statements": "sentences"}}]
+    spec = [{"faithfulness": {"statements": "sentences", **ONE_CALL}}]
     first = ragmeter.evaluate([ROW], spec, judge=ScriptedJudge({"faithfulness.verdicts": verdicts_reply(
         [(1, 0.8), (0, 0.3)])}), cache=cache, progress=False)
     again = ScriptedJudge({})

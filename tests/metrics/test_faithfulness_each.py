@@ -67,7 +67,8 @@ def test_a_list_item_is_judged_under_its_lead():
     assert with_leads(["The kettle can:", "- boil 1.7 litres of water", "- switch itself off"]) == [
         "The kettle can:\n- boil 1.7 litres of water", "The kettle can:\n- switch itself off"]
     assert with_leads(["## Care\nDescale it every month.", "Use white vinegar."]) == [
-        "Care\nDescale it every month.", "Care\nUse white vinegar."]
+        "Descale it every month.", "Use white vinegar."]  # a heading states nothing and leads nothing
+    assert with_leads(["Answer:\nIt boils.", "It stops."], frozenset({"answer"})) == ["It boils.", "It stops."]
     assert with_leads(["Plain sentence one.", "Plain sentence two."]) == ["Plain sentence one.", "Plain sentence two."]
     assert with_leads(["The kit holds:", "1.", "a board", "2.", "a stencil"]) == ["The kit holds:\na board",
                                                                                "The kit holds:\na stencil"]

@@ -18,6 +18,8 @@ from ragmeter.metrics import get_metric
 from ragmeter.metrics.faithfulness import Faithfulness, FaithfulnessOptions
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the whole answer as one claim, the mode before issue 72
+WHOLE = {"claims": {"statements": "response"}, "verdicts": {"calls": "one"}, "combine": "mean"}
 CONTEXTS = ["The server listens on port 8080 by default. Set --port to change it.",
             "Note: the server listens on port 9090 by default."]
 ROW = {"id": "r", "user_input": "Which port?", "retrieved_contexts": CONTEXTS,
@@ -62,8 +64,10 @@ def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_alwa
                                                 "evidence", "verdicts", "conflicts"]
     judge = ScriptedJudge({"faithfulness.verdicts": {"verdicts": [{"reason": "said", "verdict": 1},
                                                                    {"reason": "said", "verdict": 1}]}})
+    # every part in one call, the share supported (the mode before issue 72): each part's verdict is read
     result = ragmeter.evaluate([ROW], [{"faithfulness": {"claims": {"statements": "parts"},
-                                                        "verdicts": {"judgment": "label"}}}],
+                                                        "verdicts": {"judgment": "label", "calls": "one"},
+                                                        "combine": "mean"}}],
                                judge=judge, cache=False, progress=False)
     row = result.rows[0]
     evidence = row["faithfulness_evidence"]
@@ -80,10 +84,11 @@ def test_the_steps_run_in_order_over_one_record_and_write_the_evidence_runs_alwa
 
 
 @pytest.mark.parametrize("options, calls, value", [
-    ({}, 0, 0.0),  # the whole answer is one statement, and its 7070 is in no context
-    ({"claims": {"statements": "parts"}}, 1, 0.5),  # one part of two fails: its verdicts still count
+    (WHOLE, 0, 0.0),  # the whole answer is one statement, and its 7070 is in no context
+    ({**WHOLE, "claims": {"statements": "parts"}}, 1, 0.5),  # one part of two fails: its verdicts still count
     ({"claims": {"statements": "parts"}, "combine": "min"}, 0, 0.0),  # the weakest part counts, and one fails
-    ({"literals": {"mode": "evidence"}}, 2, 1.0),  # listed only: the judge decides (the answer, then a view)
+    ({}, 0, 0.0),  # the default (issue 72): each part judged alone, the weakest counts, and one fails
+    ({**WHOLE, "literals": {"mode": "evidence"}}, 2, 1.0),  # listed only: the judge decides (the answer, then a view)
 ])
 def test_a_detail_in_no_context_that_already_sets_the_score_to_0_makes_no_judge_call(options, calls, value):
     """Issue 63 item 1: no verdict can raise a score its literal details set to 0 (a view can
@@ -91,7 +96,8 @@ def test_a_detail_in_no_context_that_already_sets_the_score_to_0_makes_no_judge_
     row = {**ROW, "response": "The server listens on port 8080 by default.\nIt runs on port 7070 too."}
     judge = ScriptedJudge(lambda request: {"verdicts": [{"reason": "said", "verdict": 1}] * request.schema[
         "properties"]["verdicts"]["maxItems"]})
-    result = ragmeter.evaluate([row], [{"faithfulness": {"verdicts": {"judgment": "label"}, **options}}],
+    spec = {**options, "verdicts": {**options.get("verdicts", {}), "judgment": "label"}}
+    result = ragmeter.evaluate([row], [{"faithfulness": spec}],
                                judge=judge, cache=False, progress=False)
     out = result.rows[0]
     assert judge.calls() == calls

@@ -11,6 +11,8 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.reading.blocks import states_something, units
 
 CONTEXT = "The server listens on port 8080 by default, and the --port flag changes it."
+#: the whole answer as one claim, the mode before issue 72 (views run only in it)
+WHOLE = {"claims": {"statements": "response"}, "verdicts": {"calls": "one"}, "combine": "mean"}
 WRONG = "The server listens on port 8080 only when the --port flag is not given, and never on weekends."
 
 
@@ -27,7 +29,7 @@ def swayed(request):
 def score(response: str, **options):
     judge = ScriptedJudge(swayed)
     result = ragmeter.evaluate([{"id": "r", "user_input": "Which port?", "retrieved_contexts": [CONTEXT],
-                                 "response": response}], [{"faithfulness": options}],
+                                 "response": response}], [{"faithfulness": {**WHOLE, **options}}],
                                judge=judge, cache=False, progress=False)
     return result.rows[0], judge
 

@@ -16,8 +16,9 @@ EINSTEIN = {"id": "e1", "user_input": "Where and when was Einstein born?",
             "retrieved_contexts": ["Albert Einstein (born 14 March 1879) was a German-born theoretical physicist."],
             "reference": "Albert Einstein was born in Germany on 14 March 1879."}
 
-#: faithfulness with the judge writing the statements (Ragas), as these tests script it
-RAGAS_FAITHFULNESS = {"faithfulness": {"statements": "judge"}}
+#: faithfulness with the judge writing the statements (Ragas), as these tests script it: every
+#: statement in one verdicts call and the share supported, the mode before issue 72
+RAGAS_FAITHFULNESS = {"faithfulness": {"statements": "judge", "verdicts": {"calls": "one"}, "combine": "mean"}}
 
 
 def v(*flags: int) -> dict:

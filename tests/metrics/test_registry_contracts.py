@@ -128,8 +128,8 @@ def test_the_metrics_command_shows_uses_and_settings():
     assert metric_uses(get_metric("answer_correctness")) == "judge+embeddings"
     assert metric_uses(get_metric("bleu")) == "none"
     shown = metric_settings(get_metric("faithfulness"))
-    assert "verdicts.judgment=probability" in shown and "claims.statements=response" in shown
-    assert "combine=mean" in shown
+    assert "verdicts.judgment=probability" in shown and "claims.statements=parts" in shown
+    assert "verdicts.calls=each" in shown and "combine=min" in shown
     assert metric_settings(get_metric("ndcg@k")) == "k=None"
 
 

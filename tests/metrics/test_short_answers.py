@@ -34,8 +34,9 @@ def test_by_default_a_short_answer_is_judged_with_its_question_in_one_call():
     assert evidence["statements_from"] == "short answer: question"
     assert judge.calls() == 1
     # the excerpts were chosen with the question: the sentence that says what httplib2 is, not the URL lines
-    assert evidence["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
-    assert "github.com" not in " ".join(evidence["excerpts"])
+    shown = evidence["statements"][0]["excerpts"]  # each statement is shown excerpts of its own (issue 72)
+    assert shown[0].startswith("httplib2 is a comprehensive HTTP client library")
+    assert "github.com" not in " ".join(shown)
 
 
 REWRITE = {"faithfulness": {"short_answers": "rewrite"}}
@@ -55,8 +56,9 @@ def test_a_short_answer_can_be_rewritten_with_its_question_and_that_statement_is
     assert "What is the name of the HTTP client library?" in statements_request.messages[-1]["content"]
     assert statements_request.schema["properties"]["statements"]["maxItems"] == 1  # one claim, not four
     # the excerpts were chosen with the question: the sentence that says what httplib2 is, not the URL lines
-    assert evidence["excerpts"][0].startswith("httplib2 is a comprehensive HTTP client library")
-    assert "github.com" not in " ".join(evidence["excerpts"])
+    shown = evidence["statements"][0]["excerpts"]
+    assert shown[0].startswith("httplib2 is a comprehensive HTTP client library")
+    assert "github.com" not in " ".join(shown)
 
 
 def test_a_rewrite_that_drops_the_answer_is_not_trusted_question_and_answer_are_judged_together():
@@ -74,7 +76,7 @@ def test_short_answers_alone_and_rows_without_a_question():
     no_question = {k: val for k, val in ROW.items() if k != "user_input"}
     result, judge = evaluate([no_question], ["faithfulness"], {"faithfulness.verdicts": v(0)})
     assert [s["statement"] for s in result.rows[0]["faithfulness_evidence"]["statements"]] == ["httplib2"]
-    assert result.rows[0]["faithfulness_evidence"]["statements_from"] == "response"
+    assert result.rows[0]["faithfulness_evidence"]["statements_from"] == "parts"
     assert judge.calls("faithfulness.statements") == 0
 
 

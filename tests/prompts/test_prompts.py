@@ -52,7 +52,7 @@ def test_export_writes_one_valid_file_per_prompt_with_hash_and_schema(tmp_path):
     data = json.loads((out / "faithfulness.verdicts.english.json").read_text())
     assert data["hash"] == builtin_prompt("faithfulness", "verdicts").version
     assert data["output_schema"]["properties"]["verdicts"]["minItems"] == 2  # example 1 has 2 statements
-    # a one-statement list (the default: the whole response) is not led by the example's negative item
+    # a one-statement list (the default: each statement in a call of its own) is not led by the example's negative item
     assert data["examples"][0]["output"]["verdicts"][0]["verdict"] == 1
     assert data["ragmeter_version"]
     loaded = read_prompt_file(out / "faithfulness.verdicts.english.json", get_metric)
@@ -73,7 +73,7 @@ def test_reexport_is_safe_identical_passes_changed_needs_force(tmp_path):
 
 def test_unedited_export_reuses_the_cache_and_an_edit_calls_the_judge_again(tmp_path):
     first, judge1 = run()
-    assert judge1.calls() == 5  # statements, verdicts, attribution, rating1, rating2
+    assert judge1.calls() == 6  # statements, a verdict for each of the two in a call of its own, attribution, rating1, rating2
     out = export(tmp_path)
     same, judge2 = run(prompts_dir=out)
     assert judge2.calls() == 0 and same.manifest["prompt_notes"] == []

@@ -125,6 +125,8 @@ def test_parts_are_sentences_lines_and_code_with_repeats_once():
         "Paris is the capital of France.", "It has 2 million people."]
 
 
+#: every part in one judge call, the mode before issue 72 (Ragas's: one verdict per part, read in order)
+ONE_CALL = {"verdicts": {"calls": "one"}}
 ROW = {"id": "r1", "user_input": "What does cut -b do?", "retrieved_contexts": [MANPAGE, README],
        "response": "The -b option selects only these bytes. It is described in dpkg-cut(1). It is a fast option."}
 
@@ -142,18 +144,21 @@ def test_by_default_each_part_is_judged_the_weakest_counts_and_an_absent_literal
     assert "not in any context: dpkg-cut(1)" in out["faithfulness_reason"]
     assert out["faithfulness_evidence"]["statements_from"] == "parts"
     spec = [{"faithfulness": {"statements": "parts", "combine": "min", "literals": "evidence"}}]
-    result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 1, 1)})
-    assert judge.calls() == 1 and judge.requests[0].schema["properties"]["verdicts"]["minItems"] == 3
+    result, judge = evaluate([ROW], spec, lambda request: v(*[1] * request.schema["properties"]["verdicts"]["maxItems"]))
+    # listed only: each part is judged, in a call of its own
+    assert judge.calls() == 3 and [r.schema["properties"]["verdicts"]["maxItems"] for r in judge.requests] == [1, 1, 1]
     assert result.rows[0]["faithfulness"] == 1.0
 
 
 def test_combine_mean_is_ragas_share_and_literals_can_be_evidence_only():
-    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "evidence", "judgment": "label"}}]
+    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "evidence", "judgment": "label",
+                              **ONE_CALL}}]
     result, _ = evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 0, 1)})
     out = result.rows[0]
     assert out["faithfulness"] == 2 / 3
     assert out["faithfulness_evidence"]["statements"][1]["not_in_contexts"] == ["dpkg-cut(1)"]
-    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "score", "judgment": "label"}}]
+    spec = [{"faithfulness": {"statements": "parts", "combine": "mean", "literals": "score", "judgment": "label",
+                              **ONE_CALL}}]
     assert evaluate([ROW], spec, {"faithfulness.verdicts": v(1, 1, 1)})[0].rows[0]["faithfulness"] == 2 / 3
     spec = [{"faithfulness": {"statements": "response", "literals": "off", "judgment": "label"}}]
     result, judge = evaluate([ROW], spec, {"faithfulness.verdicts": v(1)})

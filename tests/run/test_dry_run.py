@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from ragmeter.cache import Cache
-from ragmeter.judges.base import JudgeReply
+from ragmeter.judges.base import JudgeReply, JudgeRequest
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics.schemas import verdicts
 from ragmeter.run.config import RunConfig
@@ -24,10 +24,19 @@ ROWS = [{"id": f"r{i}", "user_input": f"What is item {i}?", "response": f"Item {
 METRICS = ["context_relevance", {"faithfulness": {"statements": "judge"}}]
 
 
+#: the judge writes three statements, as many as the prompt's example the dry run's stand-in is
+#: shaped from; each statement is judged in a call of its own (the default since issue 72)
+STATEMENTS = ["A thing.", "It is red.", "It is an item."]
+
+
 def judge() -> ScriptedJudge:
-    return ScriptedJudge({"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2},
-                          "faithfulness.statements": {"statements": ["A thing.", "It is red."]},
-                          "faithfulness.verdicts": {"verdicts": [{"verdict": 1, "reason": "r"}] * 2}})
+    def script(request: JudgeRequest) -> dict:
+        if request.tag.startswith("context_relevance"):
+            return {"rating": 2}
+        if request.tag == "faithfulness.statements":
+            return {"statements": STATEMENTS}
+        return {"verdicts": [{"verdict": 1, "reason": "r"}] * request.schema["properties"]["verdicts"]["maxItems"]}
+    return ScriptedJudge(script)
 
 
 def config(cache, **kw) -> RunConfig:
@@ -49,8 +58,9 @@ def test_the_dry_run_counts_what_the_run_sends_and_calls_nothing(tmp_path, speed
     def tokens(tag: str) -> int:
         return sum(real.count_messages(r.messages) for r in real.requests if r.tag.startswith(tag))
 
-    for label in ("context_relevance", "faithfulness"):
-        assert estimate.metrics[label].calls == sum(r.tag.startswith(label) for r in real.requests) == 8
+    # a row: two ratings; the statements, then a verdict for each of the three in a call of its own
+    for label, calls in (("context_relevance", 8), ("faithfulness", 16)):
+        assert estimate.metrics[label].calls == sum(r.tag.startswith(label) for r in real.requests) == calls
     assert estimate.metrics["context_relevance"].prompt_tokens == tokens("context_relevance")
     assert estimate.metrics["context_relevance"].estimated_prompt_tokens == 0
     # the verdict prompts hold the statements the judge wrote: stood in, so counted apart as
@@ -58,8 +68,8 @@ def test_the_dry_run_counts_what_the_run_sends_and_calls_nothing(tmp_path, speed
     faith = estimate.metrics["faithfulness"]
     assert faith.prompt_tokens - faith.estimated_prompt_tokens == tokens("faithfulness.statements")
     assert faith.estimated_prompt_tokens > 0
-    assert estimate.metrics["faithfulness"].max_completion_tokens == 8 * 512
-    assert estimate.tokenizer == EXACT and estimate.total.calls == 16 and estimate.total.seconds is None
+    assert estimate.metrics["faithfulness"].max_completion_tokens == 16 * 512
+    assert estimate.tokenizer == EXACT and estimate.total.calls == 24 and estimate.total.seconds is None
 
 
 def test_cache_hits_are_subtracted_and_nothing_is_written(tmp_path, speed_file):
@@ -67,9 +77,9 @@ def test_cache_hits_are_subtracted_and_nothing_is_written(tmp_path, speed_file):
     asyncio.run(run_config(config(cache, limit=2), data=ROWS, judge=judge(), write=False))
     before = Cache(cache).count()
     estimate = asyncio.run(dry_run(config(cache), data=ROWS, judge=judge()))
-    assert Cache(cache).count() == before == 2 * 2 + 2 * 2  # two rows: 2 ratings + statements + verdicts each
+    assert Cache(cache).count() == before == 2 * 2 + 2 * 4  # two rows: 2 ratings + statements + 3 verdicts each
     assert estimate.metrics["context_relevance"].calls == 4 and estimate.metrics["context_relevance"].cache_hits == 4
-    assert estimate.metrics["faithfulness"].calls == 4 and estimate.metrics["faithfulness"].cache_hits == 4
+    assert estimate.metrics["faithfulness"].calls == 8 and estimate.metrics["faithfulness"].cache_hits == 8
 
 
 def test_seconds_and_price_come_from_the_measured_speed_and_the_config(tmp_path, speed_file):
@@ -94,8 +104,8 @@ def test_the_run_reports_its_estimate_beside_the_actuals_once(tmp_path, speed_fi
     estimate = asyncio.run(dry_run(cfg, data=ROWS, judge=judge()))
     first = asyncio.run(run_config(cfg, data=ROWS, judge=judge()))
     reported = json.loads(first.manifest_path.read_text())["estimate"]
-    assert reported["total"]["calls"] == estimate.total.calls == 16
-    assert reported["actual"]["faithfulness"]["calls"] == reported["metrics"]["faithfulness"]["calls"] == 8
+    assert reported["total"]["calls"] == estimate.total.calls == 24
+    assert reported["actual"]["faithfulness"]["calls"] == reported["metrics"]["faithfulness"]["calls"] == 16
     again = asyncio.run(run_config(cfg, data=ROWS, judge=judge()))  # all cached: the old estimate is not shown
     assert again.manifest.get("estimate") is None
 

@@ -1,35 +1,35 @@
-"""Ragas Faithfulness: share of the response's statements the retrieved context supports.
+"""Faithfulness (Ragas's, judged part by part): whether the retrieved contexts support the response.
 
 Scored in named steps over one record per statement (metrics/faithfulness_steps.py), each
 with its own options (`faithfulness: {claims: {statements: parts}}`; the flat keys of
 earlier versions, `statements: parts`, still work):
 - `votes`: units that address the judge (a planted verdict, an instruction to the
-  evaluator, the answer vouching for itself) are listed and flagged; they are judged with
-  the answer all the same, and the answer without them is one more view. An answer that
+  evaluator, the answer vouching for itself) are listed and flagged; judged part by part they
+  are no claim (they reach no other part's verdict); judged whole, the answer without them is
+  one more view. An answer that
   only votes, or states nothing (":", "Answer:"), scores 0 with `no_claim`, never unscored.
-- `claims`: statements from one of four places (`statements:`): `judge` (Ragas: the judge
-  writes them, a second call gives one verdict per statement; small judges invent
-  statements here), `sentences` (deterministic, one call), `parts` (where a reader would
-  cite: sentences, list items, lines, code blocks, reading/blocks.py), `response` (the
-  whole response as one claim, one call). A short answer ("httplib2") is judged with its
-  question (`short_answers`).
+- `claims`: statements from one of four places (`statements:`): `parts` (the default: where a
+  reader would cite, sentences, list items, lines, code blocks, reading/blocks.py; a list item
+  under its label), `judge` (Ragas: the judge writes them; small judges invent statements here),
+  `sentences` (deterministic), `response` (the whole response as one claim). A short answer
+  ("httplib2") is judged with its question (`short_answers`).
 - `copies`: an answer whose every stating unit is copied from one context as written, in runs
   of consecutive units, is supported without a judge call (reading/copies.py); `off` judges it.
 - `declines`: a short answer the judge reads as declining is scored as its claim that the
   contexts do not answer the question, 1 - P(answerable) (abstention's two prompts).
-- `views`: the answer judged again without its last one to three units, each in a call of
-  its own; the lowest score counts, so nothing appended to an answer can raise it, in any
-  words (metrics/faithfulness_views.py).
+- `views`: with `statements: response`, the answer judged again without its last one to three
+  units, each in a call of its own; the lowest score counts (metrics/faithfulness_views.py).
 - `literals`: a statement stating a literal detail (URL, flag, identifier, number) that no
   retrieved context holds counts as unsupported (`mode: score`); where that already makes the
   score 0, the judge is not called (`no_judge_call` in the evidence).
 - `evidence`: several contexts, or a long one, cut to the blocks the claims are about.
-- `verdicts`: one judge call; each verdict counts as P(supported) (`judgment: probability`,
-  the default) or 0/1.
+- `verdicts`: each statement in a call of its own (`calls: each`, the default: no statement's
+  verdict reads another, issue 72) or all in one call (`one`); each verdict counts as
+  P(supported) (`judgment: probability`, the default) or 0/1.
 - `conflicts`: chunks that disagree about a statement are shown and flagged.
-Parts combine by `combine:` (`mean`, Ragas's share, or `min`, the weakest part). Zero
-statements is unscored with a reason (Ragas gives NaN). Einstein example, judge statements
-and 0/1 verdicts: 1 of 2 inferable -> 0.5.
+Parts combine by `combine:` (`min`, the default: the weakest part, so a part added to an answer
+can only lower its score; or `mean`, Ragas's share). Zero statements is unscored with a reason
+(Ragas gives NaN). Einstein example, judge statements, 0/1 verdicts and `mean`: 1 of 2 -> 0.5.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def faithfulness(flags: list[float]) -> float:
 
 class Faithfulness(Metric[FaithfulnessOptions]):
     name = "faithfulness"
-    description = ("Is the response grounded? Share of the response's statements that can be inferred "
-                   "from the retrieved contexts (Ragas Faithfulness).")
+    description = ("Is the response grounded? Its parts judged one by one against the retrieved contexts, "
+                   "the weakest counting (combine: mean gives Ragas Faithfulness's share).")
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     #: a short answer that declines is read with abstention's prompts, where the run's language

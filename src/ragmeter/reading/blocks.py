@@ -69,17 +69,18 @@ def parts(answer: str, merge: bool = True) -> tuple[list[str], int]:
 
 
 def with_leads(pieces: list[str], scaffolding: frozenset[str] = frozenset()) -> list[str]:
-    """Each stating piece with the lead it stands under ("The formats are:", "## Limits"), so
-    that judged alone it still says what the answer says ("- CSV" under "Formats:" claims a
-    format); a lead states nothing alone and is no piece of its own, nor is a list number. The
-    answer's own label (`scaffolding`: "answer", "respuesta") leads nothing."""
+    """Each stating piece with the label it stands under ("The formats are:"), so that judged
+    alone it still says what the answer says ("- CSV" under "Formats:" claims a format); a label
+    or a heading states nothing alone and is no piece of its own, nor is a list number. A heading
+    leads nothing (its excerpt may not show it), nor does the answer's own label (`scaffolding`:
+    "answer", "respuesta")."""
     out: list[str] = []
     lead = ""
     for piece in pieces:
         first, _, rest = piece.partition("\n")
-        if not unit_states(first):
-            label = first.strip().lstrip("#").strip()
-            lead = "" if label.rstrip(":").lower() in scaffolding else label  # "## Answer" names nothing
+        if not unit_states(first):  # a heading or a label ending in ":"; only a label leads what follows
+            label = first.strip()
+            lead = label if label.endswith(":") and label.rstrip(":").lower() not in scaffolding else ""
             piece = rest.strip()
         if not any(c.isalpha() for c in piece):  # a list number ("1.") or a rule states nothing
             continue
