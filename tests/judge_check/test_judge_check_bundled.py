@@ -31,7 +31,7 @@ def test_the_default_judge_reads_copied_answers_high_and_unrelated_ones_low(tmp_
     assert faith.roc_auc >= 0.85
     rows = [json.loads(line) for line in (tmp_path / "jc" / "runs" / "faithfulness" / "results.jsonl").open()]
     reasons = [s["reason"] for r in rows for s in r["faithfulness_evidence"]["statements"]]
-    assert len(reasons) == faith.cases
+    assert len(reasons) >= faith.cases  # a case's answer may be several parts, each judged (issue 72)
     examples = {v["reason"] for e in builtin_prompt("faithfulness", "verdicts").examples
                 for v in e.output["verdicts"]}
     assert not set(reasons) & examples
