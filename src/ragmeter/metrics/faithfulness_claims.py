@@ -30,8 +30,8 @@ class Claims:
 
     options: ClaimsOptions
     judge: Asker
-    #: `each` (every statement judged alone): a part under a lead ("The formats are:", a heading)
-    #: is judged with it, and a part that only addresses the judge is no claim
+    #: `each` (every statement judged alone): a part under a label ("The formats are:") is judged
+    #: with it, and a part that only addresses the judge is no claim
     calls: str = "one"
     name: str = "claims"
 
