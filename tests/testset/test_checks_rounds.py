@@ -78,7 +78,7 @@ def test_a_test_set_reaches_its_size_by_asking_each_chunk_again(tmp_path):
     names = ["A0", "A2", "B0", "B2"]
     table = {f"What does setting {n} of the service default to?": [float(i == j) for j in range(4)]
              for i, n in enumerate(names)}
-    result = generate_testset(docs, 4, judge=judge, embeddings=TableEmbedder(table), progress=False)
+    result = generate_testset(docs, 4, write_from="chunk", judge=judge, embeddings=TableEmbedder(table), progress=False)
     questions = sorted(r["user_input"] for r in result.rows)
     assert len(questions) == 4 and not result.quality["stopped_short"]
     # the second round's questions are written from text away from the first ones (the setting asked

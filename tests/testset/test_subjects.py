@@ -80,7 +80,7 @@ def test_a_question_that_names_no_subject_is_rewritten_once_and_judged_again(tmp
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "guide.md").write_text(GUIDE)
     rewritten: list[str] = []
-    result = generate_testset(tmp_path / "docs", 1, judge=ScriptedJudge(writer(rewritten)),
+    result = generate_testset(tmp_path / "docs", 1, write_from="chunk", judge=ScriptedJudge(writer(rewritten)),
                               embeddings=TableEmbedder({}), progress=False, out=tmp_path / "out")
     row = result.rows[0]
     assert row["user_input"] == "When is the Beacon lamp lit?"
@@ -111,7 +111,7 @@ def test_spanish_documents_give_a_spanish_test_set_by_default(tmp_path):
             return {"verdicts": [{"verdict": 1, "reason": ""}]}
         return {"rating": 5}
 
-    result = generate_testset(tmp_path / "docs", 1, judge=ScriptedJudge(reply), embeddings=TableEmbedder({}),
+    result = generate_testset(tmp_path / "docs", 1, write_from="chunk", judge=ScriptedJudge(reply), embeddings=TableEmbedder({}),
                               progress=False)
     assert result.quality["language"] == "spanish" and result.manifest["language"]["used"] == "spanish"
     assert result.rows[0]["user_input"].startswith("¿Cuándo")
@@ -131,7 +131,7 @@ def test_the_prompts_own_example_is_dropped_not_rewritten(tmp_path):
             return {"question": "When was the Eiffel Tower completed?", "answer": "In 1889."}
         return script(request)
 
-    result = generate_testset(tmp_path / "docs", 1, judge=ScriptedJudge(copying), embeddings=TableEmbedder({}),
+    result = generate_testset(tmp_path / "docs", 1, write_from="chunk", judge=ScriptedJudge(copying), embeddings=TableEmbedder({}),
                               progress=False, max_attempts=1)
     assert result.rows == [] and rewritten == []
     assert [r["rejected_by"] for r in result.rejected] == ["copied example"]

@@ -177,7 +177,7 @@ def test_pipeline_rejects_a_restated_answer_before_the_critiques(tmp_path):
         return reply(request)
 
     judge = ScriptedJudge(restating)
-    result = generate_testset(write_docs(tmp_path / "docs", 2), 2, judge=judge, embeddings=embedder(),
+    result = generate_testset(write_docs(tmp_path / "docs", 2), 2, write_from="chunk", judge=judge, embeddings=embedder(),
                               progress=False, max_attempts=1)
     assert result.rows == [] and {r["rejected_by"] for r in result.rejected} == {"restates question"}
     assert "every word of the answer 'The lighthouse.' is in the question" in result.rejected[0]["detail"]
@@ -190,7 +190,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
     judge = ScriptedJudge(reply)
     emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 2), 0.0]
                          for i in range(3)})
-    result = generate_testset(docs, 3, out=tmp_path / "out", judge=judge, embeddings=emb, progress=False)
+    result = generate_testset(docs, 3, write_from="chunk", out=tmp_path / "out", judge=judge, embeddings=emb, progress=False)
     rows = [json.loads(line) for line in (tmp_path / "out" / "testset.jsonl").read_text().splitlines()]
     assert [r["user_input"] for r in rows] == [r["user_input"] for r in result.rows]
     assert sorted(r["user_input"] for r in rows) == ["When was the lighthouse of Cape0 built?",
@@ -234,7 +234,7 @@ def test_pipeline_filters_and_writes_exact_rows(tmp_path):
 
 def test_duplicates_are_rejected_with_the_pair(tmp_path):
     docs = write_docs(tmp_path / "docs", 3)
-    result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False,
+    result = generate_testset(docs, 3, write_from="chunk", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False,
                               max_attempts=1)
     assert len(result.rows) == 1
     duplicates = [r for r in result.rejected if r["rejected_by"] == "duplicate"]
@@ -250,7 +250,7 @@ def test_unanswerable_rows_get_a_refusal_and_no_contexts(tmp_path):
         return {"question": question} if request.tag == "testset.unanswerable" else reply(request)
 
     emb = TableEmbedder({question: [1.0, 0.0, 0.0]})
-    result = generate_testset(docs, 1, judge=ScriptedJudge(spanish), embeddings=emb, types="unanswerable:1",
+    result = generate_testset(docs, 1, write_from="chunk", judge=ScriptedJudge(spanish), embeddings=emb, types="unanswerable:1",
                               progress=False, language="spanish")
     row = result.rows[0]
     assert row["question_type"] == "unanswerable" and row["reference"] == "Los documentos no responden a esta pregunta."
@@ -266,7 +266,7 @@ def test_an_unanswerable_question_the_corpus_answers_is_rejected_before_any_crit
         return reply(request)
 
     judge = ScriptedJudge(answered)
-    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), types="unanswerable:1",
+    result = generate_testset(docs, 1, write_from="chunk", judge=judge, embeddings=embedder(), types="unanswerable:1",
                               progress=False, out=tmp_path / "out")
     assert result.rows == []
     rejected = [json.loads(line) for line in (tmp_path / "out" / "rejected.jsonl").read_text().splitlines()]
@@ -290,9 +290,9 @@ def test_shipped_unanswerable_questions_are_not_answered_by_the_shipped_docs():
 
 def test_same_seed_same_testset_and_cache_resume(tmp_path):
     docs = write_docs(tmp_path / "docs")
-    first = generate_testset(docs, 2, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+    first = generate_testset(docs, 2, write_from="chunk", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
     judge = ScriptedJudge(reply)
-    again = generate_testset(docs, 2, judge=judge, embeddings=embedder(), progress=False)
+    again = generate_testset(docs, 2, write_from="chunk", judge=judge, embeddings=embedder(), progress=False)
     assert again.rows == first.rows and judge.requests == []  # everything from the cache
 
 
@@ -302,7 +302,7 @@ def test_parse_failures_are_rejected_with_the_stage(tmp_path):
     def broken(request):
         return "not json" if request.tag == "testset.factoid" else reply(request)
 
-    result = generate_testset(docs, 1, judge=ScriptedJudge(broken), embeddings=embedder(), progress=False,
+    result = generate_testset(docs, 1, write_from="chunk", judge=ScriptedJudge(broken), embeddings=embedder(), progress=False,
                               max_attempts=2)
     assert result.rows == [] and {r["rejected_by"] for r in result.rejected} == {"parse failure"}
     assert result.rejected[0]["detail"].startswith("generate:")
@@ -312,7 +312,7 @@ def test_evaluate_reads_the_testset(tmp_path):
     import ragmeter
 
     docs = write_docs(tmp_path / "docs")
-    generate_testset(docs, 1, out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(),
+    generate_testset(docs, 1, write_from="chunk", out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(),
                      progress=False)
     rows = [json.loads(line) for line in (tmp_path / "ts" / "testset.jsonl").read_text().splitlines()]
     rows[0]["response"] = "It was built in 1850."
@@ -350,13 +350,13 @@ def test_bad_input(tmp_path):
     assert [d.source for d in corpus.documents] == ["a.txt"]
     assert len(corpus.skipped) == 1 and "broken.pdf: cannot parse this PDF" in corpus.skipped[0]
     with pytest.raises(DataError, match=f"shorter than the minimum chunk \\({MIN_CHUNK_CHARS} characters\\)"):
-        generate_testset(short, 1, judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+        generate_testset(short, 1, write_from="chunk", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
     with pytest.raises(ConfigError, match="testset: size: Input should be greater than or equal to 1"):
-        generate_testset(short, 0, judge=ScriptedJudge(reply))
+        generate_testset(short, 0, write_from="chunk", judge=ScriptedJudge(reply))
     with pytest.raises(ConfigError, match="testset: format: Input should be 'jsonl' or 'parquet'"):
-        generate_testset(short, 1, judge=ScriptedJudge(reply), format="csv")
+        generate_testset(short, 1, write_from="chunk", judge=ScriptedJudge(reply), format="csv")
     with pytest.raises(TypeError, match="unexpected keyword arguments: sizes"):
-        generate_testset(short, 1, sizes=3)  # type: ignore[call-arg]
+        generate_testset(short, 1, write_from="chunk", sizes=3)  # type: ignore[call-arg]
 
 
 def minimal_pdf(text: str) -> bytes:
@@ -395,9 +395,9 @@ def test_a_damaged_pdf_is_one_line_naming_the_file_not_pypdfs_log(tmp_path, caps
 
 def test_output_folder_holding_another_testset_is_refused(tmp_path):
     docs = write_docs(tmp_path / "docs")
-    generate_testset(docs, 1, out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
+    generate_testset(docs, 1, write_from="chunk", out=tmp_path / "ts", judge=ScriptedJudge(reply), embeddings=embedder(), progress=False)
     with pytest.raises(ConfigError, match="holds another run's results"):
-        generate_testset(docs, 1, out=tmp_path / "ts", seed=5, judge=ScriptedJudge(reply), embeddings=embedder(),
+        generate_testset(docs, 1, write_from="chunk", out=tmp_path / "ts", seed=5, judge=ScriptedJudge(reply), embeddings=embedder(),
                          progress=False)
 
 
@@ -412,14 +412,14 @@ def test_dry_run_plans_without_a_judge(tmp_path):
     from ragmeter.testset import plan_testset
 
     docs = write_docs(tmp_path / "docs")
-    plan = plan_testset(docs, 2, max_attempts=3)
+    plan = plan_testset(docs, 2, max_attempts=3, write_from="chunk")
     assert plan["attempts"] == {"at_least": 2, "at_most": 6}
     # a question and three critiques per attempt, at most twice (a rewrite), and one summary per document asked
     # about (the two attempts' documents, at least; the three the budget reaches, at most)
     assert plan["judge_calls"] == {"at_least": 2 * 4 + 2, "at_most": 2 * 6 * 4 + 3}
     low, high = plan["prompt_tokens_estimate"]["at_least"], plan["prompt_tokens_estimate"]["at_most"]
     assert 0 < low < high and plan["token_count"].startswith("estimate")
-    proc = run_cli("testset", str(docs), "--size", "2", "--dry-run", "--out", str(tmp_path / "never"))
+    proc = run_cli("testset", str(docs), "--size", "2", "--write-from", "chunk", "--dry-run", "--out", str(tmp_path / "never"))
     assert proc.returncode == 0 and "10 to 67 judge calls" in proc.stdout
     assert not (tmp_path / "never").exists()
 
@@ -440,7 +440,7 @@ def test_token_sized_chunks_use_the_bundled_tokenizer():
 def test_multi_hop_rows_cite_two_chunks(tmp_path):
     docs = write_docs(tmp_path / "docs")
     judge = ScriptedJudge(reply)
-    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), types="multi_hop:1", progress=False)
+    result = generate_testset(docs, 1, write_from="chunk", judge=judge, embeddings=embedder(), types="multi_hop:1", progress=False)
     row = result.rows[0]
     assert row["question_type"] == "multi_hop" and len(row["reference_context_ids"]) == 2
     assert len(set(row["reference_context_ids"])) == 2 and len(row["reference_contexts"]) == 2
@@ -454,7 +454,7 @@ def test_multi_hop_rows_cite_two_chunks(tmp_path):
 def test_the_seeds_groundedness_prompt_on_request(tmp_path):
     docs = write_docs(tmp_path / "docs")
     judge = ScriptedJudge(reply)
-    result = generate_testset(docs, 1, judge=judge, embeddings=embedder(), groundedness="seed", progress=False)
+    result = generate_testset(docs, 1, write_from="chunk", judge=judge, embeddings=embedder(), groundedness="seed", progress=False)
     assert result.rows[0]["groundedness_score"] == 5 and result.rows[0]["groundedness_rationale"] == "answerable"
     assert judge.calls("testset.groundedness") == 1 and judge.calls("context_relevance.rating1") == 0
 
@@ -472,7 +472,7 @@ def test_conversational_rows_carry_the_turns_and_load_as_multi_turn(tmp_path):
 
     docs = write_docs(tmp_path / "docs")
     judge = ScriptedJudge(conversation_reply)
-    generate_testset(docs, 1, out=tmp_path / "out", judge=judge, embeddings=embedder(),
+    generate_testset(docs, 1, write_from="chunk", out=tmp_path / "out", judge=judge, embeddings=embedder(),
                      types="conversational:1", progress=False)
     row = json.loads((tmp_path / "out" / "testset.jsonl").read_text())
     assert row["question_type"] == "conversational" and row["user_input"] == "And who kept it?"
@@ -508,7 +508,7 @@ def test_a_flaky_judge_does_not_stop_a_test_set_and_a_dead_one_does(tmp_path, mo
             raise TransientJudgeError("HTTP 503 from the judge", status=503)
         return reply(request)
 
-    result = generate_testset(docs, 3, judge=ScriptedJudge(flaky), embeddings=emb, progress=False)
+    result = generate_testset(docs, 3, write_from="chunk", judge=ScriptedJudge(flaky), embeddings=emb, progress=False)
     assert sorted(r["user_input"] for r in result.rows) == ["When was the lighthouse of Cape0 built?",
                                                             "When was the lighthouse of Cape2 built?"]
     assert len(failed_once) == 4 and "judge call failed" not in result.quality["rejected_by"]
@@ -517,7 +517,7 @@ def test_a_flaky_judge_does_not_stop_a_test_set_and_a_dead_one_does(tmp_path, mo
         raise TransientJudgeError("connection refused", status=None)
 
     with pytest.raises(JudgeUnavailable, match="the judge answered no call of this build: it looks down"):
-        generate_testset(docs, 3, judge=ScriptedJudge(down), embeddings=emb, progress=False, cache=False)
+        generate_testset(docs, 3, write_from="chunk", judge=ScriptedJudge(down), embeddings=emb, progress=False, cache=False)
 
 
 def test_keep_on_probabilities_without_them_says_so(tmp_path):
@@ -530,7 +530,7 @@ def test_keep_on_probabilities_without_them_says_so(tmp_path):
     docs = write_docs(tmp_path / "docs")
     emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 2), 0.0]
                          for i in range(3)})
-    result = generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb, progress=False,
+    result = generate_testset(docs, 3, write_from="chunk", judge=ScriptedJudge(reply), embeddings=emb, progress=False,
                               keep_on="probability")
     # the rated critiques (standalone, relevance; groundedness has probabilities) of the two kept questions and
     # of Cape1's, which fails relevance and is dropped without a rewrite (a critique's failure is not rewritten)
@@ -540,7 +540,7 @@ def test_keep_on_probabilities_without_them_says_so(tmp_path):
     console = Console(record=True, width=200)
     print_quality(result.quality, console)
     assert "--keep-on: the judge gave no label probabilities for 6 critiques" in console.export_text()
-    assert generate_testset(docs, 3, judge=ScriptedJudge(reply), embeddings=emb,
+    assert generate_testset(docs, 3, write_from="chunk", judge=ScriptedJudge(reply), embeddings=emb,
                             progress=False).quality["kept_on_rating"] == 0
 
 
@@ -564,7 +564,7 @@ def test_the_progress_line_says_the_stage_of_the_questions_in_flight(tmp_path, m
             seen.append(given["work"]())
         return reply(request)
 
-    generate_testset(write_docs(tmp_path / "docs", 2), 2, judge=ScriptedJudge(watched), embeddings=embedder(),
+    generate_testset(write_docs(tmp_path / "docs", 2), 2, write_from="chunk", judge=ScriptedJudge(watched), embeddings=embedder(),
                      progress=True, concurrency=1)
     assert seen and seen[0].startswith("1 written (") and "critiquing" in seen[0] and "judge call" in seen[0]
 

@@ -39,6 +39,12 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
                 "expected (the expected rating >= --min-score)"))] = None,
             max_attempts: Annotated[Optional[int], typer.Option(
                 "--max-attempts", help="give up after size x this many attempts (default 4)")] = None,
+            write_from: Annotated[Optional[str], typer.Option("--write-from", help=(
+                "span (default: each factoid question is written for an answer chosen in its chunk first) | "
+                "chunk (question and answer written from the chunk, then critiqued)"))] = None,
+            round_trip_k: Annotated[Optional[int], typer.Option("--round-trip-k", help=(
+                "span: keep a question only if the baseline retriever finds its answer's chunk among the "
+                "first K (default 3; 0: off)"))] = None,
             format: Annotated[Optional[str], typer.Option(help="jsonl | parquet")] = None,
             concurrency: Annotated[Optional[int], typer.Option(help="judge calls in flight")] = None,
             config: Annotated[Optional[Path], typer.Option(help="a YAML file with a `testset:` section")] = None,
@@ -54,7 +60,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
     flags = {"docs": str(docs) if docs else None, "size": size, "out": str(out) if out else None, "judge": judge,
              "embeddings": embeddings, "language": language, "audience": audience, "types": types, "seed": seed,
              "chunk_size": chunk_size, "chunk_overlap": chunk_overlap, "min_score": min_score,
-             "keep_on": keep_on, "max_attempts": max_attempts, "format": format, "concurrency": concurrency}
+             "keep_on": keep_on, "max_attempts": max_attempts, "format": format, "concurrency": concurrency,
+             "write_from": write_from, "round_trip_k": round_trip_k}
     cfg = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
     if dry_run:
         from ragmeter.testset.build import plan

@@ -95,7 +95,8 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
     settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=language,
                         audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
                         keep_on=cfg.keep_on, max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
-                        groundedness=cfg.groundedness)
+                        groundedness=cfg.groundedness, write_from=cfg.write_from, round_trip_k=cfg.round_trip_k,
+                        critiques=tuple(cfg.critiques))
     options = {"chunk_size": cfg.chunk_size, "chunk_overlap": cfg.chunk_overlap, "chunk_unit": cfg.chunk_unit}
     if cfg.out is not None:
         _prepare(Path(cfg.out), settings, options, overwrite)
@@ -181,7 +182,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
                 "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
                             "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version,
-                            "faithfulness.verdicts": judging.prompt("verdicts", "faithfulness").version},
+                            "faithfulness.verdicts": judging.prompt("verdicts", "faithfulness").version,
+                            "from_answer": judging.prompt("from_answer").version,
+                            "abstention.answerable": judging.prompt("answerable", "abstention").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 
@@ -231,9 +234,13 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     kinds, order = type_plan(parse_types(cfg.types), seed), chunk_order(chunks, seed)
     question = "What does this typical generated question of about twelve words ask about?"
     per_attempt: list[int] = []
+    answer_first = cfg.write_from == "span"
     for chunk in itertools.islice(order, size):
         kind, text = next(kinds), chunk.text
         subject = f"{chunk.source}: a title > a section\nA typical one-line summary of the document it comes from."
+        if answer_first and kind == "factoid":
+            per_attempt.append(_answer_first_tokens(subject, question, text, cfg, language))
+            continue
         contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
         tokens = _tokens(builtin_prompt("testset", kind, language).messages({"subject": subject, **contexts}))
         for criterion in ORDER:
@@ -241,15 +248,17 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
         per_attempt.append(tokens)
     attempts = len(per_attempt)
     mean = sum(per_attempt) / attempts if attempts else 0
-    calls = 1 + len(ORDER)
+    # answer-first: a question and its answerability verdict (and the critiques asked), no rewrite
+    calls = 2 + len(cfg.critiques) if answer_first else 1 + len(ORDER)
+    rewrites = 1 if answer_first else 2
     # one summary per document asked about; at most, each attempt's question is written again once
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
         {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
     judge_calls = {"at_least": attempts * calls + min(summaries, attempts),
-                   "at_most": 2 * size * max_attempts * calls + summaries}
+                   "at_most": rewrites * size * max_attempts * calls + summaries}
     prompt_tokens = {"at_least": round(sum(per_attempt)) + summary_tokens,
-                     "at_most": round(2 * mean * size * max_attempts) + summary_tokens}
+                     "at_most": round(rewrites * mean * size * max_attempts) + summary_tokens}
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "said": corpus.said(),
             "language": language,
@@ -276,6 +285,22 @@ def _seconds(judge_spec: Any, calls: dict[str, int], tokens: dict[str, int]) -> 
         return round(n * speed.seconds(tokens[key] / n, REPLY_PER_CALL), 1)
     return {"at_least": bound("at_least"), "at_most": bound("at_most"), "speed": speed.source,
             "pace": speed.pace}
+
+
+def _answer_first_tokens(subject: str, question: str, text: str, cfg: TestsetConfig, language: str) -> int:
+    """An answer-first attempt's prompt tokens: the question written for a typical span (two
+    sentences of the chunk), its answerability verdict, the critiques asked."""
+    from ragmeter.prompts.template import builtin_prompt
+    from ragmeter.reading.sentences import split_sentences
+
+    passage = " ".join(split_sentences(text)[:2])
+    tokens = _tokens(builtin_prompt("testset", "from_answer", language).messages(
+        {"subject": subject, "passage": passage, "answer": passage}))
+    tokens += _tokens(builtin_prompt("abstention", "answerable", language).messages(
+        {"context": passage, "question": question}))
+    for criterion in cfg.critiques:
+        tokens += _critique_tokens(criterion, question, text, cfg.audience or "developers", cfg.groundedness, language)
+    return tokens
 
 
 def _critique_tokens(criterion: str, question: str, text: str, audience: str, groundedness: str,

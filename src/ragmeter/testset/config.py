@@ -37,6 +37,11 @@ class TestsetConfig(BaseModel):
     max_attempts: int = Field(default=4, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
     groundedness: Literal["answer", "rating", "seed"] = "answer"
+    #: span: a factoid question is written for an answer chosen in its chunk first; chunk: the
+    #: question and its answer are written from the chunk, then critiqued (before issue 73)
+    write_from: Literal["span", "chunk"] = "span"
+    round_trip_k: int = Field(default=3, ge=0)
+    critiques: list[Literal["standalone", "relevance"]] = []
     format: Literal["jsonl", "parquet"] = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True
@@ -61,6 +66,9 @@ class TestsetOptions(TypedDict, total=False):
     max_attempts: int
     dedup_threshold: float
     groundedness: Literal["answer", "rating", "seed"]
+    write_from: Literal["span", "chunk"]
+    round_trip_k: int
+    critiques: list[Literal["standalone", "relevance"]]
     format: Literal["jsonl", "parquet"]
     concurrency: int
     cache: bool | str | Path

@@ -31,7 +31,10 @@ from ragmeter.testset.generation import (
     write_conversation,
     write_question,
 )
-from ragmeter.testset.sampling import Rounds, chunk_order, normalized
+from ragmeter.testset import answer_first
+from ragmeter.testset.answer_first import RoundTrip
+from ragmeter.testset.sampling import Rounds, SpanRounds, chunk_order, normalized
+from ragmeter.testset.spans import Span
 from ragmeter.testset.subjects import Subjects
 
 TYPES = ("factoid", "multi_hop", "unanswerable", "conversational")
@@ -56,6 +59,14 @@ class Settings:
     #: "answer" ("question answer" as a faithfulness claim against the chunk), "rating" (the
     #: question alone, the context_relevance 0/1/2 prompt as 1/3/5) or "seed" (the seed's 1-5 prompt)
     groundedness: str = "answer"
+    #: "span": a factoid question is written for an answer chosen in the chunk first
+    #: (testset/answer_first.py); "chunk": question and answer written from the chunk, then critiqued
+    write_from: str = "span"
+    #: answer-first: the question must find a chunk holding its answer among the baseline
+    #: retriever's first k (0: no round trip)
+    round_trip_k: int = 3
+    #: answer-first: the critiques also asked (standalone, relevance), none by default
+    critiques: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.check()
@@ -104,7 +115,10 @@ def type_plan(types: dict[str, float], seed: int) -> Iterator[str]:
 async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any, subjects: Subjects,
                 bar: Any = None) -> Outcome:
     outcome = Outcome()
-    rounds = Rounds(chunks, settings.seed)
+    rounds: Rounds | SpanRounds = SpanRounds(chunks, settings.seed, subjects.spans) \
+        if settings.write_from == "span" else Rounds(chunks, settings.seed)
+    round_trip = RoundTrip(chunks, embed, settings.round_trip_k) \
+        if settings.write_from == "span" and settings.round_trip_k else None
     partners = itertools.cycle(list(chunk_order(chunks, settings.seed + 7)) or [None])
     plan = type_plan(settings.types, settings.seed)
     budget = settings.size * settings.max_attempts
@@ -133,7 +147,7 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
         written = frozenset(rounds.written)
         rows = await asyncio.gather(*(flaky.attempt(
             (kind, item, pool), again,
-            _attempt(n, kind, item, pool, chunks, settings, judging, embed, written, subjects),
+            _attempt(n, kind, item, pool, chunks, settings, judging, embed, written, subjects, round_trip),
             {"id": f"q{n + 1:04d}", "question_type": kind, "source": item[0].source})
             for n, kind, item, pool, again in batch))
         for row in rows:
@@ -182,11 +196,18 @@ class Flaky:
         return done
 
 
-async def _attempt(number: int, kind: str, item: tuple[Chunk, str], pool: list[Chunk | None],
+async def _attempt(number: int, kind: str, item: tuple[Chunk, Any], pool: list[Chunk | None],
                    chunks: list[Chunk], settings: Settings, judging: Judging, embed: Any,
-                   written: frozenset[str], subjects: Subjects) -> dict[str, Any]:
-    """One attempt, its stage (writing, critiquing) counted for the progress line."""
+                   written: frozenset[str], subjects: Subjects, round_trip: RoundTrip | None) -> dict[str, Any]:
+    """One attempt, its stage (writing, critiquing) counted for the progress line. A span
+    (answer-first) is asked by a factoid question; another type is written from its chunk."""
+    chunk, text = item
     with judging.stages.attempt() as wrote:
+        if isinstance(text, Span) and kind == "factoid":
+            row = {"id": f"q{number + 1:04d}", "question_type": kind, "source": chunk.source}
+            return await answer_first.attempt(row, text, chunk, chunks, settings, judging, subjects, round_trip,
+                                              written, wrote)
+        item = (chunk, chunk.text) if isinstance(text, Span) else item
         return await _steps(number, kind, item, pool, chunks, settings, judging, embed, written, subjects, wrote)
 
 

@@ -84,11 +84,23 @@ def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], c
         "rewritten": sum("rewritten_from" in r for r in kept),
         "rewritten_rejected": sum("rewritten_from" in r for r in rejected),
         "kept_unsure": sum(unsure(r, min_score) for r in kept), "min_score": min_score,
+        "answer_first": answer_first(kept),
         "judge_calls": calls, "tokens": tokens, "seconds": round(seconds, 2),
         "judge_calls_per_kept": round(calls / per_kept, 2), "tokens_per_kept": round(tokens / per_kept, 1),
         "seconds_per_kept": round(seconds / per_kept, 2),
         "per_stage": {stage: s.as_dict() for stage, s in stats.items()},
     }
+
+
+def answer_first(kept: list[dict[str, Any]]) -> dict[str, int]:
+    """Of the kept questions, how many were written for a span of their chunk (answer-first),
+    hold that span verbatim as their reference, were read as answerable from it, and were
+    found by the round trip (testset/answer_first.py)."""
+    spans = [r for r in kept if r.get("answer_span")]
+    return {"kept": len(kept), "span": len(spans),
+            "reference_in_chunk": sum(bool(r.get("reference_in_chunk")) for r in spans),
+            "answerable": sum((r.get("answerable") or 0) >= 0.5 for r in spans),
+            "round_trip": sum(r.get("round_trip_rank") is not None for r in spans)}
 
 
 def _lengths(texts: list[str]) -> dict[str, float] | None:
@@ -134,6 +146,10 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"{report.get('language', '-')}, {report['language_mismatches']} kept question(s) in another",
         "question words found in their chunk (overlap; hand-written questions share about 11%): "
         + (", ".join(f"{k} {v:.0%}" for k, v in report.get("overlap", {}).items()) or "-"),
+        *([f"answer-first: {af['span']} of {af['kept']} kept written for a span of their chunk; of those, "
+           f"reference verbatim in the chunk {af['reference_in_chunk']}, answerable from it {af['answerable']}, "
+           f"found by the round trip {af['round_trip']}"] if (af := report.get("answer_first") or {}).get("span")
+          else []),
         f"rewritten once after a failed check: {report.get('rewritten', 0)} kept, "
         f"{report.get('rewritten_rejected', 0)} dropped again",
         f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "

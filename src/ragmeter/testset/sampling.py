@@ -5,7 +5,8 @@ about and near-duplicates of chunks already taken (repeated boilerplate across p
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from ragmeter.testset.chunking import MIN_CHUNK_CHARS, Chunk
 
@@ -128,6 +129,57 @@ class Rounds:
         return (f"every chunk was asked about until {until} "
                 f"({chunks} chunk{'s' if chunks != 1 else ''}, {rounds} round{'s' if rounds > 1 else ''}); "
                 f"more, shorter chunks (a smaller --chunk-size) or more documents hold more questions")
+
+
+class SpanRounds:
+    """The spans to ask about (testset/spans.py), round after round: round r asks each chunk,
+    in `chunk_order`, for its best span not asked yet. A span already taken from another
+    chunk (the same words, where chunks overlap) is not asked again: one question per fact,
+    by construction. Same interface as `Rounds`; the items are (chunk, span)."""
+
+    def __init__(self, chunks: list[Chunk], seed: int, spans_of: Callable[[Chunk], list[Any]]) -> None:
+        from ragmeter.testset.spans import key
+
+        self.order = list(chunk_order(chunks, seed))
+        self._left = {c.id: list(spans_of(c)) for c in self.order}
+        self._key = key
+        self.taken: set[str] = set()
+        self.written: set[str] = set()
+        self.round = 0
+        self.items: list[tuple[Chunk, Any]] = []
+        self.position = 0
+        self.advance()
+
+    def next(self) -> tuple[Chunk, Any] | None:
+        if self.position >= len(self.items):
+            return None
+        self.position += 1
+        return self.items[self.position - 1]
+
+    def record(self, chunk_id: str, question: str, answer: str | None) -> None:
+        self.written.add(normalized(question))
+
+    def advance(self) -> bool:
+        """Start the next round; False when no chunk has a span left."""
+        items = []
+        for chunk in self.order:
+            left = self._left[chunk.id]
+            while left and self._key(left[0].text) in self.taken:
+                left.pop(0)
+            if left:
+                span = left.pop(0)
+                self.taken.add(self._key(span.text))
+                items.append((chunk, span))
+        if not items:
+            return False
+        self.round, self.items, self.position = self.round + 1, items, 0
+        return True
+
+    def exhausted(self) -> str:
+        chunks, rounds = len(self.order), self.round
+        return (f"every span worth asking about was asked ({chunks} chunk{'s' if chunks != 1 else ''}, {len(self.taken)} "
+                f"span{'s' if len(self.taken) != 1 else ''}, {rounds} round{'s' if rounds != 1 else ''}); more "
+                "documents hold more questions")
 
 
 def normalized(question: str) -> str:

@@ -126,6 +126,22 @@ class Subjects:
                     found.append(word)
         return found[:most]
 
+    def edges(self, chunk: Chunk) -> tuple[bool, bool]:
+        """Whether the chunk starts and ends at a line's edge of its document (testset/spans.py:
+        a sentence cut by the chunk's edge is no answer to ask about)."""
+        known = self._known.get(chunk.source)
+        if known is None:
+            return (True, True)
+        text, end = known.document.text, chunk.start + len(chunk.text)
+        return (chunk.start == 0 or text[chunk.start - 1] == "\n" or not text[: chunk.start].strip(),
+                end >= len(text) or text[end] == "\n" or not text[end:].strip())
+
+    def spans(self, chunk: Chunk) -> list[Any]:
+        """The chunk's answers to ask about, best first (testset/spans.py)."""
+        from ragmeter.testset.spans import spans
+
+        return spans(chunk.text, self.title(chunk.source), self.edges(chunk))
+
     def held(self, source: str) -> set[str]:
         """Every word of the chunk's document (a name the question gives must be one of them)."""
         known = self._known.get(source)

@@ -1,0 +1,150 @@
+"""The answers a test-set question is written for, chosen in the chunk before any question
+exists, with no model (issue 73): each sentence or list item of the chunk's prose that states
+something a reader would look up. The reference answer of the question is that span as the
+chunk writes it (markup aside), so a reference the chunk does not hold cannot be written,
+and a fact is asked once: the same span in two overlapping chunks is one span.
+
+A span is not asked when it is a heading, the document's title, code, a table row, a
+question, a lead ending in a colon, too short to state a fact or too long to be an answer.
+Spans are ranked by what they hold, by their shape alone (the same in every language): a
+number, a name or identifier, a term defined by a list item's label, a numbered step; a
+sentence holding none of these is still asked, after them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragmeter.reading.blocks import _segments
+from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.words import tokens
+
+#: a span's bounds: fewer words state no fact; more characters are no answer to one question
+MIN_WORDS, MAX_CHARS = 6, 300
+_HEADING = re.compile(r"^\s*(#{1,6}\s|[=\-~^*#]{3,}\s*$)")
+_TABLE = re.compile(r"^\s*\|")
+_BULLET = re.compile(r"^\s*(?:[-*+]|(\d+)[.)])\s+")
+#: a list item's label: "**Term**: ...", "Term: ...", "Term - ..." (a few words before the mark)
+_LABEL = re.compile(r"^\s*(?:\*\*|__)?([^:\n]{1,40}?)(?:\*\*|__)?\s*(?::|\s[-\u2013\u2014]\s)\s*\S")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
+_URL = re.compile(r"https?://\S+|\bdoi:\s*\S+|\b10\.\d{4,}/\S+", re.I)
+_DIGIT = re.compile(r"\d")
+_IDENTIFIER = re.compile(r"`[^`]+`|(?<!\w)--?[a-z][\w-]*|\w+[._]\w+|[a-z]+[A-Z]\w*")
+
+
+@dataclass(frozen=True)
+class Span:
+    """One answer to ask about: the span as the chunk writes it (whitespace and markup
+    folded), the sentence before it (what "it" refers to), and what it holds."""
+
+    text: str
+    before: str
+    holds: tuple[str, ...]
+    position: int
+
+    @property
+    def passage(self) -> str:
+        """The span with the sentence before it: what the writer and the answerability check read."""
+        return f"{self.before} {self.text}".strip()
+
+
+def spans(text: str, title: str | None = None, edges: tuple[bool, bool] = (True, True)) -> list[Span]:
+    """The chunk's spans worth asking about, best first (more kinds of detail held, then
+    earlier in the chunk). `edges`: whether the chunk starts and ends at a line's edge in its
+    document; a chunk cut inside a line holds a piece of a sentence at that end, not asked."""
+    found: list[Span] = []
+    before = ""
+    items = _prose(text)
+    last = len(items) - 1
+    for n, (piece, step) in enumerate(items):
+        sentences = split_sentences(piece)
+        for i, sentence in enumerate(sentences):
+            shown = _plain(sentence)
+            at_start, at_end = (n, i) == (0, 0), (n, i) == (last, len(sentences) - 1)
+            if _whole(shown, not edges[0] and at_start, not edges[1] and at_end) and _askable(shown, title):
+                found.append(Span(shown, before, _holds(sentence, shown, step), len(found)))
+            before = shown
+    return sorted(found, key=lambda s: (-len(s.holds), s.position))
+
+
+#: how a sentence ends
+_ENDS = (".", "!", "?", ")", '"', "\u201d", "\u00bb", ";")
+
+
+def _whole(shown: str, cut_before: bool, cut_after: bool) -> bool:
+    """A sentence as its document writes it: not begun in the chunk before (a lowercase start,
+    or the chunk's first words where it begins inside a line), not cut at the chunk's end."""
+    return not shown[:1].islower() and not cut_before and (not cut_after or shown.endswith(_ENDS))
+
+
+def _prose(text: str) -> list[tuple[str, bool]]:
+    """The chunk's prose items (a paragraph's lines joined, a list item with the lines that
+    continue it) with whether each is a numbered step; code, headings and table rows left out."""
+    out: list[tuple[str, bool]] = []
+    for fenced, lines in _segments(text.splitlines()):
+        if fenced:
+            continue
+        item: list[str] = []
+        for line in lines + [""]:
+            prose = bool(line.strip()) and not (_HEADING.match(line) or _TABLE.match(line)
+                                                or _code_line(line, bool(item) and bool(_BULLET.match(item[0]))))
+            if item and (not prose or _BULLET.match(line)):
+                out.append(_item(item))
+                item = []
+            if prose:
+                item.append(line.strip())
+    return out
+
+
+def _item(lines: list[str]) -> tuple[str, bool]:
+    first = _BULLET.match(lines[0])
+    return " ".join(lines), bool(first and first.group(1))
+
+
+def _code_line(line: str, in_list_item: bool) -> bool:
+    """An indented code line (indented text continues a list item instead), a prompt or REPL
+    line, a directive, markup: not prose."""
+    indented = line.startswith(("    ", "\t")) and not _BULLET.match(line) and not in_list_item
+    return indented or line.lstrip().startswith(("$ ", ">>> ", ".. ", "<"))
+
+
+def _plain(sentence: str) -> str:
+    """The sentence as a reader reads it: list marks, links' targets and emphasis marks dropped."""
+    text = _BULLET.sub("", sentence, count=1)
+    text = _LINK.sub(r"\1", text)
+    return " ".join(_MARKS.sub("", text).split())
+
+
+def _holds(sentence: str, shown: str, step: bool) -> tuple[str, ...]:
+    """The kinds of detail a span holds, read from its shape: a number, a name (an identifier
+    or a word capitalised past the sentence's first), a defined term (a list item's label),
+    a numbered step."""
+    holds = []
+    if _DIGIT.search(_URL.sub("", shown)):
+        holds.append("number")
+    words = tokens(shown)
+    if _IDENTIFIER.search(sentence) or any(w[:1].isupper() and len(w) > 1 for w in words[1:]):
+        holds.append("name")
+    if _BULLET.match(sentence) and _LABEL.match(_BULLET.sub("", sentence, count=1)):
+        holds.append("term")
+    if step:
+        holds.append("step")
+    return tuple(holds)
+
+
+def _askable(shown: str, title: str | None) -> bool:
+    """Whether a span states something to ask about: enough words, short enough to be an
+    answer, no question, no lead into a list, not the document's title, not a bare address."""
+    if len(tokens(shown)) < MIN_WORDS or len(shown) > MAX_CHARS:
+        return False
+    if shown.rstrip().endswith(("?", ":")) or shown.lstrip().startswith("¿"):
+        return False
+    if title and " ".join(tokens(shown)).lower() == " ".join(tokens(title)).lower():
+        return False
+    return len(tokens(_URL.sub("", shown))) >= MIN_WORDS
+
+
+def key(span_text: str) -> str:
+    """What makes two spans the same fact: their words, lowercased."""
+    return " ".join(w.lower() for w in tokens(span_text))

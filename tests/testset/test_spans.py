@@ -1,0 +1,130 @@
+"""The answers a test-set question is written for (testset/spans.py), chosen with no model,
+and the rounds that ask each once (testset/sampling.py: SpanRounds)."""
+
+from __future__ import annotations
+
+from ragmeter.testset.chunking import Chunk
+from ragmeter.testset.sampling import SpanRounds
+from ragmeter.testset.spans import key, spans
+
+PAGE = """# Preparing infant formula
+
+Preparing infant formula safely matters.
+
+## Steps
+
+1. Wash your hands with soap and water for at least 20 seconds.
+2. Use the amount of water listed on the formula container's instructions.
+
+-   **Ready-to-feed formula**: a liquid that does not need any water added before feeding.
+
+Prepared formula must be used within 2 hours of preparation. If the baby does not finish
+the bottle, throw away the leftover formula.
+
+```python
+bottle = prepare(water=120, scoops=4)  # the example's own code is no answer
+```
+
+| Age | Amount |
+|-----|--------|
+| 2 months | 120 ml per feeding |
+
+How much formula does a baby need?
+See [the CDC page](https://www.cdc.gov/formula) for more advice on feeding.
+Short line here.
+"""
+
+
+def test_spans_are_sentences_and_items_of_prose_ranked_by_what_they_hold():
+    found = spans(PAGE, "Preparing infant formula")
+    texts = [s.text for s in found]
+    assert texts[:4] == ["Wash your hands with soap and water for at least 20 seconds.",
+                         "Use the amount of water listed on the formula container's instructions.",
+                         "Ready-to-feed formula: a liquid that does not need any water added before feeding.",
+                         "Prepared formula must be used within 2 hours of preparation."]
+    assert [s.holds for s in found[:4]] == [("number", "step"), ("step",), ("term",), ("number",)]
+    # code, table rows, headings, the title, a question and a short line are never asked about
+    assert not any("prepare(" in t or "|" in t or t.startswith(("#", "Steps", "How much")) or t == "Short line here."
+                   for t in texts)
+    # a link keeps its words, not its address; emphasis marks are dropped
+    assert "See the CDC page for more advice on feeding." in texts
+    assert not any("**" in t or "https" in t for t in texts)
+    leftover = next(s for s in found if s.text.startswith("If the baby"))
+    assert leftover.before == "Prepared formula must be used within 2 hours of preparation."
+    assert leftover.passage == f"{leftover.before} {leftover.text}"
+
+
+def test_a_sentence_cut_by_the_chunks_edge_is_not_asked():
+    text = "used within 2 hours of its preparation time.\nStore the powder in a cool and dry place always.\n" \
+           "Throw away any formula left in the bottle after"
+    assert [s.text for s in spans(text, None, (False, False))] == ["Store the powder in a cool and dry place always."]
+    # a lowercase start began in the chunk before, whatever the edges say
+    assert [s.text for s in spans(text, None, (True, True))] == [
+        "Store the powder in a cool and dry place always.", "Throw away any formula left in the bottle after"]
+
+
+def test_span_rounds_ask_each_fact_once_even_where_chunks_overlap():
+    shared = "Prepared formula must be used within 2 hours of preparation."
+    pad = "Short one. " * 20  # chunks under 200 characters are never asked about
+    first = Chunk("c-1", "a.md", 0, f"{pad}Wash your hands with soap for at least 20 seconds. {shared}")
+    second = Chunk("c-2", "a.md", 40, f"{shared} Store the powder in a cool and dry place always. {pad}")
+    rounds = SpanRounds([first, second], 0, lambda c: spans(c.text))
+    asked = []
+    while True:
+        item = rounds.next()
+        if item is None:
+            if not rounds.advance():
+                break
+            continue
+        asked.append(item[1].text)
+    assert sorted(asked) == sorted(["Wash your hands with soap for at least 20 seconds.", shared,
+                                    "Store the powder in a cool and dry place always."])
+    assert rounds.exhausted().startswith("every span worth asking about was asked (2 chunks, 3 spans, 2 rounds)")
+    assert key("Prepared **formula**, 2 hours!") == "prepared formula 2 hours"
+
+
+def answer_first_reply(request):
+    """A writer that asks for the lighthouse's year where its answer gives one and writes a
+    question naming nothing otherwise; an answerability verdict that reads Cape2's answers as
+    not answering."""
+    tag, text = request.tag, request.messages[-1]["content"]
+    if tag == "testset.summary":
+        return {"summary": "A page about lighthouses and when they were built."}
+    if tag == "testset.from_answer":
+        answer = text.split("\nanswer: ")[-1]
+        if "was built in" in answer:
+            return {"question": f"When was the lighthouse of {answer.split('lighthouse of ')[1].split(' ')[0]} built?"}
+        return {"question": "What else is there to know?"}
+    if tag == "abstention.answerable":
+        return {"verdict": int("Cape2" not in text)}
+    raise KeyError(tag)
+
+
+def test_answer_first_questions_carry_their_span_as_reference_and_what_each_check_found(tmp_path):
+    from ragmeter.judges.scripted import ScriptedJudge
+    from ragmeter.testset import generate_testset
+    from tests.conftest import TableEmbedder
+    from tests.testset.test_testset import write_docs
+
+    docs = write_docs(tmp_path / "docs")
+    judge = ScriptedJudge(answer_first_reply)
+    emb = TableEmbedder({f"When was the lighthouse of Cape{i} built?": [float(i == 0), float(i == 1), 0.5]
+                         for i in range(3)})
+    result = generate_testset(docs, 3, out=tmp_path / "out", judge=judge, embeddings=emb, progress=False,
+                              max_attempts=3)
+    assert [(r["id"], r["user_input"], r["reference"]) for r in result.rows] == [
+        (f"q000{n}", f"When was the lighthouse of Cape{i} built?", f"The lighthouse of Cape{i} was built in {1850 + i}.")
+        for n, i in ((1, 0), (3, 1))]
+    for row in result.rows:
+        assert row["answer_span"] == row["reference"] and row["reference_in_chunk"] is True
+        assert row["answerable"] == 1.0 and row["round_trip_rank"] in (1, 2, 3)
+        assert row["reference_contexts"][0].startswith(row["reference"])
+    by = {}
+    for row in result.rejected:
+        by.setdefault(row["rejected_by"], []).append(row["user_input"])
+    assert by["answerable"] == ["When was the lighthouse of Cape2 built?"]
+    # names no lighthouse: no call after writing; written again, not even checked again
+    assert (by["standalone"], by["duplicate"]) == (["What else is there to know?"], ["What else is there to know?"] * 3)
+    assert judge.calls("abstention.answerable") == 3  # the three questions that name their lighthouse
+    assert result.quality["answer_first"] == {"kept": 2, "span": 2, "reference_in_chunk": 2, "answerable": 2,
+                                              "round_trip": 2}
