@@ -128,3 +128,11 @@ def test_answer_first_questions_carry_their_span_as_reference_and_what_each_chec
     assert judge.calls("abstention.answerable") == 3  # the three questions that name their lighthouse
     assert result.quality["answer_first"] == {"kept": 2, "span": 2, "reference_in_chunk": 2, "answerable": 2,
                                               "round_trip": 2}
+
+
+def test_a_run_of_names_states_nothing_to_ask_about():
+    text = ("Pawlak V, Greenberg DS, Sprekeler H, Gerstner W, Kerr JND.\n\n"
+            "Subjects: Immunology; Microbiology and Infectious Disease.\n\n"
+            "Histones bound to lipid droplets protect cells against bacteria in Drosophila embryos.")
+    assert [s.text for s in spans(text)] == [
+        "Histones bound to lipid droplets protect cells against bacteria in Drosophila embryos."]

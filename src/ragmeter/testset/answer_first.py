@@ -8,8 +8,9 @@ small writer critiquing itself: the no-model checks (testset/checks.py); a round
 question asked of the whole corpus through the baseline retriever's embeddings, which must
 find a chunk holding its answer among the first `round_trip_k` (a question that names what it
 asks about finds it, a vague one does not); and the answerability verdict of `abstention`
-(ROC-AUC 0.918 on ClapNQ) on the span with the sentence before it, so a question the span
-does not answer, or answers only with what a reader of the span cannot see, is dropped.
+(ROC-AUC 0.918 on ClapNQ) on the span alone, so a question its reference does not answer is
+dropped (read with the sentence before it, "What is the DOI of the paper?" passed with an
+author list as its reference).
 A question that fails is not rewritten: the chunk's next span is asked instead."""
 
 from __future__ import annotations
@@ -70,11 +71,11 @@ async def judged(row: dict[str, Any], written: Written, span: Span, chunk: Chunk
             return {**row, "rejected_by": "round trip",
                     "detail": f"the baseline retriever finds no chunk holding its answer among the first "
                               f"{round_trip.k}: the question does not say what it asks about"}
-    p = await answerable(judging, written.question, span.passage)
+    p = await answerable(judging, written.question, span.text)
     row["answerable"] = p
     if p < 0.5:
         return {**row, "rejected_by": "answerable",
-                "detail": f"its answer's sentence does not answer it (P(answerable) {p:.2f})"}
+                "detail": f"its reference does not answer it (P(answerable) {p:.2f})"}
     for criterion in settings.critiques:
         try:
             result = await critique(judging, criterion, written.question, chunk.text, settings.audience)

@@ -5,7 +5,8 @@ chunk writes it (markup aside), so a reference the chunk does not hold cannot be
 and a fact is asked once: the same span in two overlapping chunks is one span.
 
 A span is not asked when it is a heading, the document's title, code, a table row, a
-question, a lead ending in a colon, too short to state a fact or too long to be an answer.
+question, a lead ending in a colon, a run of names (mostly capitalised words: an author list,
+keywords), too short to state a fact or too long to be an answer.
 Spans are ranked by what they hold, by their shape alone (the same in every language): a
 number, a name or identifier, a term defined by a list item's label, a numbered step; a
 sentence holding none of these is still asked, after them."""
@@ -142,7 +143,16 @@ def _askable(shown: str, title: str | None) -> bool:
         return False
     if title and " ".join(tokens(shown)).lower() == " ".join(tokens(title)).lower():
         return False
+    if _mostly_names(shown):
+        return False
     return len(tokens(_URL.sub("", shown))) >= MIN_WORDS
+
+
+def _mostly_names(shown: str) -> bool:
+    """A line whose words are mostly capitalised is a run of names or a title (an author list,
+    a keyword line), which states nothing to ask about; prose is mostly lowercase."""
+    words = [w for w in tokens(shown) if w[:1].isalpha()]
+    return sum(w[:1].isupper() for w in words) * 2 > len(words)
 
 
 def key(span_text: str) -> str:
