@@ -136,3 +136,21 @@ def test_a_run_of_names_states_nothing_to_ask_about():
             "Histones bound to lipid droplets protect cells against bacteria in Drosophila embryos.")
     assert [s.text for s in spans(text)] == [
         "Histones bound to lipid droplets protect cells against bacteria in Drosophila embryos."]
+
+
+def test_the_dry_run_plans_two_calls_per_answer_first_attempt(tmp_path):
+    from ragmeter.testset import plan_testset
+    from tests.cli_runner import run_cli
+    from tests.testset.test_testset import write_docs
+
+    docs = write_docs(tmp_path / "docs")
+    plan = plan_testset(docs, 2, max_attempts=3)
+    # a question and its answerability verdict per attempt, never rewritten, and one summary per document
+    # asked about (the two attempts' documents at least, the three the budget reaches at most)
+    assert plan["judge_calls"] == {"at_least": 2 * 2 + 2, "at_most": 6 * 2 + 3}
+    chunk_first = plan_testset(docs, 2, max_attempts=3, write_from="chunk")
+    assert plan["prompt_tokens_estimate"]["at_least"] < chunk_first["prompt_tokens_estimate"]["at_least"]
+    critiqued = plan_testset(docs, 2, max_attempts=3, critiques=["standalone"])
+    assert critiqued["judge_calls"] == {"at_least": 2 * 3 + 2, "at_most": 6 * 3 + 3}
+    proc = run_cli("testset", str(docs), "--size", "2", "--dry-run", "--out", str(tmp_path / "never"))
+    assert proc.returncode == 0 and "6 to 19 judge calls" in proc.stdout  # the default 4 attempts per question
