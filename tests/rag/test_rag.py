@@ -619,3 +619,80 @@ def test_answering_says_what_it_will_take_before_it_starts_and_in_a_dry_run(tmp_
     answer(rows, index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2, progress=True)
     assert "ragmeter: 2 of 3 rows to answer (1 cached)" in " ".join(capsys.readouterr().err.split())
     assert plan_answers(rows, "mypkg.rag:answer") is None
+
+
+class _FlakyGenerator:
+    """An OpenAI-compatible server as the baseline's generator: a 500 on every fifth call (the
+    first call among them), a 400 for any prompt about stars, else an answer naming the
+    question. `calls`: the POSTs it got."""
+
+    calls: list[str] = []
+
+    @staticmethod
+    def handler():
+        from tests.http_fakes import JSONHandler
+
+        class Handler(JSONHandler):
+            def do_GET(self) -> None:  # /v1/models
+                self._send({"data": [{"id": "m"}]})
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                question = body["messages"][-1]["content"].rsplit("Question: ", 1)[-1]
+                _FlakyGenerator.calls.append(question)
+                if len(_FlakyGenerator.calls) % 5 == 1:
+                    self._send({"error": "overloaded"}, status=500)
+                elif "stars" in question:
+                    self._send({"error": "prompt refused"}, status=400)
+                else:
+                    self._send({"choices": [{"message": {"content": f"Answer to {question}"},
+                                             "finish_reason": "stop"}],
+                                "usage": {"prompt_tokens": 9, "completion_tokens": 4}})
+        return Handler
+
+
+def test_an_http_generator_retries_and_a_refused_row_is_that_rows_error(tmp_path):
+    """Issue 77 item 2: one 500 on the first request ended `answer` (exit 3) after one call,
+    one row's 400 ended every run, and nothing reached --out. The generator's calls are now
+    retried with backoff as a judge's are, a refused row is that row's error, the answered
+    rows are written and cached, and a re-run asks only the row that failed."""
+    from tests.http_fakes import serving
+
+    built(tmp_path)
+    topics = ["apples", "rivers", "stars", "apples again", "rivers again", "apples once more"]
+    rows = [{"id": f"q{i}", "user_input": f"Where do {t} go?"} for i, t in enumerate(topics)]
+    _FlakyGenerator.calls = []
+    with serving(_FlakyGenerator.handler()) as url:
+        answer(rows, index=tmp_path / "index", generator=f"openai-compat:{url}/v1#m",
+               embeddings=AxisEmbedder(), k=1, out=tmp_path / "ans", progress=False, backoff=0.0)
+        saved = [json.loads(line) for line in (tmp_path / "ans" / "answers.jsonl").read_text().splitlines()]
+        assert [r["id"] for r in saved] == [r["id"] for r in rows]
+        by_id = {r["id"]: r for r in saved}
+        assert all(by_id[r["id"]]["response"] == f"Answer to {r['user_input']}" for r in rows if r["id"] != "q2")
+        assert by_id["q2"]["response"] is None
+        assert by_id["q2"]["answer_error"].startswith("generator call failed: HTTP 400 from ")
+        manifest = json.loads((tmp_path / "ans" / "manifest.json").read_text())
+        assert (manifest["answered"], manifest["errors"], manifest["retries"]) == (5, 1, 2)
+        assert _FlakyGenerator.calls.count("Where do stars go?") == 1  # refused: not asked again
+        # a re-run answers the five from the cache and asks the refused row once more
+        _FlakyGenerator.calls = ["(a call that answered)"]
+        again = answer(rows, index=tmp_path / "index", generator=f"openai-compat:{url}/v1#m",
+                       embeddings=AxisEmbedder(), k=1, progress=False, backoff=0.0)
+    assert _FlakyGenerator.calls[1:] == ["Where do stars go?"]
+    assert (again.manifest["cached"], again.manifest["errors"]) == (5, 1)
+
+
+def test_a_generator_that_fails_every_call_stops_the_run_naming_it(tmp_path):
+    """Failures in a row with no answer between, and the generator never answering: it is down."""
+    from ragmeter.engine.failed_calls import IN_A_ROW
+    from ragmeter.errors import JudgeUnavailable, TransientJudgeError
+
+    built(tmp_path)
+
+    def down(request):
+        raise TransientJudgeError("HTTP 503 from the generator", status=503)
+
+    rows = [{"id": str(i), "user_input": f"Where do apples grow {i}?"} for i in range(IN_A_ROW + 2)]
+    with pytest.raises(JudgeUnavailable, match=f"{IN_A_ROW} calls failed in a row"):
+        answer(rows, index=tmp_path / "index", generator=ScriptedJudge(down), embeddings=AxisEmbedder(), k=1,
+               out=tmp_path / "ans", progress=False, retries=1, backoff=0.0)

@@ -6,7 +6,10 @@ the rows back with `response`, `retrieved_contexts`, `retrieved_context_ids`,
 Answers are cached like judge replies (key: the RAG's identity and the query), so a killed
 run resumes and a re-run calls nothing. A `TransientRAGError` is retried with backoff; any
 other exception is recorded on its row (`answer_error`, no response: the evaluation marks
-the row unscored). Rows are never dropped.
+the row unscored). Rows are never dropped. The baseline's generator fails as a judge does
+(engine/failed_calls.py): a call that failed its retries, or that the server refused, is
+that row's error (tried once more at the end, unless refused), and only a generator that
+fails many calls in a row and no longer answers a call it answered before stops the run.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ import datetime as dt
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.cache import make_key
-from ragmeter.errors import DataError, RagmeterError, TransientRAGError
+from ragmeter.errors import DataError, JudgeUnavailable, RagmeterError, TransientRAGError
 from ragmeter.rag.contract import Context, RAGAnswer, normalize
 from ragmeter.stats import percentile
+
+if TYPE_CHECKING:
+    from ragmeter.engine.failed_calls import FailedCalls
 
 #: answer2: a cached answer holds why generation stopped (an answer1 hit could not say it was cut)
 ANSWER_KEY_VERSION = "answer2"
@@ -77,36 +83,51 @@ def question_of(row: dict[str, Any]) -> str | list[dict[str, str]] | None:
 
 #: seconds a RAG call may take before it is abandoned and retried (`--rag-timeout`)
 RAG_TIMEOUT = 300.0
+#: marks a row whose generator call failed its retries (not refused): it is tried once more at the end
+TRY_AGAIN = "_try_again"
 
 
 async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concurrency: int = 1,
                       retries: int = 3, backoff: float = 1.0, progress: bool | None = None,
                       timeout: float = RAG_TIMEOUT) -> dict[str, Any]:
     """Answer every row in place (order kept); returns the run's accounting."""
+    from ragmeter.engine.failed_calls import FailedCalls
     from ragmeter.engine.progress import row_progress
 
     gate = asyncio.Semaphore(max(1, concurrency))
     tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0,
-             "answer_seconds": 0.0}
+             "answer_seconds": 0.0, "failed_calls": 0, "recovered_calls": 0}
     identity = rag.identity()
+    failures = FailedCalls(probe=getattr(rag, "probe", None))
+    again: list[tuple[dict[str, Any], int]] = []  # rows whose generator call failed: tried once more at the end
 
-    async def one(row: dict[str, Any], number: int, bar: Any) -> None:
+    async def one(row: dict[str, Any], number: int, bar: Any = None, last_try: bool = False) -> None:
         query = question_of(row)
         key = make_key({"rag": identity, "query": query}, ANSWER_KEY_VERSION)
         hit = cache.get(key, "replies")
         if hit is None:
             async with gate:
                 hit = await _ask(rag, query, str(row.get("id", number)), f"row {number}", retries, backoff, tally,
-                                 timeout)
+                                 timeout, failures)
+            try_again = hit.pop(TRY_AGAIN, False)
             if hit["answer_error"] is None:  # errors are not cached: a re-run asks again
                 cache.put(key, hit, "replies")
+            elif try_again and not last_try:
+                again.append((row, number))
         else:
             tally["cached"] += 1
         row.update(hit)
-        bar.advance(1)
+        if bar is not None:
+            bar.advance(1)
 
     with row_progress(len(rows), progress) as bar:
         await asyncio.gather(*(one(row, n, bar) for n, row in enumerate(rows, start=1)))
+    await asyncio.gather(*(one(row, n, last_try=True) for row, n in again))
+    tally["recovered_calls"] = sum(row["answer_error"] is None for row, _ in again)
+    tally["failed_calls"] = len(again) - tally["recovered_calls"]
+    faults = getattr(rag, "faults", None)  # the baseline's generator's retries (rag/baseline.py)
+    if faults is not None:
+        tally["retries"] += faults.counts["retries"]
     tally["errors"] = sum(r["answer_error"] is not None for r in rows)
     tally["cut_at_max_tokens"] = sum(r.get("generation_finish_reason") == "length" for r in rows)
     tally["echo_the_prompt"] = sum(bool(r.get("answer_echoes_prompt")) for r in rows)
@@ -114,7 +135,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
 
 
 async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, backoff: float,
-               tally: dict[str, Any], timeout: float = RAG_TIMEOUT) -> dict[str, Any]:
+               tally: dict[str, Any], timeout: float = RAG_TIMEOUT,
+               failures: FailedCalls | None = None) -> dict[str, Any]:
     from ragmeter.rag.targets import HttpRAG
 
     started = time.perf_counter()
@@ -130,12 +152,16 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
                 return _failed(f"TransientRAGError after {attempt + 1} attempts: {exc}", started)
             tally["retries"] += 1
             await asyncio.sleep(backoff * 2 ** attempt)
+        except JudgeUnavailable as exc:  # the generator's call failed its retries, or was refused
+            return await _generator_failed(exc, failures, started)
         except RagmeterError:
             raise
         except Exception as exc:  # the user's code failed on this row: recorded, not fatal
             return _failed(f"{type(exc).__name__}: {exc}", started)
         except SystemExit as exc:  # sys.exit() in the user's code ends that row, not ragmeter
             return _failed(f"SystemExit: the RAG called sys.exit({exc.code!r})", started)
+    if failures is not None:
+        failures.answered()
     answer: RAGAnswer = normalize(raw, where)
     tally["answered"] += 1
     tally["prompt_tokens"] += answer.prompt_tokens
@@ -152,6 +178,17 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
             # "length": cut at the generator's max tokens, left unscored by evaluate (io/readers.py)
             "generation_finish_reason": answer.finish_reason,
             "answer_echoes_prompt": rag.echoes(answer.answer) if hasattr(rag, "echoes") else None}
+
+
+async def _generator_failed(exc: JudgeUnavailable, failures: FailedCalls | None, started: float) -> dict[str, Any]:
+    """The row's error for a generator call that failed (its reason redacted, as a judge's is);
+    raises when the breaker says the generator is down (engine/failed_calls.py)."""
+    from ragmeter.engine.failed_calls import failed_score
+    from ragmeter.errors import RequestRefused
+
+    score = await failures.failed_call(exc) if failures is not None else failed_score(exc)
+    failed = _failed(f"generator call {score.reason.removeprefix('judge call ')}", started)
+    return {**failed, TRY_AGAIN: not isinstance(exc, RequestRefused)}
 
 
 def _failed(message: str, started: float) -> dict[str, Any]:

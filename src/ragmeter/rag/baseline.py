@@ -8,7 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragmeter.judges.base import Judge, JudgeRequest
+from ragmeter.faults import FaultLog
+from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
+from ragmeter.judges.retry import RetryPolicy
 from ragmeter.rag.contract import Context, RAGAnswer
 from ragmeter.rag.index import VectorIndex, load_index
 from ragmeter.rag.prompt import AnswerPrompt, Turn, load_answer_prompt
@@ -16,11 +18,14 @@ from ragmeter.rag.prompt import AnswerPrompt, Turn, load_answer_prompt
 
 class BaselineRAG:
     """Top-k retrieval + one generation. Its identity (index content, embeddings, k, reader
-    model, prompt) keys the answer cache, so changing any of them re-answers."""
+    model, prompt) keys the answer cache, so changing any of them re-answers. The generation
+    is sent as a judge's call is (judges/retry.py): retried with backoff on a transient error;
+    after the retries, or refused (an HTTP 400), it raises JudgeUnavailable, the row's failure
+    (rag/answer.py), not the run's end."""
 
     def __init__(self, index: str | Path | VectorIndex, generator: Judge, *, embedder: Any = None, k: int = 5,
                  prompt: AnswerPrompt | None = None, max_tokens: int = 512, reranker: Any = None,
-                 candidates: int | None = None) -> None:
+                 candidates: int | None = None, policy: RetryPolicy | None = None) -> None:
         from ragmeter.embeddings import make_embedder
         from ragmeter.errors import ConfigError
 
@@ -33,6 +38,11 @@ class BaselineRAG:
         self.prompt = prompt or load_answer_prompt()
         #: with a reranker, this many chunks are retrieved and the best k kept
         self.reranker, self.candidates = reranker, max(k, candidates or 3 * k) if reranker else k
+        self.policy = policy or RetryPolicy()
+        #: the generator's retries and HTTP errors, for the answers' manifest
+        self.faults = FaultLog()
+        #: the last generation the generator answered: what probe() sends again
+        self._last_answered: JudgeRequest | None = None
 
     def identity(self) -> dict[str, Any]:
         rerank = {"reranker": self.reranker.identity(), "candidates": self.candidates} if self.reranker else {}
@@ -62,9 +72,30 @@ class BaselineRAG:
         search = " ".join([t["content"] for t in history if t["role"] == "user"] + [question])
         contexts = await self.retrieve(search, question)
         messages = self.prompt.messages(question, [c.text for c in contexts], history)
-        reply = await self.generator.complete(JudgeRequest(messages, None, self.max_tokens, "rag.answer"))
+        reply = await self._generate(JudgeRequest(messages, None, self.max_tokens, "rag.answer",
+                                                  self.policy.timeout))
         return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens,
                          reply.finish_reason)
+
+    async def _generate(self, request: JudgeRequest) -> JudgeReply:
+        from ragmeter.judges.retry import call_with_retry
+
+        reply = await call_with_retry(lambda: self.generator.complete(request), self.policy,
+                                      f"generator {self.generator.describe()}", self.faults)
+        self._last_answered = request
+        return reply
+
+    async def probe(self) -> bool:
+        """Whether the generator answers the last generation it answered, sent again: after
+        many failed rows in a row, whether it is down or the rows' prompts fail
+        (engine/failed_calls.py)."""
+        if self._last_answered is None:
+            return False
+        try:
+            await self._generate(self._last_answered)
+        except Exception:  # noqa: BLE001 - any failure of the generator is a no
+            return False
+        return True
 
     def echoes(self, answer: str) -> bool:
         """Whether the answer repeats the reader prompt's own words (rag/prompt.py: echoes_prompt)."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ragmeter.judges.registry import DEFAULT_JUDGE
+from ragmeter.judges.retry import RetryPolicy
 from ragmeter.rag.answer import AnswerRun
 
 
@@ -30,12 +31,14 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
                   prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
                   rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
-                  concurrency: int = 1, retries: int = 3, cache: bool | str | Path = True,
+                  concurrency: int = 1, retries: int = 3, backoff: float = 1.0, cache: bool | str | Path = True,
                   progress: bool | None = None, overwrite: bool = False, rag_timeout: float = 300.0,
                   limit: int | None = None) -> AnswerRun:
     """Rows of `testset` with `response`, `retrieved_contexts` (+ ids, scores), latency and
     `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given.
-    `limit`: only the first N rows (a trial before a long run)."""
+    `limit`: only the first N rows (a trial before a long run); `retries` and `backoff`
+    (seconds, doubled each time): how a failed call of the RAG or the baseline's generator is
+    tried again."""
     from ragmeter.cache import open_cache
     from ragmeter.errors import ConfigError
     from ragmeter.rag.answer import answer_rows, answers_manifest, load_testset, write_answers
@@ -48,8 +51,9 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     rows, source = load_testset(testset)
     rows = rows[:limit]
+    policy = RetryPolicy(timeout=rag_timeout, retries=retries, backoff=backoff)
     target = _target(rag, rag_id) if rag is not None else _baseline(
-        index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates)
+        index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates, policy)
     if out is not None:
         _prepare(Path(out), source, target, overwrite)
     started = time.perf_counter()
@@ -57,8 +61,8 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
     try:
         await target.check()
         _say_cost(target, rows, store, progress)
-        tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, progress=progress,
-                                  timeout=rag_timeout)
+        tally = await answer_rows(rows, target, store, concurrency=concurrency, retries=retries, backoff=backoff,
+                                  progress=progress, timeout=rag_timeout)
     finally:
         store.close()
         await target.aclose()
@@ -128,7 +132,8 @@ def _target(rag: Any, rag_id: str | None) -> Any:
 
 
 def _baseline(index: Any, generator: Any, embeddings: Any, k: int, prompt: Any, language: str,
-              max_tokens: int, rerank: str | None, candidates: int | None) -> Any:
+              max_tokens: int, rerank: str | None, candidates: int | None,
+              policy: RetryPolicy | None = None) -> Any:
     from ragmeter.embeddings import make_embedder
     from ragmeter.judges.spec import make_judge
     from ragmeter.rag.baseline import BaselineRAG
@@ -139,7 +144,7 @@ def _baseline(index: Any, generator: Any, embeddings: Any, k: int, prompt: Any, 
     embedder = make_embedder(embeddings) if isinstance(embeddings, (str, dict)) else embeddings
     reranker = rerank if rerank is None or not isinstance(rerank, str) else make_reranker(rerank, judge, language)
     return BaselineRAG(index, judge, embedder=embedder, k=k, prompt=load_answer_prompt(prompt, language),
-                       max_tokens=max_tokens, reranker=reranker, candidates=candidates)
+                       max_tokens=max_tokens, reranker=reranker, candidates=candidates, policy=policy)
 
 
 def _prepare(out: Path, source: str, target: Any, overwrite: bool) -> None:
