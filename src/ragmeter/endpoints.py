@@ -19,10 +19,19 @@ def safe_url(url: str) -> str:
     a query: a key there would be stored in the manifest and printed."""
     parts = urlsplit(url)
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise ValueError(f"the URL {parts.scheme}://{parts.hostname or ''}{parts.path} must not hold credentials "
+        raise ValueError(f"the URL {shown_url(url)} must not hold credentials "
                          "or a query (user:key@, ?api-key=...): put the key in an environment variable and name "
                          "it with api_key_env")
     return url
+
+
+def shown_url(url: str) -> str:
+    """A refused URL as an error names it: scheme, host and path, without the credentials or
+    the query, and a path segment shaped like a token (`/v1/<gateway token>`) redacted."""
+    from ragmeter.text import redact_urls
+
+    parts = urlsplit(url)
+    return redact_urls(f"{parts.scheme}://{parts.hostname or ''}{parts.path}")
 
 
 def split_endpoint(rest: str, what: str) -> tuple[str, str]:
@@ -38,8 +47,11 @@ def split_endpoint(rest: str, what: str) -> tuple[str, str]:
 
 def bearer_headers(api_key_env: str | None, who: str) -> dict[str, str]:
     """The Authorization header from the named variable; the key itself is never stored."""
+    from ragmeter.text import secret_env
+
     if not api_key_env:
         return {}
+    secret_env(api_key_env)
     key = os.environ.get(api_key_env)
     if not key:
         raise ConfigError(f"{who} needs an API key: set the environment variable {api_key_env}")

@@ -35,11 +35,25 @@ _SECRET_SHAPES = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z
 REDACTED = "[redacted]"
 
 
+#: variables a judge, generator or embedder was told to read its key from (`api_key_env`)
+_NAMED_SECRETS: set[str] = set()
+
+
+def secret_env(name: str | None) -> None:
+    """Mark the variable `name` as holding a secret: a key a judge reads from `api_key_env`
+    is one whatever the variable is called (`JUDGE_AUTH`, `JUDGE_KEY_2`), so its value is
+    redacted from then on in this process, as a variable named like a key is."""
+    if name:
+        _NAMED_SECRETS.add(name)
+
+
 def secret_values() -> list[str]:
-    """The values redact() replaces by name: environment variables named like a key or token."""
+    """The values redact() replaces by name: environment variables named like a key or token,
+    and those named as a judge's or embedder's key (secret_env)."""
     import os
 
-    return [value for name, value in os.environ.items() if len(value) >= 8 and _SECRET_NAME.search(name)]
+    return [value for name, value in os.environ.items()
+            if len(value) >= 8 and (name in _NAMED_SECRETS or _SECRET_NAME.search(name))]
 
 
 def redact(text: str, known: list[str] | None = None) -> str:

@@ -426,3 +426,58 @@ def test_a_malformed_logprobs_object_is_asked_again_then_a_failed_call(logprobs)
     assert result.rows[0]["context_relevance"] is None
     assert "malformed logprobs" in result.rows[0]["context_relevance_reason"]
     assert sent[0] >= 2 and result.manifest["faults"]["failed_calls"] == 1  # asked again, then counted
+
+
+
+@pytest.mark.parametrize("variable", ["JUDGE_AUTH", "JUDGE_KEY_2"])
+def test_the_key_api_key_env_names_is_redacted_whatever_the_variables_name(tmp_path, variable):
+    """Issue 77 item 3: only a variable named like a key (…_KEY, …_TOKEN) had its value
+    redacted; with api_key_env=JUDGE_AUTH a server echoing the key put it in results.jsonl, the
+    report, the cache and stderr. The variable a judge is told to read holds a secret."""
+    from tests.cli_runner import run_cli
+    from tests.http_fakes import JSONHandler, serving
+
+    key = "Zq8Wauth0123456789abcdefXYZ"  # neither sk-... nor after "Bearer": only its variable says it is a key
+
+    class Echo(JSONHandler):
+        def do_GET(self) -> None:
+            self._send({"data": [{"id": "m"}]})
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+            said = f"you sent {self.headers['Authorization'].split()[-1]}"
+            if "refuse me" in body:
+                self._send({"error": said}, status=400)
+                return
+            content = json.dumps({"verdicts": [{"reason": said, "verdict": 1}]})
+            self._send({"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 3, "completion_tokens": 3}})
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("".join(json.dumps({"id": i, "question": q, "contexts": ["c"], "answer": "a", "reference": "r"})
+                            + "\n" for i, q in (("a", "q?"), ("b", "refuse me?"))))
+    env = {variable: key, "RAGMETER_CACHE": str(tmp_path / "c.sqlite")}
+    with serving(Echo) as url:
+        done = run_cli("evaluate", str(data), "--metrics", "context_precision", "--judge", f"openai-compat:{url}/v1#m",
+                       "--judge-opt", f"api_key_env={variable}", "--out", str(tmp_path / "run"), "--report",
+                       "--max-failed", "1", env=env)
+    assert done.returncode == 0, done.stderr
+    written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file() and p != data)
+    assert b"0123456789abcdef" not in written and "0123456789abcdef" not in done.stderr + done.stdout
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert "you sent [redacted]" in rows[0]["context_precision_evidence"]["verdicts"][0]["reason"]
+    assert "HTTP 400" in rows[1]["context_precision_reason"] and "[redacted]" in rows[1]["context_precision_reason"]
+
+
+def test_a_refused_url_is_named_without_its_token_shaped_path_segment():
+    """Issue 77 item 3: `http://user:pw@host/v1/<token>` was refused naming its path, token and all."""
+    from ragmeter.rag import answer
+
+    token = "Gw7TokenQ2x9Lm4Vb8Np"
+    with pytest.raises(ConfigError) as err:
+        parse_judge_spec(f"openai-compat:http://user:pw@judge.test/v1/{token}#m")
+    assert token not in str(err.value) and "pw" not in str(err.value)
+    assert "http://judge.test/v1/[redacted] must not hold credentials" in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        answer([{"user_input": "q?"}], rag=f"http://user:pw@rag.test/v1/{token}", progress=False)
+    assert token not in str(err.value) and "--rag http://rag.test/v1/[redacted]: the URL" in str(err.value)

@@ -9,6 +9,7 @@ import httpx
 from ragmeter.embeddings.base import Embedder
 from ragmeter.endpoints import bearer_headers, safe_url
 from ragmeter.errors import ConfigError, JudgeUnavailable, TransientJudgeError
+from ragmeter.text import secret_env
 
 
 class HTTPEmbedder(Embedder):
@@ -18,6 +19,7 @@ class HTTPEmbedder(Embedder):
         except ValueError as exc:
             raise ConfigError(f"embeddings: {exc}") from None
         self.base_url, self.model, self.api_key_env, self.timeout = base_url.rstrip("/"), model, api_key_env, timeout
+        secret_env(api_key_env)  # its value is redacted whatever the variable's name
         self.name = f"{self.base_url}#{model}"
 
     def identity(self) -> dict[str, Any]:

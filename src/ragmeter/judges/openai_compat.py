@@ -44,7 +44,7 @@ from ragmeter.judges.label_probs import MalformedLogprobs, from_top_logprobs, la
 from ragmeter.judges.rate_limit import Grant, RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
-from ragmeter.text import redact
+from ragmeter.text import redact, secret_env
 
 if TYPE_CHECKING:
     from ragmeter.judges.settings import HTTPJudgeConfig
@@ -76,6 +76,7 @@ class OpenAICompatJudge(Judge):
         self.base_url = ",".join(self.urls)
         self.fleet = Fleet(self.urls)
         self.api_key_env, self.api, self.structured = api_key_env, api, structured
+        secret_env(api_key_env)  # its value is redacted whatever the variable's name
         self._window = context_window
         self._clients: dict[str, httpx.AsyncClient] = {}
         # Not part of identity: asking changes no reply text, only whether probabilities come

@@ -12,7 +12,6 @@ import hashlib
 import inspect
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
 from ragmeter.errors import ConfigError, TransientRAGError
 from ragmeter.rag.prompt import Turn
@@ -84,13 +83,12 @@ class HttpRAG:
     it; the key goes in RAGMETER_RAG_API_KEY instead."""
 
     def __init__(self, url: str, rag_id: str | None = None, timeout: float = 120.0) -> None:
-        from ragmeter.endpoints import safe_url
+        from ragmeter.endpoints import safe_url, shown_url
 
         try:
             safe_url(url)
         except ValueError:
-            parts = urlsplit(url)
-            raise ConfigError(f"--rag {parts.scheme}://{parts.hostname or ''}{parts.path}: the URL must not hold "
+            raise ConfigError(f"--rag {shown_url(url)}: the URL must not hold "
                               f"credentials or a query (user:key@, ?token=...): put the key in {RAG_KEY_ENV}, "
                               "sent as an Authorization: Bearer header") from None
         self.url, self.timeout = url, timeout
