@@ -54,3 +54,29 @@ def test_the_folder_is_beside_the_run_cache_unless_named(tmp_path, monkeypatch):
     assert default_dir() == tmp_path / "c" / "prefixes"
     monkeypatch.setenv("RAGMETER_PREFIXES", str(tmp_path / "p"))
     assert default_dir() == tmp_path / "p"
+
+
+
+def test_only_a_regular_file_of_a_bounded_size_is_read_never_a_link_or_a_fifo(tmp_path):
+    """Issue 77 item 5: a FIFO under a key hung the run (0 calls, deaf to SIGTERM), and a link
+    to /dev/zero grew to 6.7 GB in 18.6 s. Only a regular file, not a link, no larger than the
+    store, is read; anything else is a miss (evaluated again)."""
+    store = PrefixStore(tmp_path, "id", max_bytes=4096)
+    path = store.path(TOKENS)
+    os.mkfifo(path)  # nobody writes it: opened blocking, this read would never end
+    assert store.get(TOKENS) is None
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    assert store.get(TOKENS) is None
+    path.unlink()
+    elsewhere = tmp_path / "elsewhere.kv"
+    PrefixStore(tmp_path / "other", "id").put(TOKENS, b"state")
+    elsewhere.write_bytes((tmp_path / "other" / path.name).read_bytes())
+    path.symlink_to(elsewhere)  # a valid state, but through a link
+    assert store.get(TOKENS) is None
+    path.unlink()
+    PrefixStore(tmp_path / "big", "id").put(TOKENS, b"x" * 5000)  # a valid state larger than the store
+    path.write_bytes((tmp_path / "big" / path.name).read_bytes())
+    assert store.get(TOKENS) is None and store.reads == 0
+    store.put(TOKENS, b"state")
+    assert store.get(TOKENS) == b"state"

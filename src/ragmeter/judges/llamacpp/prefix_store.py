@@ -7,14 +7,16 @@ settings, so the key holds all of them (the model's identity, llama.cpp's versio
 features, the window, batch sizes and threads): restored cells are bitwise the computed ones
 (prompt.py), a run gives the same replies with the store or without it, and a file made
 elsewhere is never read. Each file carries its digest, checked on read (a torn or damaged
-file is evaluated again); files are written whole (a temporary file renamed) and the oldest
-are removed past `max_bytes`.
+file is evaluated again). Only a regular file in the folder, no larger than the store, is
+read (never a link, a FIFO or a device). Files are written whole (a temporary file renamed)
+and the oldest are removed past `max_bytes`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -43,10 +45,10 @@ class PrefixStore:
         return self.root / f"{digest.hexdigest()}.kv"
 
     def get(self, tokens: tuple[int, ...]) -> bytes | None:
-        """The saved state, or None (none saved, or a file that fails its digest)."""
-        try:
-            raw = self.path(tokens).read_bytes()
-        except OSError:
+        """The saved state, or None (none saved, not a regular file of a bounded size, or a
+        file that fails its digest)."""
+        raw = _read_regular(self.path(tokens), len(MAGIC) + DIGEST + self.max_bytes)
+        if raw is None:
             return None
         head, body = raw[:len(MAGIC) + DIGEST], raw[len(MAGIC) + DIGEST:]
         if head[:len(MAGIC)] != MAGIC or hashlib.sha256(body).digest() != head[len(MAGIC):]:
@@ -83,3 +85,24 @@ class PrefixStore:
                 break
             path.unlink(missing_ok=True)
             total -= size
+
+
+def _read_regular(path: Path, cap: int) -> bytes | None:
+    """The bytes of `path` if it is a regular file (not a link: O_NOFOLLOW) of at most `cap`
+    bytes, else None. Opened without blocking, so a FIFO put in its place cannot hold the run."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            raw = handle.read(cap + 1)
+        return raw if len(raw) <= cap else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
