@@ -56,7 +56,6 @@ def test_the_folder_is_beside_the_run_cache_unless_named(tmp_path, monkeypatch):
     assert default_dir() == tmp_path / "p"
 
 
-
 def test_only_a_regular_file_of_a_bounded_size_is_read_never_a_link_or_a_fifo(tmp_path):
     """Issue 77 item 5: a FIFO under a key hung the run (0 calls, deaf to SIGTERM), and a link
     to /dev/zero grew to 6.7 GB in 18.6 s. Only a regular file, not a link, no larger than the
@@ -80,3 +79,67 @@ def test_only_a_regular_file_of_a_bounded_size_is_read_never_a_link_or_a_fifo(tm
     assert store.get(TOKENS) is None and store.reads == 0
     store.put(TOKENS, b"state")
     assert store.get(TOKENS) == b"state"
+
+
+def test_trimming_past_what_cannot_be_removed_is_no_error(tmp_path, monkeypatch):
+    """Issue 77 item 6: an oldest `*.kv` that was a folder, or a file that could not be
+    deleted, ended a finished run (exit 2) from `_trim`. Both are kept and the store goes on."""
+    from pathlib import Path
+
+    (tmp_path / "0000-a-folder.kv").mkdir()
+    os.utime(tmp_path / "0000-a-folder.kv", (1, 1))
+    store = PrefixStore(tmp_path, "id", max_bytes=2500)
+    store.put((0,), bytes(1000))
+    os.utime(store.path((0,)), (2, 2))  # the oldest file, and one the system will not remove
+    unlink = Path.unlink
+
+    def refused(self, missing_ok=False):
+        if self == store.path((0,)):
+            raise PermissionError(13, "Permission denied", str(self))
+        return unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+    for i in range(1, 4):
+        store.put((i,), bytes(1000))
+        os.utime(store.path((i,)), (2 + i, 2 + i))
+    assert store.writes == 4 and (tmp_path / "0000-a-folder.kv").is_dir()
+    assert store.get((0,)) == bytes(1000) and store.get((3,)) == bytes(1000)
+    assert store.get((1,)) is None  # the oldest file it could remove went
+
+
+def test_a_put_does_not_list_the_folder_while_it_is_under_its_size(tmp_path, monkeypatch):
+    """Issue 77 item 6: every put globbed and stat'ed the whole folder (33 s a put beside
+    100,000 files). The folder is scanned once, then kept as a running total; over the limit
+    with files it cannot remove, it is scanned again only every RESCAN_EVERY puts."""
+    from ragmeter.judges.llamacpp import prefix_store
+
+    scans = []
+    scan = PrefixStore._scan
+    monkeypatch.setattr(PrefixStore, "_scan", lambda self: scans.append(1) or scan(self))
+    store = PrefixStore(tmp_path, "id", max_bytes=10_000)
+    for i in range(50):
+        store.put((i,), bytes(100))
+        os.utime(store.path((i,)), (1000 + i, 1000 + i))
+    assert len(scans) == 1
+    for _ in range(10):  # the same key again, larger: the running total follows
+        store.put((0,), bytes(200))
+    os.utime(store.path((0,)), (1000, 1000))
+    assert len(scans) == 1
+    store.put((99,), bytes(5000))  # over the limit: scanned once, the oldest removed
+    assert len(scans) == 2
+    assert store.get((0,)) is None and store.get((1,)) is None and store.get((99,)) == bytes(5000)
+    assert sum(f.stat().st_size for f in tmp_path.glob("*.kv")) <= 10_000
+
+    stuck = PrefixStore(tmp_path / "stuck", "id", max_bytes=10)
+    unlink = prefix_store.Path.unlink
+
+    def refused(self, missing_ok=False):  # every saved state is one the system will not remove
+        if self.suffix == ".kv":
+            raise PermissionError(13, "Permission denied", str(self))
+        return unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(prefix_store.Path, "unlink", refused)
+    scans.clear()
+    for i in range(2 * prefix_store.RESCAN_EVERY):
+        stuck.put((i,), bytes(100))
+    assert len(scans) == 2 and stuck.writes == 2 * prefix_store.RESCAN_EVERY

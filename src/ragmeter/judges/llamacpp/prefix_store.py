@@ -7,9 +7,10 @@ settings, so the key holds all of them (the model's identity, llama.cpp's versio
 features, the window, batch sizes and threads): restored cells are bitwise the computed ones
 (prompt.py), a run gives the same replies with the store or without it, and a file made
 elsewhere is never read. Each file carries its digest, checked on read (a torn or damaged
-file is evaluated again). Only a regular file in the folder, no larger than the store, is
-read (never a link, a FIFO or a device). Files are written whole (a temporary file renamed)
-and the oldest are removed past `max_bytes`.
+file is evaluated again).
+Only a regular file in the folder, no larger than the store, is read (never a link, a FIFO or
+a device). Files are written whole (a temporary file renamed) and the oldest are removed past
+`max_bytes`; a file that cannot be removed, a full disk or a read-only folder is no error.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 
 MAGIC = b"RMPFX1\n"
 DIGEST = 32
+#: puts between two scans of the folder while it stays over its size (files it cannot remove)
+RESCAN_EVERY = 64
 
 
 def default_dir() -> Path:
@@ -33,11 +36,16 @@ def default_dir() -> Path:
 
 
 class PrefixStore:
-    """Prefix KV states as files named by a digest of (identity, tokens)."""
+    """Prefix KV states as files named by a digest of (identity, tokens). The folder's size is
+    kept as a running total (scanned once, then added to by each put), so a put does not list
+    the folder; it is scanned again only to trim it."""
 
     def __init__(self, root: Path, identity: str, max_bytes: int = 1 << 30) -> None:
         self.root, self.identity, self.max_bytes = root, identity, max_bytes
         self.reads = self.writes = 0
+        self._size: int | None = None  # bytes of *.kv in the folder, once scanned
+        self._since_scan = 0  # puts since the folder was last scanned
+        self._stuck = False  # the last trim could not bring the folder under max_bytes
 
     def path(self, tokens: tuple[int, ...]) -> Path:
         digest = hashlib.sha256(self.identity.encode("utf-8"))
@@ -61,6 +69,7 @@ class PrefixStore:
         target = self.path(tokens)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            replaced = _regular_size(target)
             fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
@@ -71,20 +80,53 @@ class PrefixStore:
         except OSError:
             return
         self.writes += 1
+        if self._size is not None:
+            self._size += len(MAGIC) + DIGEST + len(state) - replaced
+        self._since_scan += 1
         self._trim()
 
     def _trim(self) -> None:
-        """The oldest files removed while the folder holds more than `max_bytes`."""
-        try:
-            files = sorted((p.stat().st_mtime, p.stat().st_size, p) for p in self.root.glob("*.kv"))
-        except OSError:
+        """The oldest files removed while the folder holds more than `max_bytes`. The folder
+        is scanned on the first put, then only when the running total is over the limit (and,
+        while files it cannot remove keep it over, once every RESCAN_EVERY puts)."""
+        if self._size is not None and self._size <= self.max_bytes:
+            return
+        if self._size is not None and self._stuck and self._since_scan < RESCAN_EVERY:
+            return
+        files = self._scan()
+        if files is None:
             return
         total = sum(size for _, size, _ in files)
-        for _, size, path in files:
+        for _, size, path in sorted(files):
             if total <= self.max_bytes:
                 break
-            path.unlink(missing_ok=True)
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:  # not ours to remove, or a read-only folder: kept, counted
+                continue
             total -= size
+        self._size, self._since_scan, self._stuck = total, 0, total > self.max_bytes
+
+    def _scan(self) -> list[tuple[float, int, Path]] | None:
+        """(modified, size, path) of every regular *.kv file in the folder, or None when it
+        cannot be listed; links, folders and other entries are neither counted nor removed."""
+        files = []
+        try:
+            with os.scandir(self.root) as entries:
+                for entry in entries:
+                    if not entry.name.endswith(".kv"):
+                        continue
+                    try:
+                        if entry.is_file(follow_symlinks=False):
+                            info = entry.stat(follow_symlinks=False)
+                            files.append((info.st_mtime, info.st_size, Path(entry.path)))
+                    except OSError:
+                        continue
+        except OSError:
+            return None
+        return files
 
 
 def _read_regular(path: Path, cap: int) -> bytes | None:
@@ -106,3 +148,12 @@ def _read_regular(path: Path, cap: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def _regular_size(path: Path) -> int:
+    """The size of the regular file a put replaces (0 when none), for the running total."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return 0
+    return info.st_size if stat.S_ISREG(info.st_mode) else 0
