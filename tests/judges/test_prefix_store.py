@@ -81,6 +81,18 @@ def test_only_a_regular_file_of_a_bounded_size_is_read_never_a_link_or_a_fifo(tm
     assert store.get(TOKENS) == b"state"
 
 
+def test_another_keys_state_renamed_to_a_key_is_not_restored(tmp_path):
+    """Issue 77 item 7: a state was bound to its key by its file name only, so another prompt's
+    state renamed to a key was restored silently. The digest covers the key too."""
+    store = PrefixStore(tmp_path, "id")
+    store.put(TOKENS, b"the cells of TOKENS")
+    store.put(TOKENS[:-1], b"the cells of another prefix")
+    os.replace(store.path(TOKENS[:-1]), store.path(TOKENS))
+    assert store.get(TOKENS) is None and store.reads == 0
+    store.put(TOKENS, b"the cells of TOKENS")  # computed again and saved
+    assert store.get(TOKENS) == b"the cells of TOKENS"
+
+
 def test_trimming_past_what_cannot_be_removed_is_no_error(tmp_path, monkeypatch):
     """Issue 77 item 6: an oldest `*.kv` that was a folder, or a file that could not be
     deleted, ended a finished run (exit 2) from `_trim`. Both are kept and the store goes on."""

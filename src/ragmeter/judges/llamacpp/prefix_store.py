@@ -6,8 +6,8 @@ A prefix's cells are what llama.cpp computes for its tokens on this model, build
 settings, so the key holds all of them (the model's identity, llama.cpp's version and its CPU
 features, the window, batch sizes and threads): restored cells are bitwise the computed ones
 (prompt.py), a run gives the same replies with the store or without it, and a file made
-elsewhere is never read. Each file carries its digest, checked on read (a torn or damaged
-file is evaluated again).
+elsewhere is never read. Each file carries a digest of its key and its cells, checked on read:
+a torn or damaged file, or one holding another key's cells (renamed), is evaluated again.
 Only a regular file in the folder, no larger than the store, is read (never a link, a FIFO or
 a device). Files are written whole (a temporary file renamed) and the oldest are removed past
 `max_bytes`; a file that cannot be removed, a full disk or a read-only folder is no error.
@@ -21,7 +21,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-MAGIC = b"RMPFX1\n"
+#: version 2: the digest covers the key (file name) too, so a renamed file is not read
+MAGIC = b"RMPFX2\n"
 DIGEST = 32
 #: puts between two scans of the folder while it stays over its size (files it cannot remove)
 RESCAN_EVERY = 64
@@ -55,11 +56,12 @@ class PrefixStore:
     def get(self, tokens: tuple[int, ...]) -> bytes | None:
         """The saved state, or None (none saved, not a regular file of a bounded size, or a
         file that fails its digest)."""
-        raw = _read_regular(self.path(tokens), len(MAGIC) + DIGEST + self.max_bytes)
+        path = self.path(tokens)
+        raw = _read_regular(path, len(MAGIC) + DIGEST + self.max_bytes)
         if raw is None:
             return None
         head, body = raw[:len(MAGIC) + DIGEST], raw[len(MAGIC) + DIGEST:]
-        if head[:len(MAGIC)] != MAGIC or hashlib.sha256(body).digest() != head[len(MAGIC):]:
+        if head[:len(MAGIC)] != MAGIC or _digest(path.name, body) != head[len(MAGIC):]:
             return None
         self.reads += 1
         return body
@@ -73,7 +75,7 @@ class PrefixStore:
             fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
-                    handle.write(MAGIC + hashlib.sha256(state).digest() + state)
+                    handle.write(MAGIC + _digest(target.name, state) + state)
                 os.replace(tmp, target)
             finally:
                 Path(tmp).unlink(missing_ok=True)
@@ -127,6 +129,13 @@ class PrefixStore:
         except OSError:
             return None
         return files
+
+
+def _digest(name: str, state: bytes) -> bytes:
+    """The digest a file carries: of its key (its name) and its cells together."""
+    digest = hashlib.sha256(name.encode("utf-8") + b"\0")
+    digest.update(state)
+    return digest.digest()
 
 
 def _read_regular(path: Path, cap: int) -> bytes | None:
