@@ -272,3 +272,32 @@ def test_a_flaky_judge_does_not_stop_align(tmp_path, monkeypatch):
 
     result = align(run, labels, "faithfulness", judge=ScriptedJudge(flaky), out=tmp_path / "aligned")
     assert failures[0] == 4 and result.after["roc_auc"].value == 1.0 and not result.notes
+
+
+def test_a_reply_of_the_wrong_schema_leaves_its_row_unscored_and_align_finishes(tmp_path):
+    """Issue 77 item 8: one reply that did not match its schema stopped align (exit 2, a usage
+    code) where evaluate asks again and, failing again, leaves that row unscored. Align now
+    does the same: asked again, then the row is left out of the measures with a note."""
+    run, data = make_run(tmp_path)
+    labels = write_labels(tmp_path / "labels.jsonl", {r["id"]: int("red" in r["response"]) for r in data})
+    asked = {"once": 0, "always": 0}
+
+    def wrong(request: JudgeRequest) -> dict:
+        from dataclasses import replace
+
+        messages = request.messages
+        again = "That reply was invalid" in messages[-1]["content"]  # the session asking again
+        own = messages[-3 if again else -1]["content"]  # the row's own prompt
+        aligned = len(messages) > (4 if again else 2)  # with examples: a prompt align made
+        if aligned and "Report 7 " in own:  # always the wrong schema, asked again too
+            asked["always"] += 1
+            return {"verdict": "yes"}
+        if aligned and "Report 3 " in own and not again and not asked["once"]:  # once, then right
+            asked["once"] += 1
+            return {"verdict": "yes"}
+        return follower(replace(request, messages=messages[:-2]) if again else request)
+
+    result = align(run, labels, "faithfulness", judge=ScriptedJudge(wrong), out=tmp_path / "aligned")
+    assert asked["once"] == 1 and asked["always"] == 2
+    assert result.notes == ["1 labelled rows unscored by one of the prompts (left out)"]
+    assert result.after["roc_auc"].value == 1.0

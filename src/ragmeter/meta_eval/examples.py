@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import MetricStats
-from ragmeter.errors import JudgeUnavailable
+from ragmeter.errors import JudgeUnavailable, UnparseableReply
 from ragmeter.judges.label_probs import label_fields
 from ragmeter.judges.replies import output_schema
 from ragmeter.judges.session import JudgeSession
@@ -68,8 +68,9 @@ async def score_rows(metric: Metric, samples: Sequence[Sample], prompts: PromptS
                      stats: MetricStats) -> list[RowScore]:
     """Each sample's score with `prompts` (cached like any run: the run's own calls are hits).
     A flaky judge is a run's (engine/failed_calls.py): a row whose call failed its retries is
-    scored again once the others are done, unscored if it fails again; only a judge that is
-    down stops the work."""
+    scored again once the others are done, unscored if it fails again; a reply that does not
+    match its schema after the session asked again leaves its row unscored, as in a run; only
+    a judge that is down stops the work."""
     from ragmeter.engine.failed_calls import FailedCalls
 
     failures = FailedCalls(probe=session.probe)
@@ -79,6 +80,9 @@ async def score_rows(metric: Metric, samples: Sequence[Sample], prompts: PromptS
         try:
             scored = RowScore((await metric.score(sample, ctx)).value, ctx.calls)
         except Unscorable:
+            return RowScore(None, ctx.calls)
+        except UnparseableReply:  # asked again by the session and still wrong: unscored, as in a run
+            failures.answered()  # it answered, badly: not down
             return RowScore(None, ctx.calls)
         except JudgeUnavailable as exc:
             await failures.failed_call(exc)  # raises when the judge is down
