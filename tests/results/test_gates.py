@@ -279,3 +279,28 @@ def test_max_flagged_fails_a_run_whose_answers_vote_for_themselves(tmp_path):
     proc = cli("evaluate", str(data), "--metrics", "exact_match", "--max-flagged", "addressed_to_judge=0",
                "--out", str(tmp_path / "out"), "--no-cache")
     assert proc.returncode == 0  # exact_match flags nothing: the gate passes
+
+
+def test_max_flagged_refuses_a_flag_no_metric_sets_and_a_count_that_is_not_a_number(tmp_path):
+    """Issue 77 item 9: `addresed_to_judge=0` passed while 8 rows were flagged
+    `addressed_to_judge` (a misspelt flag gates nothing), and `no_claim=²` was a traceback
+    (str.isdigit() takes '²', int() does not). Both are one line naming what is wrong."""
+    from ragmeter.results.gates import known_flags, parse_max_flagged
+    from ragmeter.run.config import build_config
+
+    assert known_flags() == ("addressed_to_judge", "contexts_disagree", "no_claim")
+    with pytest.raises(ConfigError, match=r"^--max-flagged: unknown flag 'addresed_to_judge' \(did you mean "
+                                          r"'addressed_to_judge'\?\): the flags a metric sets are addressed_to_judge, "
+                                          r"contexts_disagree, no_claim$"):
+        parse_max_flagged("addresed_to_judge=0")
+    with pytest.raises(ConfigError, match=r"^--max-flagged no_claim=²: ROWS must be a whole number of rows \(0 or "
+                                          r"more\), got '²'$"):
+        parse_max_flagged("no_claim=²")
+    with pytest.raises(ConfigError, match="max_flagged: unknown flag 'votes': the flags a metric sets are"):
+        build_config({"dataset": "d.jsonl", "metrics": ["faithfulness"], "max_flagged": {"votes": 0}})
+    with pytest.raises(ConfigError, match="max_flagged: no_claim=-1: the most rows flagged must be 0 or more"):
+        build_config({"dataset": "d.jsonl", "metrics": ["faithfulness"], "max_flagged": {"no_claim": -1}})
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "a", "user_input": "q?", "response": "a", "reference": "a"}) + "\n")
+    proc = cli("evaluate", str(data), "--metrics", "exact_match", "--max-flagged", "no_claim=²", "--no-cache")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "got '²'" in proc.stderr

@@ -281,17 +281,50 @@ def _flagged(name: str, flag: str, record: MetricRecord, limit: int) -> GateResu
                               f"{'within' if passed else 'over'} the limit {limit}")
 
 
+def known_flags() -> tuple[str, ...]:
+    """The flags a metric writes in its rows' evidence (`flags`), the names `max_flagged` takes."""
+    from ragmeter.metrics.faithfulness import NO_CLAIM
+    from ragmeter.reading.addressed import FLAG as ADDRESSED
+    from ragmeter.reading.conflicts import FLAG as DISAGREE
+
+    return tuple(sorted((ADDRESSED, DISAGREE, NO_CLAIM)))
+
+
+def flag_problem(limits: Mapping[str, int]) -> str | None:
+    """Why `limits` cannot be a max_flagged setting (a flag no metric sets, a negative count),
+    or None: a misspelt flag would pass every run."""
+    from difflib import get_close_matches
+
+    known = known_flags()
+    for flag, rows in limits.items():
+        if flag not in known:
+            close = get_close_matches(flag, known, n=1, cutoff=0.75)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            return f"unknown flag '{flag}'{hint}: the flags a metric sets are {', '.join(known)}"
+        if rows < 0:
+            return f"{flag}={rows}: the most rows flagged must be 0 or more"
+    return None
+
+
 def parse_max_flagged(text: str | None) -> dict[str, int]:
     """`addressed_to_judge=0,no_claim=2` -> {flag: most rows}."""
+    import re
+
     limits: dict[str, int] = {}
     for item in (text or "").split(","):
         if not item.strip():
             continue
-        flag, _, value = item.partition("=")
-        if not flag.strip() or not value.strip().isdigit():
+        flag, sep, value = item.partition("=")
+        if not sep or not flag.strip():
             raise ConfigError(f"--max-flagged expects FLAG=ROWS[,FLAG=ROWS...] (e.g. addressed_to_judge=0), "
                               f"got '{item.strip()}'")
+        if not re.fullmatch(r"[0-9]+", value.strip()):  # ASCII digits: str.isdigit() takes '²', int() does not
+            raise ConfigError(f"--max-flagged {item.strip()}: ROWS must be a whole number of rows (0 or more), "
+                              f"got '{value.strip()}'")
         limits[flag.strip()] = int(value)
+    problem = flag_problem(limits)
+    if problem:
+        raise ConfigError(f"--max-flagged: {problem}")
     return limits
 
 

@@ -92,6 +92,16 @@ class RunConfig(BaseModel):
             raise ValueError("price_per_million takes {prompt: X, completion: Y}, both finite and >= 0")
         return value
 
+    @field_validator("max_flagged")
+    @classmethod
+    def _flags(cls, value: dict[str, int]) -> dict[str, int]:
+        from ragmeter.results.gates import flag_problem
+
+        problem = flag_problem(value)
+        if problem:
+            raise ValueError(f"max_flagged: {problem}")
+        return value
+
     @field_validator("thresholds")
     @classmethod
     def _bars(cls, value: dict[str, float]) -> dict[str, float]:
