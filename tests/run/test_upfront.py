@@ -182,3 +182,34 @@ def test_the_speed_learns_the_pace_this_machine_runs_at():
     assert learn(tagged, {"fast": fast}).pace == 2.0  # 18 s against 9 predicted (24 at the overall rate)
     server = ScriptedJudge(lambda request: {})  # answers many calls at once: its call seconds are not its speed
     assert learn_from(server, {"t": run}) is None
+
+
+@pytest.mark.parametrize("pace", ["fast", 0, -2.0])
+def test_a_speed_record_that_is_not_a_speed_is_ignored_with_one_warning(tmp_path, pace):
+    """Issue 77 item 10: a judge-speed.json whose pace was a string was a traceback in every
+    run and dry run (and a pace of 0 one in math.log when a run learned). The record is
+    ignored with one warning naming the file and the field; the run goes on without it."""
+    import json
+    import logging
+
+    from ragmeter.run.judge_speed import speed_file
+
+    judge = ScriptedJudge({"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2}})
+    save_speed(judge.identity(), slow_speed(5.0))
+    records = json.loads(speed_file().read_text())
+    for record in records.values():
+        record["pace"] = pace
+    speed_file().write_text(json.dumps(records))
+    said: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logging.getLogger("ragmeter").addHandler(handler)
+    try:
+        assert load_speed(judge.identity()) is None
+        cfg = RunConfig(dataset="<in-memory>", metrics=["context_relevance"], judge="scripted", progress=True)
+        result = asyncio.run(run_config(cfg, data=ROWS, judge=judge, write=False))
+    finally:
+        logging.getLogger("ragmeter").removeHandler(handler)
+    assert result.manifest["metrics"]["context_relevance"]["judge_calls"] == 24
+    assert len(said) == 1 and said[0].startswith(f"{speed_file()}: this judge's record is not a speed (pace: ")
+    assert said[0].endswith("): ignored; `ragmeter bench-judge` measures it again")

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, ValidationError
 
 from ragmeter.accounting import MetricStats
 from ragmeter.judges.base import Judge, JudgeReply, JudgeRequest
@@ -53,7 +53,7 @@ class JudgeSpeed(BaseModel):
     machine: str | None = None
     #: how much slower (above 1) or faster this machine ran the judge in its recent runs than
     #: the fitted rates say: a loaded machine, or one unlike the shipped record's (learn())
-    pace: float = 1.0
+    pace: float = Field(default=1.0, gt=0, allow_inf_nan=False)
     #: runs the pace was learned from
     learned_runs: int = 0
 
@@ -122,9 +122,35 @@ def save_speed(identity: dict[str, object], speed: JudgeSpeed) -> Path:
 
 
 def load_speed(identity: dict[str, object]) -> JudgeSpeed | None:
-    """This machine's bench-judge record for the judge, else a bundled judge's shipped one."""
-    record = read_records(speed_file()).get(judge_key(identity))
-    return JudgeSpeed.model_validate(record) if record else shipped_speed(identity)
+    """This machine's bench-judge record for the judge, else a bundled judge's shipped one. A
+    record that is not a speed (a pace written as text, say) is ignored with one warning, as a
+    damaged file is (judges/records.py): the estimate falls back, the run goes on."""
+    path = speed_file()
+    record = read_records(path).get(judge_key(identity))
+    if record:
+        try:
+            return JudgeSpeed.model_validate(record)
+        except ValidationError as exc:
+            _warn_once(f"{path}: this judge's record is not a speed ({_first_problem(exc)}): ignored; "
+                       "`ragmeter bench-judge` measures it again")
+    return shipped_speed(identity)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    import logging
+
+    if message not in _warned:
+        _warned.add(message)
+        logging.getLogger("ragmeter").warning(message)
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "record"
+    return f"{where}: {error['msg']}"
 
 
 #: calls a run must have made before its pace is learned: fewer say little
