@@ -114,3 +114,40 @@ def test_the_process_stop_halts_an_in_process_model_between_prompt_batches():
     assert not halt.is_set()
     halt.set()
     assert halt.is_set()
+
+
+def test_a_second_signal_while_the_process_ends_still_says_still_stopping(monkeypatch, capsys):
+    """Issue 77 item 10: a second SIGTERM 0.3 s after the first killed the process by the signal,
+    with no "still stopping" line: the entry point put Python's default handlers back as the
+    command returned, before the interpreter's own clean-up (threads joined) was done. Once a
+    stop began, the handlers stay until the process ends."""
+    import importlib
+    import os
+
+    from ragmeter.cli import signals
+    from ragmeter.judges.base import STOPPING
+
+    app = importlib.import_module("ragmeter.cli.app")  # the module: `ragmeter.cli.app` is also the Typer app
+
+    def stopped_command() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs as os.kill returns: KeyboardInterrupt
+        except KeyboardInterrupt:
+            app._interrupted()
+
+    originals = {signum: signal.getsignal(signum) for signum in signals.EXIT_CODES}
+    monkeypatch.setattr(app, "_main", stopped_command)
+    monkeypatch.setattr(sys, "argv", ["ragmeter", "evaluate"])
+    try:
+        with pytest.raises(SystemExit) as stop:
+            app.main()
+        handler = signal.getsignal(signal.SIGTERM)
+        assert stop.value.code == 143 and handler is not signal.SIG_DFL and callable(handler)
+        handler(signal.SIGTERM, None)  # what a second SIGTERM now runs, instead of dying of it
+    finally:
+        for signum, previous in originals.items():
+            signal.signal(signum, previous)
+        STOPPING.clear()
+    assert capsys.readouterr().err.splitlines() == [
+        "ragmeter: stopping on SIGTERM; finished judge replies are cached, run again to resume",
+        "ragmeter: still stopping (closing the judge, writing the cache); once more to stop at once"]

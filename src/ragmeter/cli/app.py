@@ -123,7 +123,11 @@ def main() -> None:
     try:
         _main()
     finally:
-        signals.restore(previous)
+        if signals.received() is None:
+            signals.restore(previous)
+        # else the process is stopping: the handlers stay until it ends, so a second signal
+        # during the interpreter's own clean-up (threads joined, files closed) still says
+        # "still stopping" instead of killing it at Python's default
 
 
 def _main() -> None:
