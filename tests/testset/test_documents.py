@@ -138,3 +138,23 @@ def test_the_dry_run_says_what_it_would_read(tmp_path):
     assert "read 1 document (.md 1)" in said and "not read: 1 file of other types (.adoc 1)" in said
     # issue 64 item 3: seconds, not only calls and tokens, at the bundled judge's shipped speed
     assert " at this judge's shipped speed (ragmeter bench-judge measures this machine's)" in done.stdout
+
+
+def test_a_link_to_a_file_outside_the_folder_is_not_read_only_said(tmp_path):
+    """Issue 77 item 10: a symlink to a file outside the documents folder (`/etc/passwd`) was
+    read as a document, and its text could reach the model and the test set. It is skipped
+    with a line; a link to a file inside the folder is read."""
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "guide.md").write_text("# Guide\n\nThe guide's text.\n")
+    (docs / "sub" / "again.md").symlink_to(docs / "guide.md")  # inside: read
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:not a document\n")
+    (docs / "passwd.txt").symlink_to(secret)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "notes.md").write_text("# Notes\n\nOutside the folder.\n")
+    (docs / "linked").symlink_to(tmp_path / "elsewhere")  # a linked folder: not walked, or not read
+    corpus = load_documents(docs)
+    assert sorted(d.source for d in corpus.documents) == ["guide.md", "sub/again.md"]
+    assert not any("root:x" in d.text or "Outside" in d.text for d in corpus.documents)
+    assert f"skipped {docs / 'passwd.txt'}: a link to a file outside the folder (not read)" in corpus.said()

@@ -117,7 +117,12 @@ def _from_records(records: list[dict[str, Any]], source: str) -> list[Document]:
 
 
 def _from_folder(folder: Path) -> Corpus:
+    """The folder's documents. A link to a file outside the folder (`/etc/passwd`) is not
+    read, only said: the folder is what the user chose to share with the model."""
     found = sorted(p for p in folder.rglob("*") if p.is_file() and not _hidden(p, folder))
+    inside = folder.resolve()
+    outside = {p for p in found if not p.resolve().is_relative_to(inside)}
+    found = [p for p in found if p not in outside]
     files = [p for p in found if p.suffix.lower() in SUPPORTED]
     other: dict[str, int] = {}
     for path in found:
@@ -128,6 +133,7 @@ def _from_folder(folder: Path) -> Corpus:
         raise DataError(f"no files ragmeter reads ({supported_text()}) in the folder{kinds}", source=str(folder))
     corpus = _from_files(files, folder)
     corpus.other_types = other
+    corpus.skipped += [f"{p}: a link to a file outside the folder (not read)" for p in sorted(outside)]
     return corpus
 
 
