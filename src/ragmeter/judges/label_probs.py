@@ -192,11 +192,33 @@ class MalformedLogprobs(ValueError):
     """A reply's `logprobs` object is not the shape the OpenAI API documents."""
 
 
+#: servers already said to send malformed logprobs (said once per server, not per reply)
+_MALFORMED_SAID: set[str] = set()
+
+
+def lenient_steps(choice: dict[str, object], server: str) -> list[tuple[str, dict[str, float]]]:
+    """openai_steps, or none where the object is malformed: the reply's text is whole, so its
+    labels are read without probabilities (a server that always sent them malformed ended the
+    run as failed calls, and a traceback before that); said once per server."""
+    try:
+        return openai_steps(choice)
+    except MalformedLogprobs as exc:
+        if server not in _MALFORMED_SAID:
+            import logging
+
+            from ragmeter.text import redact
+
+            _MALFORMED_SAID.add(server)
+            logging.getLogger("ragmeter").warning(redact(f"{server} sends malformed logprobs ({exc}): its labels "
+                                                         "are read without probabilities"))
+        return []
+
+
 def openai_steps(choice: dict[str, Any]) -> list[tuple[str, dict[str, float]]]:
     """(token, {alternative: logprob}) per token from an OpenAI-style choice: chat
     (`logprobs.content[].top_logprobs`) or legacy completions (`logprobs.tokens`/`top_logprobs`).
-    Any other shape raises MalformedLogprobs: the backend asks again, as for a reply that is
-    not JSON, rather than read probabilities from what it cannot vouch for."""
+    Any other shape raises MalformedLogprobs (lenient_steps then reads the reply's labels
+    without probabilities) rather than read probabilities from what it cannot vouch for."""
     logprobs = choice.get("logprobs")
     if logprobs is None:
         return []

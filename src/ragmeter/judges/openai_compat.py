@@ -14,9 +14,10 @@ spread over them with adaptive concurrency and failover (fleet.py).
 
 Requests whose schema has label fields also ask for `logprobs`/`top_logprobs` (OpenAI,
 vLLM and llama.cpp's server return them), from which the label probabilities are read
-(label_probs.py); a server that returns none leaves the labels alone, and one that
-rejects the field is asked again without it. Neither changes the reply's text, so
-neither is part of the judge's identity.
+(label_probs.py); a server that returns none leaves the labels alone, one that returns
+them malformed has that reply's labels read without probabilities (said once), and one
+that rejects the field is asked again without it. None of these changes the reply's text,
+so none is part of the judge's identity.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ragmeter.errors import (
 )
 from ragmeter.judges.base import DecodingParams, Judge, JudgeReply, JudgeRequest
 from ragmeter.judges.fleet import Fleet, Server
-from ragmeter.judges.label_probs import MalformedLogprobs, from_top_logprobs, label_fields, openai_steps
+from ragmeter.judges.label_probs import from_top_logprobs, label_fields, lenient_steps
 from ragmeter.judges.rate_limit import Grant, RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
 from ragmeter.judges.render import completion_text
@@ -189,7 +190,7 @@ class OpenAICompatJudge(Judge):
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=choice.get("finish_reason") or "stop",
                           seconds=time.perf_counter() - start,
-                          labels=from_top_logprobs(_steps(choice, self.base_url), label_fields(request.schema)))
+                          labels=from_top_logprobs(lenient_steps(choice, self.base_url), label_fields(request.schema)))
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "temperature": self.params.temperature,
@@ -308,15 +309,6 @@ def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
     detail = f": {redact(str(error.get('message', error) if isinstance(error, dict) else error))[:200]}" \
         if error else ""
     raise TransientJudgeError(f"answer from {base_url} has no choices{detail}")
-
-
-def _steps(choice: dict[str, object], base_url: str) -> list[tuple[str, dict[str, float]]]:
-    """The reply's per-token logprobs; a malformed object is a reply to ask for again, as one
-    that is not JSON is (a traceback before)."""
-    try:
-        return openai_steps(choice)
-    except MalformedLogprobs as exc:
-        raise TransientJudgeError(f"an answer from {base_url} with malformed logprobs ({exc})") from None
 
 
 def _retry_after(value: str | None) -> float | None:
