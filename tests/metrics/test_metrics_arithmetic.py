@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 import ragmeter
+from ragmeter.embeddings.base import cosine
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics.context_precision import average_precision
 from ragmeter.metrics.context_relevance import relevance
-from ragmeter.metrics.response_relevancy import cosine, relevancy
+from ragmeter.metrics.response_relevancy import relevancy
 from tests.conftest import TableEmbedder
 
 EINSTEIN = {"id": "e1", "user_input": "Where and when was Einstein born?",

@@ -154,3 +154,21 @@ def test_the_dry_run_plans_two_calls_per_answer_first_attempt(tmp_path):
     assert critiqued["judge_calls"] == {"at_least": 2 * 3 + 2, "at_most": 6 * 3 + 3}
     proc = run_cli("testset", str(docs), "--size", "2", "--dry-run", "--out", str(tmp_path / "never"))
     assert proc.returncode == 0 and "6 to 19 judge calls" in proc.stdout  # the default 4 attempts per question
+
+
+def test_a_span_knows_where_it_stands_so_its_section_names_its_subject():
+    text = "# Studies\n\n## First study\n\nVaccination reached 80 percent of the children in 2018.\n\n## Second study\n\n" \
+           "- Spirometry was measured in 215 healthy children aged 5 to 18."
+    found = {s.text: s.offset for s in spans(text)}
+    assert text[found["Vaccination reached 80 percent of the children in 2018."]:].startswith("Vaccination")
+    assert text[found["Spirometry was measured in 215 healthy children aged 5 to 18."]:].startswith("- Spirometry")
+    from ragmeter.testset.documents import Document
+    from ragmeter.testset.subjects import Subjects
+
+    chunk = Chunk("c-1", "studies.md", 0, text)
+    subjects = Subjects([Document("studies.md", text)], "english")
+    assert subjects.section(chunk) == []  # the chunk's first line is the title's
+    assert subjects.section(chunk, found["Vaccination reached 80 percent of the children in 2018."]) == [
+        "First study"]
+    assert subjects.section(chunk, found["Spirometry was measured in 215 healthy children aged 5 to 18."]) == [
+        "Second study"]

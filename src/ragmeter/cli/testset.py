@@ -64,7 +64,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
              "write_from": write_from, "round_trip_k": round_trip_k}
     cfg = load_testset_config(config, {k: v for k, v in flags.items() if v is not None})
     if dry_run:
-        from ragmeter.testset.build import plan
+        from ragmeter.testset.estimate import plan
 
         estimate = plan(cfg)
         print(plain(estimate["said"]), file=sys.stderr)

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from abc import ABC, abstractmethod
 from typing import Any
 
 from ragmeter.accounting import BusyClock, MetricStats
 from ragmeter.cache import EMBED_KEY_VERSION, Cache, make_key
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    """The cosine of two vectors, 0 where either is all zeros."""
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 class Embedder(ABC):

@@ -10,22 +10,16 @@ kept in the evidence.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from ragmeter.embeddings.base import cosine
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.metrics.schemas import questions
 from ragmeter.samples import Sample
 
 STRICTNESS = 3
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
 
 
 def relevancy(similarities: list[float], noncommittal: bool) -> float:

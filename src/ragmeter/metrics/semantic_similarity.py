@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragmeter.embeddings.base import cosine
 from ragmeter.metrics.base import Metric, MetricContext, Score
-from ragmeter.metrics.response_relevancy import cosine
 from ragmeter.samples import Sample
 
 

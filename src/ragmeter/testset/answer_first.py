@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from ragmeter.embeddings.base import cosine
 from ragmeter.errors import UnparseableReply
 from ragmeter.testset.checks import first_failed
 from ragmeter.testset.chunking import Chunk
@@ -39,8 +40,6 @@ class RoundTrip:
 
     async def rank(self, question: str, span: str) -> int | None:
         """1-based rank among the first k of a chunk holding `span`; None when none is there."""
-        from ragmeter.testset.pipeline import cosine
-
         if self._vectors is None:
             self._vectors = asyncio.ensure_future(self.embed([c.text for c in self.chunks]))
         vectors = await asyncio.shield(self._vectors)
@@ -60,7 +59,7 @@ async def write_for(judging: Judging, span: Span, subject: str) -> Written:
 async def judged(row: dict[str, Any], written: Written, span: Span, chunk: Chunk, chunks: list[Chunk],
                  settings: Any, judging: Judging, subjects: Subjects, round_trip: RoundTrip | None) -> dict[str, Any]:
     """The row kept, with what each check found, or rejected with why."""
-    found = first_failed(row, written, [chunk], chunks, settings, judging.prompt("from_answer"), subjects)
+    found = first_failed(row, written, [chunk], chunks, settings, judging.prompt("from_answer"), subjects, span.offset)
     if found is not None:
         return {**row, "rejected_by": found[0], "detail": found[1]}
     row["reference_in_chunk"] = key(span.text) in key(chunk.text)
@@ -103,7 +102,7 @@ async def attempt(row: dict[str, Any], span: Span, chunk: Chunk, chunks: list[Ch
                   wrote: Any) -> dict[str, Any]:
     """One answer-first question: written for `span`, then checked (`asked`: the questions
     written before, normalized; one written again is not checked again)."""
-    subject = await subjects.line(judging, chunk)
+    subject = await subjects.line(judging, chunk, span.offset)
     try:
         written = await write_for(judging, span, subject)
     except UnparseableReply as exc:

@@ -30,9 +30,11 @@ def problem(settings: Any, key: str, **detail: str) -> str:
 
 
 def first_failed(row: dict[str, Any], written: Written, sources: list[Chunk], chunks: list[Chunk],
-                 settings: Any, prompt: Any, subjects: Subjects) -> tuple[str, str, str | None] | None:
+                 settings: Any, prompt: Any, subjects: Subjects,
+                 at: int | None = None) -> tuple[str, str, str | None] | None:
     """The first no-model check the question fails: (rejected_by, detail, problem for the
-    rewrite or None), or None."""
+    rewrite or None), or None. `at`: where in the chunk its answer stands (answer-first), whose
+    section names the subject."""
     kind, question, answer, language = row["question_type"], written.question, written.answer, settings.language
     if kind != "unanswerable" and answer is not None and restates_question(question, answer, language):
         return ("restates question",
@@ -44,7 +46,7 @@ def first_failed(row: dict[str, Any], written: Written, sources: list[Chunk], ch
         return ("copied example",
                 f"holds {', '.join(copied)} from the generation prompt's own example, not from its chunk", None)
     chunk = sources[0]
-    if row.get("messages") is None and not names_subject(question, subjects.words(chunk),
+    if row.get("messages") is None and not names_subject(question, subjects.words(chunk, at),
                                                           subjects.held(chunk.source), language):
         return ("standalone", "names no subject: no word of its document's name, title or section "
                 f"({chunk.source}), and no name its document holds",

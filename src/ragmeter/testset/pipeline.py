@@ -16,11 +16,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragmeter.embeddings.base import cosine
 from ragmeter.engine.failed_calls import FailedCalls
-from ragmeter.errors import JudgeUnavailable, UnparseableReply
+from ragmeter.errors import UnparseableReply
 from ragmeter.reading.languages import vocabulary
+from ragmeter.testset import answer_first
+from ragmeter.testset.answer_first import RoundTrip
 from ragmeter.testset.checks import first_failed, nearest_in_words
 from ragmeter.testset.chunking import Chunk
+from ragmeter.testset.flaky import Flaky
 from ragmeter.testset.generation import (
     CRITERIA,
     Judging,
@@ -31,8 +35,6 @@ from ragmeter.testset.generation import (
     write_conversation,
     write_question,
 )
-from ragmeter.testset import answer_first
-from ragmeter.testset.answer_first import RoundTrip
 from ragmeter.testset.sampling import Rounds, SpanRounds, chunk_order, normalized
 from ragmeter.testset.spans import Span
 from ragmeter.testset.subjects import Subjects
@@ -160,40 +162,6 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
                 bar.advance(1)
     flaky.check()
     return outcome
-
-
-@dataclass
-class Flaky:
-    """A run's rule for a flaky judge, for test sets (engine/failed_calls.py): an attempt whose
-    call failed its retries is asked again once, in the next batch; failing again, it is
-    rejected with the reason; only a judge that is down (the breaker's probe) stops the build."""
-
-    failures: FailedCalls
-    #: (kind, item, pool) of attempts to ask again
-    again: list[tuple[str, tuple[Chunk, str], list[Chunk | None]]] = field(default_factory=list)
-    answered: int = 0
-    last: JudgeUnavailable | None = None
-
-    def check(self) -> None:
-        """A build whose every attempt failed its judge call had a judge that is down, however
-        few attempts there were (the breaker needs IN_A_ROW)."""
-        if self.last is not None and not self.answered:
-            raise JudgeUnavailable(f"{self.last}; the judge answered no call of this build: it looks down")
-
-    async def attempt(self, planned: tuple[str, tuple[Chunk, str], list[Chunk | None]], retried: bool,
-                      work: Any, row: dict[str, Any]) -> dict[str, Any] | None:
-        try:
-            done = await work
-        except JudgeUnavailable as exc:
-            self.last = exc
-            failed = await self.failures.failed_call(exc)  # raises when the judge is down
-            if not retried:
-                self.again.append(planned)
-                return None
-            return {**row, "rejected_by": "judge call failed", "detail": failed.reason}
-        self.failures.answered()
-        self.answered += 1
-        return done
 
 
 async def _attempt(number: int, kind: str, item: tuple[Chunk, Any], pool: list[Chunk | None],
@@ -357,12 +325,6 @@ async def _admit(row: dict[str, Any], outcome: Outcome, kept_vectors: list[tuple
             return
     kept_vectors.append((row["id"], vector))
     outcome.kept.append(row)
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
-    return dot / norm if norm else 0.0
 
 
 __all__ = ["CRITERIA", "TYPES", "Outcome", "Settings", "build", "passes", "type_plan"]

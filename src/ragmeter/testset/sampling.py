@@ -176,10 +176,11 @@ class SpanRounds:
         return True
 
     def exhausted(self) -> str:
-        chunks, rounds = len(self.order), self.round
-        return (f"every span worth asking about was asked ({chunks} chunk{'s' if chunks != 1 else ''}, {len(self.taken)} "
-                f"span{'s' if len(self.taken) != 1 else ''}, {rounds} round{'s' if rounds != 1 else ''}); more "
-                "documents hold more questions")
+        from ragmeter.text import counted
+
+        return (f"every span worth asking about was asked ({counted(len(self.order), 'chunk')}, "
+                f"{counted(len(self.taken), 'span')}, {counted(self.round, 'round')}); more documents hold more "
+                "questions")
 
 
 def normalized(question: str) -> str:

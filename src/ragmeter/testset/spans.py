@@ -43,6 +43,8 @@ class Span:
     before: str
     holds: tuple[str, ...]
     position: int
+    #: where its item starts in the chunk (characters): the section it stands in is read there
+    offset: int = 0
 
     @property
     def passage(self) -> str:
@@ -58,13 +60,13 @@ def spans(text: str, title: str | None = None, edges: tuple[bool, bool] = (True,
     before = ""
     items = _prose(text)
     last = len(items) - 1
-    for n, (piece, step) in enumerate(items):
+    for n, (piece, step, offset) in enumerate(items):
         sentences = split_sentences(piece)
         for i, sentence in enumerate(sentences):
             shown = _plain(sentence)
             at_start, at_end = (n, i) == (0, 0), (n, i) == (last, len(sentences) - 1)
             if _whole(shown, not edges[0] and at_start, not edges[1] and at_end) and _askable(shown, title):
-                found.append(Span(shown, before, _holds(sentence, shown, step), len(found)))
+                found.append(Span(shown, before, _holds(sentence, shown, step), len(found), offset))
             before = shown
     return sorted(found, key=lambda s: (-len(s.holds), s.position))
 
@@ -79,28 +81,35 @@ def _whole(shown: str, cut_before: bool, cut_after: bool) -> bool:
     return not shown[:1].islower() and not cut_before and (not cut_after or shown.endswith(_ENDS))
 
 
-def _prose(text: str) -> list[tuple[str, bool]]:
+def _prose(text: str) -> list[tuple[str, bool, int]]:
     """The chunk's prose items (a paragraph's lines joined, a list item with the lines that
-    continue it) with whether each is a numbered step; code, headings and table rows left out."""
-    out: list[tuple[str, bool]] = []
+    continue it) with whether each is a numbered step and where it starts in the chunk; code,
+    headings and table rows left out."""
+    out: list[tuple[str, bool, int]] = []
+    offset = 0
     for fenced, lines in _segments(text.splitlines()):
         if fenced:
+            offset += sum(len(line) + 1 for line in lines)
             continue
         item: list[str] = []
+        start = offset
         for line in lines + [""]:
             prose = bool(line.strip()) and not (_HEADING.match(line) or _TABLE.match(line)
                                                 or _code_line(line, bool(item) and bool(_BULLET.match(item[0]))))
             if item and (not prose or _BULLET.match(line)):
-                out.append(_item(item))
+                out.append(_item(item, start))
                 item = []
             if prose:
+                start = offset if not item else start
                 item.append(line.strip())
+            offset += len(line) + 1
+        offset -= 1  # the "" appended above is no line of the chunk
     return out
 
 
-def _item(lines: list[str]) -> tuple[str, bool]:
+def _item(lines: list[str], start: int) -> tuple[str, bool, int]:
     first = _BULLET.match(lines[0])
-    return " ".join(lines), bool(first and first.group(1))
+    return " ".join(lines), bool(first and first.group(1)), start
 
 
 def _code_line(line: str, in_list_item: bool) -> bool:

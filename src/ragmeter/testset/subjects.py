@@ -52,17 +52,19 @@ class Subjects:
         known = self._known.get(source)
         return known.outline.title if known else None
 
-    def section(self, chunk: Chunk) -> list[str]:
-        """The headings above the chunk's first line (the title aside)."""
+    def section(self, chunk: Chunk, at: int | None = None) -> list[str]:
+        """The headings above the chunk's first line, or above offset `at` of the chunk (where
+        an answer-first question's span stands: a chunk may cross into another section), the
+        title aside."""
         known = self._known.get(chunk.source)
         if known is None:
             return []
-        path = known.outline.path_at(chunk.start + _first_line_end(chunk.text))
+        path = known.outline.path_at(chunk.start + _where(chunk, at))
         return [h for h in path if h != known.outline.title]
 
-    async def line(self, judging: Any, chunk: Chunk) -> str:
+    async def line(self, judging: Any, chunk: Chunk, at: int | None = None) -> str:
         """`name: title > section`, then the summary on its own line."""
-        heads = [h for h in (self.title(chunk.source), *self.section(chunk)) if h]
+        heads = [h for h in (self.title(chunk.source), *self.section(chunk, at)) if h]
         head = f"{chunk.source}: {' > '.join(heads)}" if heads else chunk.source
         summary = await self.summary(judging, chunk.source)
         return f"{head}\n{summary}" if summary else head
@@ -94,7 +96,7 @@ class Subjects:
             return ""  # the name, title and section still say what the chunk is about
         return " ".join(reply.parsed.summary.split())
 
-    def words(self, chunk: Chunk) -> set[str]:
+    def words(self, chunk: Chunk, at: int | None = None) -> set[str]:
         """The words a question may name its subject with: the document's file name; the
         words of its title, of the chunk's section path and of the summary that the document
         itself writes as names (capitalised inside a sentence, in code, in a web address: its
@@ -106,7 +108,7 @@ class Subjects:
         found = naming_words(PurePath(chunk.source).stem, language, short=True)
         if known is None:
             return found
-        enclosing = known.outline.enclosing(chunk.start + _first_line_end(chunk.text))
+        enclosing = known.outline.enclosing(chunk.start + _where(chunk, at))
         for text in (known.outline.title or "", *(h.text for h in enclosing), self._written.get(chunk.source, "")):
             found |= naming_words(text, language, short=True) & known.names
         for heading in enclosing:
@@ -146,6 +148,10 @@ class Subjects:
         """Every word of the chunk's document (a name the question gives must be one of them)."""
         known = self._known.get(source)
         return known.held if known else set()
+
+
+def _where(chunk: Chunk, at: int | None) -> int:
+    return _first_line_end(chunk.text) if at is None else at
 
 
 def _first_line_end(text: str) -> int:
