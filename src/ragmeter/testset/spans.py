@@ -5,8 +5,8 @@ chunk writes it (markup aside), so a reference the chunk does not hold cannot be
 and a fact is asked once: the same span in two overlapping chunks is one span.
 
 A span is not asked when it is a heading, the document's title, code, a table row, a
-question, a lead ending in a colon, a run of names (mostly capitalised words: an author list,
-keywords), too short to state a fact or too long to be an answer.
+question, a lead ending in a colon, a run of names (mostly capitalised words: an author list), a
+line of terms (keywords), too short to state a fact or too long to be an answer.
 Spans are ranked by what they hold, by their shape alone (the same in every language): a
 number, a name or identifier, a term defined by a list item's label, a numbered step; a
 sentence holding none of these is still asked, after them."""
@@ -152,7 +152,7 @@ def _askable(shown: str, title: str | None) -> bool:
         return False
     if title and " ".join(tokens(shown)).lower() == " ".join(tokens(title)).lower():
         return False
-    if _mostly_names(shown):
+    if _mostly_names(shown) or _term_list(shown):
         return False
     return len(tokens(_URL.sub("", shown))) >= MIN_WORDS
 
@@ -162,6 +162,19 @@ def _mostly_names(shown: str) -> bool:
     a keyword line), which states nothing to ask about; prose is mostly lowercase."""
     words = [w for w in tokens(shown) if w[:1].isalpha()]
     return sum(w[:1].isupper() for w in words) * 2 > len(words)
+
+
+_LEAD = re.compile(r"^[^:]{1,40}:\s*")
+
+
+def _term_list(shown: str) -> bool:
+    """A line of terms ("Keywords: spirometry; children; Puerto Rico"): after a label, every
+    piece between commas or semicolons is three words or fewer; it states nothing. A
+    sentence with a list in it ("Common fixed periods are 3, 5, 7, and 10 years.") has a
+    longer piece."""
+    body = _LEAD.sub("", shown, count=1)
+    pieces = [p for p in re.split(r"[;,]", body.rstrip(".")) if p.strip()]
+    return len(pieces) > 1 and all(len(tokens(p)) <= 3 for p in pieces)
 
 
 def key(span_text: str) -> str:
