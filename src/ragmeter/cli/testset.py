@@ -38,7 +38,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
                 "rating (the judge's rating, default) | probability (P(rating >= --min-score) >= 0.5) | "
                 "expected (the expected rating >= --min-score)"))] = None,
             max_attempts: Annotated[Optional[int], typer.Option(
-                "--max-attempts", help="give up after size x this many attempts (default 4)")] = None,
+                "--max-attempts", help="give up after size x this many attempts (default 8 answer-first, 4 with "
+                "--write-from chunk: the same judge calls)")] = None,
             write_from: Annotated[Optional[str], typer.Option("--write-from", help=(
                 "span (default: each factoid question is written for an answer chosen in its chunk first) | "
                 "chunk (question and answer written from the chunk, then critiqued)"))] = None,

@@ -93,7 +93,7 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
     language = "auto" if cfg.language == "auto" else normalize_language(cfg.language)
     settings = Settings(size=cfg.size, types=parse_types(cfg.types), language=language,
                         audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
-                        keep_on=cfg.keep_on, max_attempts=cfg.max_attempts, dedup_threshold=cfg.dedup_threshold,
+                        keep_on=cfg.keep_on, max_attempts=cfg.attempts, dedup_threshold=cfg.dedup_threshold,
                         groundedness=cfg.groundedness, write_from=cfg.write_from, round_trip_k=cfg.round_trip_k,
                         critiques=tuple(cfg.critiques))
     options = {"chunk_size": cfg.chunk_size, "chunk_overlap": cfg.chunk_overlap, "chunk_unit": cfg.chunk_unit}

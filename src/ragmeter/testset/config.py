@@ -34,7 +34,9 @@ class TestsetConfig(BaseModel):
     chunk_unit: Literal["characters", "tokens"] = "characters"
     min_score: int = Field(default=4, ge=1, le=5)
     keep_on: Literal["rating", "probability", "expected"] = "rating"
-    max_attempts: int = Field(default=4, ge=1)
+    #: attempts per question asked for; None: 4 writing from the chunk, 8 answer-first (an
+    #: answer-first attempt asks two calls, a chunk-first one four: the same budget in calls)
+    max_attempts: int | None = Field(default=None, ge=1)
     dedup_threshold: float = Field(default=0.92, gt=0, le=1)
     groundedness: Literal["answer", "rating", "seed"] = "answer"
     #: span: a factoid question is written for an answer chosen in its chunk first; chunk: the
@@ -45,6 +47,11 @@ class TestsetConfig(BaseModel):
     format: Literal["jsonl", "parquet"] = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True
+
+    @property
+    def attempts(self) -> int:
+        """max_attempts, or its default for the way questions are written."""
+        return self.max_attempts or (8 if self.write_from == "span" else 4)
 
 
 class TestsetOptions(TypedDict, total=False):
