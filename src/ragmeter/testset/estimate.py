@@ -56,17 +56,18 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
         per_attempt.append(tokens)
     attempts = len(per_attempt)
     mean = sum(per_attempt) / attempts if attempts else 0
-    # answer-first: a question and its answerability verdict (and the critiques asked); at most,
-    # each attempt's question is written again once
+    # answer-first: a question and its answerability verdict (and the critiques asked), never
+    # written again; chunk-first: a question and three critiques, at most twice (a rewrite)
     calls = 2 + len(cfg.critiques) if answer_first else 1 + len(ORDER)
+    rewrites = 1 if answer_first else 2
     # one summary per document asked about; at most, each attempt's question is written again once
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
         {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
     judge_calls = {"at_least": attempts * calls + min(summaries, attempts),
-                   "at_most": 2 * size * max_attempts * calls + summaries}
+                   "at_most": rewrites * size * max_attempts * calls + summaries}
     prompt_tokens = {"at_least": round(sum(per_attempt)) + summary_tokens,
-                     "at_most": round(2 * mean * size * max_attempts) + summary_tokens}
+                     "at_most": round(rewrites * mean * size * max_attempts) + summary_tokens}
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "said": corpus.said(),
             "language": language,
