@@ -85,8 +85,8 @@ def test_span_rounds_ask_each_fact_once_even_where_chunks_overlap():
 
 def answer_first_reply(request):
     """A writer that asks for the lighthouse's year where its answer gives one and writes a
-    question naming nothing otherwise; an answerability verdict that reads Cape2's answers as
-    not answering."""
+    question naming nothing otherwise; answer checks that read Cape2's answers as not answering
+    (the sentence check picks no sentence for it, else the one that says when it was built)."""
     tag, text = request.tag, request.messages[-1]["content"]
     if tag == "testset.summary":
         return {"summary": "A page about lighthouses and when they were built."}
@@ -97,6 +97,11 @@ def answer_first_reply(request):
         return {"question": "What else is there to know?"}
     if tag == "abstention.answerable":
         return {"verdict": int("Cape2" not in text)}
+    if tag == "testset.which_sentence":
+        if "Cape2" in text.split("question:")[-1]:
+            return {"sentence": 0}
+        lines = text.split("question:")[0].splitlines()
+        return {"sentence": next(int(line[1]) for line in lines if "was built in" in line)}
     raise KeyError(tag)
 
 
@@ -117,19 +122,27 @@ def test_answer_first_questions_carry_their_span_as_reference_and_what_each_chec
         for n, i in ((1, 0), (3, 1))]
     for row in result.rows:
         assert row["answer_span"] == row["reference"] and row["reference_in_chunk"] is True
-        assert row["answerable"] == 1.0 and row["round_trip_rank"] in (1, 2, 3)
+        assert row["answered_by_span"] == 1.0 and row["round_trip_rank"] in (1, 2, 3) and "answerable" not in row
         assert row["reference_contexts"][0].startswith(row["reference"])
     by = {}
     for row in result.rejected:
         by.setdefault(row["rejected_by"], []).append(row["user_input"])
-    assert by["answerable"] == ["When was the lighthouse of Cape2 built?"]
+    assert by["answer sentence"] == ["When was the lighthouse of Cape2 built?"]
     # names no lighthouse: dropped with no call after writing, not written again (the next span is asked);
     # the same question written again for another span is not even checked
     assert (by["standalone"], by["duplicate"]) == (["What else is there to know?"], ["What else is there to know?"] * 3)
     assert judge.calls("testset.from_answer") == 7
-    assert judge.calls("abstention.answerable") == 3  # the three questions that name their lighthouse
-    assert result.quality["answer_first"] == {"kept": 2, "span": 2, "reference_in_chunk": 2, "answerable": 2,
-                                              "round_trip": 2}
+    assert judge.calls("testset.which_sentence") == 3 and judge.calls("abstention.answerable") == 0
+    assert result.quality["answer_first"] == {"kept": 2, "span": 2, "reference_in_chunk": 2, "answerable": 0,
+                                              "answered_by_span": 2, "round_trip": 2}
+    # abstention's answerability verdict on the span alone instead: the same rows kept, the same one dropped
+    other = ScriptedJudge(answer_first_reply)
+    again = generate_testset(docs, 3, judge=other, embeddings=emb, progress=False, max_attempts=3,
+                             answer_check="answerable", cache=False)
+    assert [r["user_input"] for r in again.rows] == [r["user_input"] for r in result.rows]
+    assert [r["user_input"] for r in again.rejected if r["rejected_by"] == "answerable"] == [
+        "When was the lighthouse of Cape2 built?"]
+    assert other.calls("abstention.answerable") == 3 and other.calls("testset.which_sentence") == 0
 
 
 def test_a_run_of_names_or_a_line_of_terms_states_nothing_to_ask_about():

@@ -95,7 +95,7 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
                         audience=cfg.audience or Settings.audience, seed=cfg.seed, min_score=cfg.min_score,
                         keep_on=cfg.keep_on, max_attempts=cfg.attempts, dedup_threshold=cfg.dedup_threshold,
                         groundedness=cfg.groundedness, write_from=cfg.write_from, round_trip_k=cfg.round_trip_k,
-                        critiques=tuple(cfg.critiques))
+                        critiques=tuple(cfg.critiques), answer_check=cfg.answer_check)
     options = {"chunk_size": cfg.chunk_size, "chunk_overlap": cfg.chunk_overlap, "chunk_unit": cfg.chunk_unit}
     if cfg.out is not None:
         _prepare(Path(cfg.out), settings, options, overwrite)
@@ -183,7 +183,8 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
                             "context_relevance.rating1": judging.prompt("rating1", "context_relevance").version,
                             "faithfulness.verdicts": judging.prompt("verdicts", "faithfulness").version,
                             "from_answer": judging.prompt("from_answer").version,
-                            "abstention.answerable": judging.prompt("answerable", "abstention").version},
+                            "abstention.answerable": judging.prompt("answerable", "abstention").version,
+                            "which_sentence": judging.prompt("which_sentence").version},
                 "quality": quality, "wall_seconds": round(time.perf_counter() - started, 2)}
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 

@@ -44,6 +44,7 @@ class TestsetConfig(BaseModel):
     write_from: Literal["span", "chunk"] = "span"
     round_trip_k: int = Field(default=3, ge=0)
     critiques: list[Literal["standalone", "relevance"]] = []
+    answer_check: Literal["sentence", "answerable", "both"] = "sentence"
     format: Literal["jsonl", "parquet"] = "jsonl"
     concurrency: int = Field(default=1, ge=1, le=256)
     cache: bool | str = True
@@ -76,6 +77,7 @@ class TestsetOptions(TypedDict, total=False):
     write_from: Literal["span", "chunk"]
     round_trip_k: int
     critiques: list[Literal["standalone", "relevance"]]
+    answer_check: Literal["sentence", "answerable", "both"]
     format: Literal["jsonl", "parquet"]
     concurrency: int
     cache: bool | str | Path

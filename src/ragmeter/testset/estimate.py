@@ -58,7 +58,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     mean = sum(per_attempt) / attempts if attempts else 0
     # answer-first: a question and its answerability verdict (and the critiques asked), never
     # written again; chunk-first: a question and three critiques, at most twice (a rewrite)
-    calls = 2 + len(cfg.critiques) if answer_first else 1 + len(ORDER)
+    calls = 1 + (2 if cfg.answer_check == "both" else 1) + len(cfg.critiques) if answer_first else 1 + len(ORDER)
     rewrites = 1 if answer_first else 2
     # one summary per document asked about; at most, each attempt's question is written again once
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
@@ -98,15 +98,22 @@ def _seconds(judge_spec: Any, calls: dict[str, int], tokens: dict[str, int]) -> 
 
 def _answer_first_tokens(subject: str, question: str, text: str, cfg: TestsetConfig, language: str) -> int:
     """An answer-first attempt's prompt tokens: the question written for a typical span (two
-    sentences of the chunk), its answerability verdict, the critiques asked."""
+    sentences of the chunk), its answer checks (the chunk's sentences, the span alone), the
+    critiques asked."""
     from ragmeter.prompts.template import builtin_prompt
     from ragmeter.reading.sentences import split_sentences
+    from ragmeter.testset.answer_first import SHOWN
+    from ragmeter.testset.spans import sentences
 
     passage = " ".join(split_sentences(text)[:2])
     tokens = _tokens(builtin_prompt("testset", "from_answer", language).messages(
         {"subject": subject, "passage": passage, "answer": passage}))
-    tokens += _tokens(builtin_prompt("abstention", "answerable", language).messages(
-        {"context": passage, "question": question}))
+    if cfg.answer_check in ("sentence", "both"):
+        tokens += _tokens(builtin_prompt("testset", "which_sentence", language).messages(
+            {"sentences": sentences(text)[:SHOWN], "question": question}))
+    if cfg.answer_check in ("answerable", "both"):
+        tokens += _tokens(builtin_prompt("abstention", "answerable", language).messages(
+            {"context": passage, "question": question}))
     for criterion in cfg.critiques:
         tokens += _critique_tokens(criterion, question, text, cfg.audience or "developers", cfg.groundedness, language)
     return tokens

@@ -69,6 +69,9 @@ class Settings:
     round_trip_k: int = 3
     #: answer-first: the critiques also asked (standalone, relevance), none by default
     critiques: tuple[str, ...] = ()
+    #: answer-first: sentence (the judge must pick the span among its chunk's sentences as the
+    #: one that answers), answerable (abstention's verdict on the span alone), or both
+    answer_check: str = "sentence"
 
     def __post_init__(self) -> None:
         self.check()

@@ -100,6 +100,7 @@ def answer_first(kept: list[dict[str, Any]]) -> dict[str, int]:
     return {"kept": len(kept), "span": len(spans),
             "reference_in_chunk": sum(bool(r.get("reference_in_chunk")) for r in spans),
             "answerable": sum((r.get("answerable") or 0) >= 0.5 for r in spans),
+            "answered_by_span": sum((r.get("answered_by_span") or 0) >= 0.5 for r in spans),
             "round_trip": sum(r.get("round_trip_rank") is not None for r in spans)}
 
 
@@ -147,7 +148,8 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         "question words found in their chunk (overlap; hand-written questions share about 11%): "
         + (", ".join(f"{k} {v:.0%}" for k, v in report.get("overlap", {}).items()) or "-"),
         *([f"answer-first: {af['span']} of {af['kept']} kept written for a span of their chunk; of those, "
-           f"reference verbatim in the chunk {af['reference_in_chunk']}, answerable from it {af['answerable']}, "
+           f"reference verbatim in the chunk {af['reference_in_chunk']}, the answer its chunk gives "
+           f"{af.get('answered_by_span', 0)}, answerable from it {af['answerable']}, "
            f"found by the round trip {af['round_trip']}"] if (af := report.get("answer_first") or {}).get("span")
           else []),
         f"rewritten once after a failed check: {report.get('rewritten', 0)} kept, "

@@ -177,6 +177,11 @@ def _term_list(shown: str) -> bool:
     return len(pieces) > 1 and all(len(tokens(p)) <= 3 for p in pieces)
 
 
+def sentences(text: str) -> list[str]:
+    """Every sentence of the chunk's prose as a reader reads it (askable or not), in order."""
+    return [_plain(sentence) for piece, _, _ in _prose(text) for sentence in split_sentences(piece)]
+
+
 def key(span_text: str) -> str:
     """What makes two spans the same fact: their words, lowercased."""
     return " ".join(w.lower() for w in tokens(span_text))
