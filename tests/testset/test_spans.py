@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.sampling import SpanRounds
-from ragmeter.testset.spans import key, spans
+from ragmeter.testset.spans import holds, key, spans
 
 PAGE = """# Preparing infant formula
 
@@ -81,6 +81,8 @@ def test_span_rounds_ask_each_fact_once_even_where_chunks_overlap():
                                     "Store the powder in a cool and dry place always."])
     assert rounds.exhausted().startswith("every span worth asking about was asked (2 chunks, 3 spans, 2 rounds)")
     assert key("Prepared **formula**, 2 hours!") == "prepared formula 2 hours"
+    assert holds(key("Unprepared formula keeps."), key("formula keeps")) and not holds(
+        key("Unprepared formula keeps."), key("prepared formula"))  # whole words only
 
 
 def answer_first_reply(request):

@@ -1,7 +1,8 @@
 """Factoid questions written for an answer chosen first (issue 73). The reader picks a span
 of the chunk (testset/spans.py, no model); the writer is given that span, the sentence before
-it and the chunk's subject line, and writes the question whose answer it is; the reference is
-the span as the chunk writes it, so it cannot say what the chunk does not.
+it and the subject line of the section the span stands in, and writes the question whose
+answer it is; the reference is the span as the chunk writes it, so it cannot say what the
+chunk does not.
 
 The question is then checked by what the project has measured against people, not by the
 small writer critiquing itself: the no-model checks (testset/checks.py); a round trip, the
@@ -32,7 +33,7 @@ from ragmeter.testset.checks import first_failed
 from ragmeter.testset.chunking import Chunk
 from ragmeter.testset.generation import Judging, Question, Written, critique
 from ragmeter.testset.sampling import normalized
-from ragmeter.testset.spans import Span, key
+from ragmeter.testset.spans import Span, holds, key
 from ragmeter.testset.subjects import Subjects
 
 
@@ -54,7 +55,7 @@ class RoundTrip:
         asked = (await self.embed([question]))[0]
         nearest = sorted(range(len(vectors)), key=lambda i: (-cosine(asked, vectors[i]), i))[: self.k]
         wanted = key(span)
-        return next((n for n, i in enumerate(nearest, 1) if wanted in self._keys[i]), None)
+        return next((n for n, i in enumerate(nearest, 1) if holds(self._keys[i], wanted)), None)
 
 
 async def write_for(judging: Judging, span: Span, subject: str) -> Written:
@@ -70,7 +71,7 @@ async def judged(row: dict[str, Any], written: Written, span: Span, chunk: Chunk
     found = first_failed(row, written, [chunk], chunks, settings, judging.prompt("from_answer"), subjects, span.offset)
     if found is not None:
         return {**row, "rejected_by": found[0], "detail": found[1]}
-    row["reference_in_chunk"] = key(span.text) in key(chunk.text)
+    row["reference_in_chunk"] = holds(key(chunk.text), key(span.text))
     if round_trip is not None:
         rank = await round_trip.rank(written.question, span.text)
         row["round_trip_rank"] = rank

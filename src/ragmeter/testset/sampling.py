@@ -74,7 +74,21 @@ def unasked(text: str, asked: list[str]) -> str | None:
 MAX_ROUNDS = 4
 
 
-class Rounds:
+class _Round:
+    """The items of the round in progress, handed out in order."""
+
+    items: list[tuple[Chunk, Any]]
+    position: int
+
+    def next(self) -> tuple[Chunk, Any] | None:
+        """The next chunk and what its question is written from; None at the end of a round."""
+        if self.position >= len(self.items):
+            return None
+        self.position += 1
+        return self.items[self.position - 1]
+
+
+class Rounds(_Round):
     """The chunks to ask about, round after round, so that a test set reaches its size when
     the chunks run out: the first round asks about each chunk in `chunk_order`; each later
     round asks about each chunk again, written from its text away from what was asked
@@ -90,13 +104,6 @@ class Rounds:
         self.round = 1
         self.items: list[tuple[Chunk, str]] = [(c, c.text) for c in self.order]
         self.position = 0
-
-    def next(self) -> tuple[Chunk, str] | None:
-        """The next chunk and the text its question is written from; None at the end of a round."""
-        if self.position >= len(self.items):
-            return None
-        self.position += 1
-        return self.items[self.position - 1]
 
     def record(self, chunk_id: str, question: str, answer: str | None) -> None:
         """A question written from this chunk; one written before ends the chunk's rounds (the
@@ -131,7 +138,7 @@ class Rounds:
                 f"more, shorter chunks (a smaller --chunk-size) or more documents hold more questions")
 
 
-class SpanRounds:
+class SpanRounds(_Round):
     """The spans to ask about (testset/spans.py), round after round: round r asks each chunk,
     in `chunk_order`, for its best span not asked yet. A span already taken from another
     chunk (the same words, where chunks overlap) is not asked again: one question per fact,
@@ -149,12 +156,6 @@ class SpanRounds:
         self.items: list[tuple[Chunk, Any]] = []
         self.position = 0
         self.advance()
-
-    def next(self) -> tuple[Chunk, Any] | None:
-        if self.position >= len(self.items):
-            return None
-        self.position += 1
-        return self.items[self.position - 1]
 
     def record(self, chunk_id: str, question: str, answer: str | None) -> None:
         self.written.add(normalized(question))

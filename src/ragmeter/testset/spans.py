@@ -185,3 +185,8 @@ def sentences(text: str) -> list[str]:
 def key(span_text: str) -> str:
     """What makes two spans the same fact: their words, lowercased."""
     return " ".join(w.lower() for w in tokens(span_text))
+
+
+def holds(text_key: str, span_key: str) -> bool:
+    """Whether a text holds a span, both as `key` gives them, whole words only."""
+    return f" {span_key} " in f" {text_key} "
