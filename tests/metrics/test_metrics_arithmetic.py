@@ -171,13 +171,28 @@ def test_context_identical_to_question_is_zero_without_a_call():
     ("Where was the Eiffel Tower built?", "La torre se construyó en París para la exposición de 1889.", "zero", 2),
     ("eiffel tower paris", "The Colosseum is an amphitheatre in the centre of Rome.", "zero", 2),  # keywords: no language
 ])
-def test_contexts_that_share_no_asked_word_score_0_without_a_call(question, context, unshared, calls):
+def test_contexts_that_share_no_asked_word_score_0_without_a_call_when_asked(question, context, unshared, calls):
     script = {"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2}}
     row = {"id": "r", "user_input": question, "retrieved_contexts": [context]}
     result, judge = evaluate([row], [{"context_relevance": {"unshared": unshared}}], script)
     assert judge.calls() == calls
     assert result.rows[0]["context_relevance"] == (0.0 if calls == 0 else 1.0)
     assert ("no_judge_call" in result.rows[0]["context_relevance_evidence"]) is (calls == 0)
+
+
+@pytest.mark.parametrize("question, context", [
+    ("How do I delete a user account?", "To remove a login, run userdel with the name."),
+    ("What does the car cost?", "The vehicle is priced at 20,000 euros."),
+    ("Does the tool have a CLI?", "A command-line interface ships with the package."),
+])
+def test_a_passage_in_other_words_is_judged_by_default(question, context):
+    """Issue 77 item 4: no shared word is no rule that holds by construction."""
+    script = {"context_relevance.rating1": {"rating": 2}, "context_relevance.rating2": {"rating": 2}}
+    row = {"id": "r", "user_input": question, "retrieved_contexts": [context]}
+    result, judge = evaluate([row], ["context_relevance"], script)
+    assert judge.calls() == 2 and result.rows[0]["context_relevance"] == 1.0
+    zero, _ = evaluate([row], [{"context_relevance": {"unshared": "zero"}}], script)
+    assert zero.rows[0]["context_relevance"] == 0.0  # what the short-cut read
 
 
 def test_one_template_asks_one_call():

@@ -1,9 +1,13 @@
 """Ragas ContextRelevance (NVIDIA): two judge templates rate the joined contexts 0/1/2 for
 the question; each rating / 2, averaged; if only one rating is valid, that one is used.
-A context identical to the question scores 0 without a call, as in Ragas; so do contexts that
-share no word the question asks about, both written in the run's language (`unshared: zero`,
-the default since version 2: on the human-labelled sets 28 of 29 such rows are labelled
-irrelevant; ROC-AUC ClapNQ 0.793 -> 0.798, XQuAD-es 0.806 -> 0.865, docs/benchmarks.md).
+A context identical to the question scores 0 without a call, as in Ragas. Every other row is
+judged (version 3): `unshared: zero` scores contexts that share no word the question asks
+about 0 without a call (the default of version 2: on the human-labelled sets 28 of 29 such
+rows are labelled irrelevant; ROC-AUC ClapNQ 0.793 -> 0.798, XQuAD-es 0.806 -> 0.865), but a
+word shared is no rule that holds by construction: a passage in other words ("remove a login"
+for "delete a user account", "vehicle is priced" for "car cost", "command-line interface" for
+"CLI") scored 0 for 5 of 14 relevant English contexts, which dense retrievers
+return (issue 77 item 4; judged they score 0.93).
 `templates: first` asks the first template only (half the calls; measured level with both,
 not the default: Ragas averages the two).
 
@@ -41,10 +45,11 @@ class RelevanceOptions(JudgedOptions):
     #: `ratings`: the two Ragas/NVIDIA 0-2 ratings; `likelihood`: the question's mean token PMI
     #: given the contexts through a fitted line (in-process llama.cpp judges)
     signal: Literal["ratings", "likelihood"] = "ratings"
-    #: `zero`: contexts that share no word the question asks about (its content words, the
-    #: language's stop and asking words aside, plurals folded) score 0 without a judge call
-    #: (with `signal: ratings`, where it was measured); `judge`: every row is judged
-    unshared: Literal["zero", "judge"] = "zero"
+    #: `judge`: every row is judged; `zero`: contexts that share no word the question asks
+    #: about (its content words, the language's stop and asking words aside, plurals folded)
+    #: score 0 without a judge call (with `signal: ratings`, where it was measured): a synonym
+    #: or another word form is no shared word, so a relevant passage can score 0
+    unshared: Literal["zero", "judge"] = "judge"
     #: `both`: Ragas's two rating templates, averaged; `first`: the first alone (one call)
     templates: Literal["both", "first"] = "both"
 
@@ -73,8 +78,9 @@ class ContextRelevance(Metric[RelevanceOptions]):
     required = ("user_input", "retrieved_contexts")
     prompt_names = (*TEMPLATES, "likelihood")
     aligned_prompts = TEMPLATES
-    #: 2: contexts that share no word the question asks about score 0 without a call (issue 63)
-    version = "2"
+    #: 2: contexts that share no word the question asks about score 0 without a call (issue 63);
+    #: 3: every row judged again by default (issue 77 item 4: synonyms share no word)
+    version = "3"
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return Rating
