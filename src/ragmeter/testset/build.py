@@ -1,11 +1,12 @@
 """Test sets from your own documents: `ragmeter testset DOCS --size 50 --out DIR`.
 
 documents.py reads them, chunking.py splits them as the seed does, sampling.py picks the
-chunks (round after round), subjects.py says what each chunk is about, generation.py asks the
-judge for questions and critiques, checks.py rejects what needs no model (with the readers
-of reading/questions.py),
-pipeline.py runs the generate -> check -> critique -> rewrite once -> filter -> deduplicate
-loop, quality.py reports on the result.
+chunks (round after round), subjects.py says what each chunk is about, spans.py chooses the
+answers a factoid question is written for and answer_first.py writes and checks it (issue 73),
+generation.py asks the judge for questions and critiques, checks.py rejects what needs no
+model (with the readers of reading/questions.py), pipeline.py runs the generate -> check ->
+critique -> filter -> deduplicate loop, estimate.py plans a dry run, quality.py reports on
+the result.
 The judge session, cache, retries and accounting are the evaluation engine's.
 """
 
