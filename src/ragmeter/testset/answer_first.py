@@ -31,9 +31,9 @@ from ragmeter.embeddings.base import cosine
 from ragmeter.errors import UnparseableReply
 from ragmeter.testset.checks import first_failed
 from ragmeter.testset.chunking import Chunk
-from ragmeter.testset.generation import Judging, Question, Written, critique
+from ragmeter.testset.generation import Judging, Question, Written, critique, passes
 from ragmeter.testset.sampling import normalized
-from ragmeter.testset.spans import Span, holds, key
+from ragmeter.testset.spans import Span, holds, key, prose_key
 from ragmeter.testset.subjects import Subjects
 
 
@@ -45,7 +45,7 @@ class RoundTrip:
     def __init__(self, chunks: list[Chunk], embed: Any, k: int) -> None:
         self.chunks, self.embed, self.k = chunks, embed, k
         self._vectors: asyncio.Task[list[list[float]]] | None = None
-        self._keys = [key(c.text) for c in chunks]
+        self._keys = [prose_key(c.text) for c in chunks]
 
     async def rank(self, question: str, span: str) -> int | None:
         """1-based rank among the first k of a chunk holding `span`; None when none is there."""
@@ -71,7 +71,7 @@ async def judged(row: dict[str, Any], written: Written, span: Span, chunk: Chunk
     found = first_failed(row, written, [chunk], chunks, settings, judging.prompt("from_answer"), subjects, span.offset)
     if found is not None:
         return {**row, "rejected_by": found[0], "detail": found[1]}
-    row["reference_in_chunk"] = holds(key(chunk.text), key(span.text))
+    row["reference_in_chunk"] = holds(prose_key(chunk.text), key(span.text))
     if round_trip is not None:
         rank = await round_trip.rank(written.question, span.text)
         row["round_trip_rank"] = rank
@@ -96,7 +96,8 @@ async def judged(row: dict[str, Any], written: Written, span: Span, chunk: Chunk
         except UnparseableReply as exc:
             return {**row, "rejected_by": "parse failure", "detail": f"critique {criterion}: {exc}"}
         row[f"{criterion}_score"] = result["score"]
-        if result["score"] < settings.min_score:
+        judging.on_rating += settings.keep_on != "rating" and not result.get("dist")
+        if not passes("factoid", criterion, result, settings.min_score, settings.keep_on):
             return {**row, "rejected_by": criterion, "detail": f"{criterion} {result['score']}: {result['rationale']}"}
     return row
 

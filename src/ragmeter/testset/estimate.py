@@ -42,32 +42,35 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
     kinds, order = type_plan(parse_types(cfg.types), seed), chunk_order(chunks, seed)
     question = "What does this typical generated question of about twelve words ask about?"
     per_attempt: list[int] = []
+    #: per attempt, its calls and how many times it may be asked at most: an answer-first
+    #: factoid question and its checks, never written again; any other, a question and three
+    #: critiques, at most twice (a rewrite)
+    calls_each: list[tuple[int, int]] = []
     answer_first = cfg.write_from == "span"
     for chunk in itertools.islice(order, size):
         kind, text = next(kinds), chunk.text
         subject = f"{chunk.source}: a title > a section\nA typical one-line summary of the document it comes from."
         if answer_first and kind == "factoid":
             per_attempt.append(_answer_first_tokens(subject, question, text, cfg, language))
+            calls_each.append((1 + (2 if cfg.answer_check == "both" else 1) + len(cfg.critiques), 1))
             continue
         contexts = {"context": text} if kind != "multi_hop" else {"context1": text, "context2": text}
         tokens = _tokens(builtin_prompt("testset", kind, language).messages({"subject": subject, **contexts}))
         for criterion in ORDER:
             tokens += _critique_tokens(criterion, question, text, audience or "developers", cfg.groundedness, language)
         per_attempt.append(tokens)
+        calls_each.append((1 + len(ORDER), 2))
     attempts = len(per_attempt)
-    mean = sum(per_attempt) / attempts if attempts else 0
-    # answer-first: a question and its answerability verdict (and the critiques asked), never
-    # written again; chunk-first: a question and three critiques, at most twice (a rewrite)
-    calls = 1 + (2 if cfg.answer_check == "both" else 1) + len(cfg.critiques) if answer_first else 1 + len(ORDER)
-    rewrites = 1 if answer_first else 2
+    most = sum(c * times for c, times in calls_each) / attempts if attempts else 0
+    most_tokens = sum(t * times for t, (_, times) in zip(per_attempt, calls_each)) / attempts if attempts else 0
     # one summary per document asked about; at most, each attempt's question is written again once
     summaries = len({c.source for c in itertools.islice(chunk_order(chunks, seed), size * max_attempts)})
     summary_tokens = sum(_tokens(builtin_prompt("testset", "summary", language).messages(
         {"name": d.source, "document": d.text[:SUMMARY_FROM]})) for d in corpus.documents[:summaries])
-    judge_calls = {"at_least": attempts * calls + min(summaries, attempts),
-                   "at_most": rewrites * size * max_attempts * calls + summaries}
+    judge_calls = {"at_least": sum(c for c, _ in calls_each) + min(summaries, attempts),
+                   "at_most": round(most * size * max_attempts) + summaries}
     prompt_tokens = {"at_least": round(sum(per_attempt)) + summary_tokens,
-                     "at_most": round(rewrites * mean * size * max_attempts) + summary_tokens}
+                     "at_most": round(most_tokens * size * max_attempts) + summary_tokens}
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "said": corpus.said(),
             "language": language,

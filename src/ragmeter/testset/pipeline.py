@@ -30,6 +30,7 @@ from ragmeter.testset.generation import (
     Judging,
     Written,
     critique,
+    passes,
     rewrite_question,
     transcript,
     write_conversation,
@@ -140,6 +141,8 @@ async def build(chunks: list[Chunk], settings: Settings, judging: Judging, embed
             if item is None:
                 break
             kind = planned[0] if planned else next(plan)
+            if isinstance(rounds, SpanRounds) and not planned and kind != "factoid":
+                item = rounds.release(item)  # written from its chunk: the span stays for a factoid question
             pool = planned[2] if planned else [next(partners) for _ in range(PARTNER_POOL)] if kind == "multi_hop" \
                 else []
             batch.append((outcome.attempts, kind, item, pool, planned is not None))
@@ -273,31 +276,6 @@ async def _judged(row: dict[str, Any], written: Written, sources: list[Chunk], c
             return {**row, "rejected_by": criterion, "problem": None,
                     "detail": f"{criterion} {result['score']}: {result['rationale'][:200]}"}
     return row
-
-
-def passes(kind: str, criterion: str, result: dict[str, Any], min_score: int, keep_on: str = "rating") -> bool:
-    """At least `min_score` (read as `keeps` says); for an unanswerable question groundedness
-    is inverted: the corpus must NOT answer it (at most 6 - min_score)."""
-    if kind == "unanswerable" and criterion == "groundedness":
-        return keeps(result, 6 - min_score, keep_on, at_most=True)
-    return keeps(result, min_score, keep_on)
-
-
-def keeps(result: dict[str, Any], bar: float, keep_on: str = "rating", at_most: bool = False) -> bool:
-    """Whether a critique reaches `bar` (at most `bar`, for `at_most`), on `keep_on`: the
-    judge's rating; or the probability of the ratings that reach it, at least 0.5; or the
-    expected rating. The last two need the judge's label probabilities (else the rating).
-    On 120 ClapNQ rows with the bundled judge, at bar 4, they keep 16, 6 and 3 rows, of
-    which 81%, 83% and 67% are answerable (docs/testsets.md): the rating is the default."""
-    def reaches(value: float) -> bool:
-        return value <= bar if at_most else value >= bar
-
-    dist = result.get("dist")
-    if keep_on == "rating" or not dist:
-        return reaches(result["score"])
-    if keep_on == "probability":
-        return sum(p for value, p in dist.items() if reaches(value)) >= 0.5
-    return reaches(result["expected"])
 
 
 async def _partner(chunk: Chunk, pool: list[Chunk], embed: Any) -> Chunk | None:

@@ -97,11 +97,14 @@ def answer_first(kept: list[dict[str, Any]]) -> dict[str, int]:
     hold that span verbatim as their reference, were read as answerable from it, and were
     found by the round trip (testset/answer_first.py)."""
     spans = [r for r in kept if r.get("answer_span")]
+    passed = {"reference_in_chunk": lambda r: bool(r["reference_in_chunk"]),
+              "answered_by_span": lambda r: r["answered_by_span"] >= 0.5,
+              "answerable": lambda r: r["answerable"] >= 0.5,
+              "round_trip_rank": lambda r: r["round_trip_rank"] is not None}
+    # a check that did not run (answer_check, round_trip_k 0) is left out, not counted as 0
     return {"kept": len(kept), "span": len(spans),
-            "reference_in_chunk": sum(bool(r.get("reference_in_chunk")) for r in spans),
-            "answerable": sum((r.get("answerable") or 0) >= 0.5 for r in spans),
-            "answered_by_span": sum((r.get("answered_by_span") or 0) >= 0.5 for r in spans),
-            "round_trip": sum(r.get("round_trip_rank") is not None for r in spans)}
+            **{name: sum(check(r) for r in spans) for name, check in passed.items()
+               if any(name in r for r in spans)}}
 
 
 def _lengths(texts: list[str]) -> dict[str, float] | None:
@@ -128,6 +131,11 @@ def expected_seconds(judge: Any, size: int) -> float | None:
     return size * CALLS_PER_KEPT * speed.seconds(prompt, REPLY_PER_CALL)
 
 
+#: what each answer-first check found, as the report says it
+CHECKS = {"reference_in_chunk": "reference verbatim in the chunk", "answered_by_span": "the answer its chunk gives",
+          "answerable": "answerable from it", "round_trip_rank": "found by the round trip"}
+
+
 def print_quality(report: dict[str, Any], console: Any) -> None:
     from ragmeter.text import printable, seconds
 
@@ -148,10 +156,8 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         "question words found in their chunk (overlap; hand-written questions share about 11%): "
         + (", ".join(f"{k} {v:.0%}" for k, v in report.get("overlap", {}).items()) or "-"),
         *([f"answer-first: {af['span']} of {af['kept']} kept written for a span of their chunk; of those, "
-           f"reference verbatim in the chunk {af['reference_in_chunk']}, the answer its chunk gives "
-           f"{af.get('answered_by_span', 0)}, answerable from it {af['answerable']}, "
-           f"found by the round trip {af['round_trip']}"] if (af := report.get("answer_first") or {}).get("span")
-          else []),
+           + ", ".join(f"{CHECKS[name]} {count}" for name, count in af.items() if name in CHECKS)]
+          if (af := report.get("answer_first") or {}).get("span") else []),
         f"rewritten once after a failed check: {report.get('rewritten', 0)} kept, "
         f"{report.get('rewritten_rejected', 0)} dropped again",
         f"kept with an expected rating below {report.get('min_score', 4)} on some critique (the judge unsure): "

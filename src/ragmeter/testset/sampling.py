@@ -176,6 +176,14 @@ class SpanRounds(_Round):
         self.round, self.items, self.position = self.round + 1, items, 0
         return True
 
+    def release(self, item: tuple[Chunk, Any]) -> tuple[Chunk, str]:
+        """A span drawn for a question of another type (written from its whole chunk): put
+        back, to be asked by a factoid question later; the chunk and its text."""
+        chunk, span = item
+        self.taken.discard(self._key(span.text))
+        self._left[chunk.id].insert(0, span)
+        return chunk, chunk.text
+
     def exhausted(self) -> str:
         from ragmeter.text import counted
 

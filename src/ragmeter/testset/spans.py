@@ -87,7 +87,7 @@ def _prose(text: str) -> list[tuple[str, bool, int]]:
     headings and table rows left out."""
     out: list[tuple[str, bool, int]] = []
     offset = 0
-    for fenced, lines in _segments(text.splitlines()):
+    for fenced, lines in _segments(text.split("\n")):
         if fenced:
             offset += sum(len(line) + 1 for line in lines)
             continue
@@ -185,6 +185,12 @@ def sentences(text: str) -> list[str]:
 def key(span_text: str) -> str:
     """What makes two spans the same fact: their words, lowercased."""
     return " ".join(w.lower() for w in tokens(span_text))
+
+
+def prose_key(text: str) -> str:
+    """A chunk's prose as its spans are keyed (markup and link targets dropped), to find a
+    span in it."""
+    return key(" ".join(sentences(text)))
 
 
 def holds(text_key: str, span_key: str) -> bool:
