@@ -120,7 +120,8 @@ def test_a_file_larger_than_the_memory_free_is_skipped_before_it_is_read(tmp_pat
 @pytest.mark.parametrize("shape", ["<" * 10**6, "<a " + "x" * 10**6, "{*" + " ../a.py" * 125_000,
                                    "`" * 10**6, "<b " + "=" * 10**6, "# T {" + "#" * 10**6,
                                    "--8<--" + "-" * 10**6, "<!--" * 250_000, "{%" + "a/" * 500_000,
-                                   "# a" + " " * 10**6 + "{#b", "# " + " " * 10**6 + "x"])
+                                   "# a" + " " * 10**6 + "{#b", "# " + " " * 10**6 + "x",
+                                   "{:" * 10**6, "{:}" * 10**6, "a{: " + " " * 10**6])
 def test_the_markup_reader_is_linear_in_its_input(shape):
     started = time.process_time()
     clean_markup(shape + "\n" + shape)
@@ -158,3 +159,60 @@ def test_a_link_to_a_file_outside_the_folder_is_not_read_only_said(tmp_path):
     assert sorted(d.source for d in corpus.documents) == ["guide.md", "sub/again.md"]
     assert not any("root:x" in d.text or "Outside" in d.text for d in corpus.documents)
     assert f"skipped {docs / 'passwd.txt'}: a link to a file outside the folder (not read)" in corpus.said()
+
+
+FRONT_MATTER_PAGE = """---
+title: Política de teletrabajo
+redirect_from:
+  - /rrhh/teletrabajo-2019/
+  - /politicas/remoto/
+layout: page
+---
+
+Publicado el 3 de marzo de 2024.
+{: datetime="2024-03-03" }
+
+__Quién puede pedirlo:__ toda persona con contrato indefinido{: .etiqueta} tras seis meses.
+
+Escriba `{: literal }` así en el código.
+
+```yaml
+{: stays: in a fence }
+```
+"""
+
+
+def test_front_matter_and_attribute_lists_are_not_page_text():
+    """Issue 76 item 7: two of eight questions asked a document's name from its front matter,
+    and a base model copied its redirect paths; the site shows the title as the heading."""
+    cleaned = clean_markup(FRONT_MATTER_PAGE)
+    assert cleaned.text.startswith("# Política de teletrabajo\n\nPublicado el 3 de marzo de 2024.\n\n__Quién")
+    for gone in ("redirect_from", "/rrhh/teletrabajo-2019/", "layout", "datetime", ".etiqueta"):
+        assert gone not in cleaned.text
+    assert "contrato indefinido tras seis meses" in cleaned.text
+    assert "`{: literal }`" in cleaned.text and "{: stays: in a fence }" in cleaned.text
+    assert cleaned.front_matter == ["title", "redirect_from", "layout"]
+
+
+@pytest.mark.parametrize("page, kept", [
+    ("---\n\nA thematic break opens this page.\n\n---\n\nMore text.\n", "A thematic break"),
+    ("---\nnot: [closed\n---\nText.\n", "not: [closed"),
+    ("# Own heading\n\n---\ntitle: X\n---\n", "title: X"),
+])
+def test_what_only_looks_like_front_matter_stays(page, kept):
+    assert kept in clean_markup(page).text
+
+
+def test_a_page_with_its_own_heading_keeps_it_and_toml_front_matter_is_read():
+    assert clean_markup("---\ntitle: Site title\n---\n# Page heading\n\nText.\n").text == \
+        "# Page heading\n\nText.\n"
+    assert clean_markup('+++\ntitle = "Hugo page"\ndate = 2024-01-01\n+++\nText.\n').text == \
+        "# Hugo page\n\nText.\n"
+
+
+def test_a_folder_says_it_took_front_matter_out(tmp_path):
+    (tmp_path / "policy.md").write_text(FRONT_MATTER_PAGE, encoding="utf-8")
+    corpus = load_documents(tmp_path)
+    assert corpus.front_matter == {"policy.md": ["title", "redirect_from", "layout"]}
+    assert "front matter taken out of 1 document" in corpus.said()
+    assert corpus.record("docs")["front_matter_taken_out"] == {"policy.md": ["title", "redirect_from", "layout"]}

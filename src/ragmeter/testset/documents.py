@@ -48,12 +48,15 @@ class Corpus:
     read_types: dict[str, int] = field(default_factory=dict)
     #: include directives taken out, by document: (count, the first few as written)
     includes: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    #: front matter taken out, by document: its keys (testset/markdown.py)
+    front_matter: dict[str, list[str]] = field(default_factory=dict)
 
     def record(self, source: str) -> dict[str, object]:
         """The manifest's `documents`: what was read, skipped and taken out."""
         return {"source": source, "count": len(self.documents), "skipped": self.skipped,
                 "read_types": self.read_types, "other_types": self.other_types,
-                "includes_taken_out": {name: n for name, (n, _) in self.includes.items()}}
+                "includes_taken_out": {name: n for name, (n, _) in self.includes.items()},
+                "front_matter_taken_out": self.front_matter}
 
     def said(self) -> str:
         """What was read and what was not, and why: one line (several where files were skipped)."""
@@ -72,6 +75,9 @@ class Corpus:
             lines.append(f"{counted(count, 'include directive')} in {counted(len(self.includes), 'document')} "
                          f"not resolved and taken out (e.g. {example}): the text they stand for is not in the "
                          "test set; give the built pages (.html) to ask about it")
+        if self.front_matter:
+            lines.append(f"front matter taken out of {counted(len(self.front_matter), 'document')} (the site's "
+                         "keys, not page text; a title kept as the page's heading)")
         return "\n".join(lines)
 
 
@@ -196,6 +202,8 @@ def _cleaned(corpus: Corpus, name: str, text: str, markdown: bool) -> str:
     cleaned = clean_markup(text, markdown)
     if cleaned.include_count:
         corpus.includes[name] = (cleaned.include_count, cleaned.includes)
+    if cleaned.front_matter:
+        corpus.front_matter[name] = cleaned.front_matter
     return cleaned.text
 
 

@@ -9,7 +9,10 @@ By structure, not by a list of the pages seen: a tag is markup when it closes (`
 attributes (`=`), is void (`<br>`), or opens an element closed later in the document; a lone
 `<file>` in prose is a placeholder and stays. Code spans and code fences are programs and
 stay as written, except a terminal session's fence (```console), where tags are the
-terminal's colours, never the program's output. Every pattern here is linear in its input.
+terminal's colours, never the program's output. A page's front matter (reading/front_matter.py)
+is the site's, not the page's: taken out, its title kept as the page's heading; Kramdown's
+attribute lists (`{: datetime="..." }`, `{:.note}`) only style what they follow and are
+taken out too. Every pattern here is linear in its input.
 """
 
 from __future__ import annotations
@@ -45,13 +48,20 @@ class Cleaned:
     #: include directives taken out, as written (the first few of a document)
     includes: list[str] = field(default_factory=list)
     include_count: int = 0
+    #: the front matter's keys taken out (none without one)
+    front_matter: list[str] = field(default_factory=list)
 
 
 def clean_markup(text: str, markdown: bool = True) -> Cleaned:
-    """The document with includes taken out and, for Markdown, presentational HTML dropped."""
+    """The document with includes taken out and, for Markdown, its front matter, presentational
+    HTML and attribute lists dropped."""
+    from ragmeter.reading.front_matter import front_matter, with_title
+
+    matter = front_matter(text) if markdown else None
+    text = with_title(matter) if matter is not None else text
     closed = {m.group(2).lower() for m in _TAG.finditer(text) if m.group(1)} if markdown else set()
     out: list[str] = []
-    cleaned = Cleaned("")
+    cleaned = Cleaned("", front_matter=list(matter.fields) if matter is not None else [])
     fence: str | None = None  # the open fence's marker
     terminal = False
     for line in (_without_comments(text) if markdown else text).split("\n"):
@@ -69,6 +79,10 @@ def clean_markup(text: str, markdown: bool = True) -> Cleaned:
             line = _without_tags(line, closed, code_spans=fence is None)
             if fence is None and line.lstrip().startswith("#"):
                 line = _without_attributes(line)
+        if markdown and fence is None and "{:" in line:
+            line = _without_attribute_lists(line)
+            if not line.strip():
+                continue  # a block attribute list's own line
         out.append(line)
     cleaned.text = "\n".join(out)
     return cleaned
@@ -81,6 +95,20 @@ def _without_attributes(heading: str) -> str:
     if start < 0 or not _ATTRIBUTES.fullmatch(heading, start):
         return heading
     return heading[:start].rstrip()
+
+
+def _without_attribute_lists(line: str) -> str:
+    """The line without Kramdown's attribute lists and extensions (`{: .class}`, `{::comment}`),
+    outside `code spans`; found with str.find, so linear in the line."""
+    parts = line.split("`")
+    for i in range(0, len(parts), 2):  # even parts are outside code spans
+        kept, at, part = [], 0, parts[i]
+        last = len(part.rstrip())  # a list that ends the line takes the spaces before it too
+        while (start := part.find("{:", at)) >= 0 and (end := part.find("}", start)) >= 0:
+            kept.append(part[at:start].rstrip(" ") if end + 1 >= last else part[at:start])
+            at = end + 1
+        parts[i] = "".join(kept) + part[at:]
+    return "`".join(parts)
 
 
 def _without_comments(text: str) -> str:
