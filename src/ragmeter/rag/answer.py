@@ -131,6 +131,7 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
     tally["errors"] = sum(r["answer_error"] is not None for r in rows)
     tally["cut_at_max_tokens"] = sum(r.get("generation_finish_reason") == "length" for r in rows)
     tally["echo_the_prompt"] = sum(bool(r.get("answer_echoes_prompt")) for r in rows)
+    tally["declined"] = sum(bool(r.get("answer_declines")) for r in rows)
     return tally
 
 
@@ -177,7 +178,8 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
             "answer_tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
             # "length": cut at the generator's max tokens, left unscored by evaluate (io/readers.py)
             "generation_finish_reason": answer.finish_reason,
-            "answer_echoes_prompt": rag.echoes(answer.answer) if hasattr(rag, "echoes") else None}
+            "answer_echoes_prompt": rag.echoes(answer.answer) if hasattr(rag, "echoes") else None,
+            "answer_declines": rag.declines(answer.answer) if hasattr(rag, "declines") else None}
 
 
 async def _generator_failed(exc: JudgeUnavailable, failures: FailedCalls | None, started: float) -> dict[str, Any]:

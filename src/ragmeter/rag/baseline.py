@@ -103,6 +103,12 @@ class BaselineRAG:
 
         return echoes_prompt(answer, self.prompt)
 
+    def declines(self, answer: str) -> bool:
+        """Whether the answer says the prompt's decline sentence (rag/prompt.py: declines)."""
+        from ragmeter.rag.prompt import declines
+
+        return declines(answer, self.prompt)
+
     async def aclose(self) -> None:
         if self.reranker is not None:
             await self.reranker.aclose()

@@ -28,6 +28,9 @@ class AnswerPrompt(BaseModel):
     system: str
     user: str
     document: str = "Document {number}:::\n{text}\n"
+    #: what the instructions tell the reader to say when the documents do not answer: an answer
+    #: saying it declines as told, never echoes the prompt (not sent: outside the version)
+    decline: str | None = None
 
     @field_validator("user")
     @classmethod
@@ -39,7 +42,7 @@ class AnswerPrompt(BaseModel):
 
     @property
     def version(self) -> str:
-        text = json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False)
+        text = json.dumps(self.model_dump(exclude={"decline"}), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def messages(self, question: str, contexts: list[str], history: list[Turn] | None = None) -> list[Turn]:
@@ -75,7 +78,6 @@ def load_answer_prompt(path: str | Path | None = None, language: str = "english"
 
 #: words in a row of the prompt's own text that an answer repeats when it echoes the prompt
 ECHO_WORDS = 5
-_WORD = re.compile(r"\w+")
 _LABEL = re.compile(r"^[ \t]*([^\W\d][^\n:{}]{0,30}?)[ \t]*:", re.M)
 _DIGITS = re.compile(r"\d+")
 
@@ -84,14 +86,31 @@ def echoes_prompt(answer: str, prompt: AnswerPrompt) -> bool:
     """Whether an answer repeats its reader prompt: a line starting with one of the template's
     labels ("Question:", "Context:", "Document 2:::"), or ECHO_WORDS words in a row of the
     prompt's own text (its instructions, not the question or the documents). A weak generator
-    continues the prompt instead of answering it; such answers are said, not dropped."""
+    continues the prompt instead of answering it; such answers are said, not dropped. The
+    prompt's own decline sentence is what it asks for, so its words are never an echo."""
     fixed = "\n".join((prompt.system, prompt.user, prompt.document))
     labels = {_label(m) for m in _LABEL.finditer(fixed.replace("{number}", "1"))}
     said = {_label(m) for m in _LABEL.finditer(answer)}
     if labels & said:
         return True
-    shingles = _shingles([w.casefold() for w in _WORD.findall(re.sub(r"\{\w+\}", " | ", fixed))])
-    return bool(shingles & _shingles([w.casefold() for w in _WORD.findall(answer)]))
+    shingles = _shingles(_words(re.sub(r"\{\w+\}", " | ", fixed)))
+    if prompt.decline:
+        shingles -= _shingles(_words(prompt.decline))
+    return bool(shingles & _shingles(_words(answer)))
+
+
+def declines(answer: str, prompt: AnswerPrompt) -> bool:
+    """Whether the answer says the prompt's own decline sentence (the documents do not answer)."""
+    if not prompt.decline:
+        return False
+    said, decline = f" {' '.join(_words(answer))} ", f" {' '.join(_words(prompt.decline))} "
+    return bool(decline.strip()) and decline in said
+
+
+def _words(text: str) -> list[str]:
+    from ragmeter.reading.words import tokens
+
+    return [w.casefold() for w in tokens(text)]
 
 
 def _label(match: re.Match[str]) -> str:
