@@ -71,3 +71,38 @@ def test_two_by_two_experiment(tmp_path):
         assert row["faithfulness"]["n"] <= whole <= 3 and row["non_llm_context_recall"]["n"] == 2  # 1 unanswerable
         assert all(a["generation_finish_reason"] in ("stop", "length") for a in answers)
     assert "chunk_size=1200,k=2 (baseline)" in proc.stdout and "paired" in proc.stdout
+
+
+POLICY = """---
+title: Política de teletrabajo
+redirect_from:
+  - /rrhh/teletrabajo-2019/
+---
+
+## Días y horarios
+
+Se pueden teletrabajar hasta tres días por semana. Los martes son presenciales para todo el equipo.
+
+## Equipo y gastos
+
+La empresa entrega un portátil y una silla ergonómica. Los gastos de conexión se compensan con 35 euros al mes,
+que se pagan en la nómina.
+"""
+
+
+def test_a_base_model_reader_stops_where_the_template_begins_again(tmp_path):
+    """Issue 76 item 5: with the bundled Gemma base model every answer ran to --max-tokens.
+    Greedy decoding: the same answers every run."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "teletrabajo.md").write_text(POLICY, encoding="utf-8")
+    rows = tmp_path / "ts.jsonl"
+    rows.write_text(json.dumps({"id": "q2", "user_input": "¿Cuánto se compensa por los gastos de conexión?"},
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+    assert cli("index", tmp_path / "docs", "--out", tmp_path / "index").returncode == 0
+    proc = cli("answer", rows, "--index", tmp_path / "index", "--generator", GEMMA, "--language", "spanish",
+               "--max-tokens", "128", "--out", tmp_path / "answers")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads((tmp_path / "answers" / "answers.jsonl").read_text())
+    assert row["generation_finish_reason"] == "stop" and row["generation_stop"] != "token limit"
+    assert row["response"] and not any(mark in row["response"] for mark in ("Pregunta:", "Output:", "---", "###"))
+    assert "cut at the generator's token limit" not in proc.stdout

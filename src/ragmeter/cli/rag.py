@@ -96,6 +96,8 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
                 f"latency {_latency(latency)}"))
     for row in [r for r in result.rows if r.get("answer_error")][:3]:
         print(plain(f"  row {row.get('id', '?')}: {row['answer_error']}"))
+    if m.get("generation_stops"):
+        print(plain("answers ended by: " + ", ".join(f"{why} {n}" for why, n in m["generation_stops"].items())))
     for line in answer_warnings(m, max_tokens):
         print(plain(line))
     print(plain(f"wrote {result.path}"))
@@ -103,11 +105,18 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
 
 def answer_warnings(manifest: dict[str, Any], max_tokens: int | None) -> list[str]:
     """What a reader of the answers should know before evaluating them."""
+    from ragmeter.rag.stops import LOOP
+
     lines = []
     cut, echo, rows = manifest.get("cut_at_max_tokens", 0), manifest.get("echo_the_prompt", 0), manifest["rows"]
-    if cut:
-        lines.append(f"  {cut} of {rows} answers were cut at the generator's token limit ({max_tokens or 'its default'}"
-                     "; generation_finish_reason=length): evaluate leaves them unscored; raise --max-tokens")
+    looped = manifest.get("generation_stops", {}).get(LOOP, 0)
+    if cut - looped:
+        limit = max_tokens or "its default"
+        lines.append(f"  {cut - looped} of {rows} answers were cut at the generator's token limit ({limit}; "
+                     "generation_finish_reason=length): evaluate leaves them unscored; raise --max-tokens")
+    if looped:
+        lines.append(f"  {looped} of {rows} answers ran to the token limit in a loop (generation_stop: {LOOP}): a "
+                     "larger limit cannot end them; evaluate leaves them unscored; try another generator or prompt")
     if echo:
         lines.append(f"  {echo} of {rows} answers repeat the reader prompt (a line starting with its labels, or "
                      "five of its words in a row; answer_echoes_prompt): the generator continued the prompt instead "

@@ -44,7 +44,7 @@ from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, lenient_steps
 from ragmeter.judges.rate_limit import Grant, RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
-from ragmeter.judges.render import completion_text
+from ragmeter.judges.render import completion_text, transcript_stops
 from ragmeter.text import redact, secret_env
 
 if TYPE_CHECKING:
@@ -150,6 +150,9 @@ class OpenAICompatJudge(Judge):
                              f"in ${self.api_key_env} (HTTP {response.status_code})")
         return None
 
+    def writes_transcript(self) -> bool:
+        return self.api == "completions"
+
     def _path(self, request: JudgeRequest) -> str:
         return "/chat/completions" if self.api == "chat" and request.prompt is None else "/completions"
 
@@ -189,7 +192,7 @@ class OpenAICompatJudge(Judge):
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
                           finish_reason=choice.get("finish_reason") or "stop",
-                          seconds=time.perf_counter() - start,
+                          seconds=time.perf_counter() - start, stop=_stop_string(choice),
                           labels=from_top_logprobs(lenient_steps(choice, self.base_url), label_fields(request.schema)))
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
@@ -197,8 +200,9 @@ class OpenAICompatJudge(Judge):
                                 "seed": self.params.seed,
                                 "max_tokens": request.max_tokens or self.params.max_tokens}
         schema = request.schema
-        if request.stop:
-            body["stop"] = list(request.stop)
+        stop = transcript_stops(request) if self.api == "completions" else request.stop
+        if stop:
+            body["stop"] = list(stop)
         wants_logprobs = self._logprobs and bool(label_fields(schema))
         if self.api == "completions" or request.prompt is not None:
             body["prompt"] = completion_text(request)
@@ -336,3 +340,10 @@ def _completion_constraints(schema: dict[str, Any]) -> dict[str, Any]:
         return out
     out["grammar"] = json_schema_to_gbnf(json.dumps(schema))
     return out
+
+
+def _stop_string(choice: dict[str, object]) -> str | None:
+    """The stop string that ended a completion, where the server says (vLLM's `stop_reason`;
+    a token id there, or no field, says nothing of which string)."""
+    value = choice.get("stop_reason")
+    return value if isinstance(value, str) else None

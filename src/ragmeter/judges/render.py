@@ -10,6 +10,9 @@ from __future__ import annotations
 from ragmeter.judges.base import JudgeRequest, Message
 
 OUTPUT_MARK = "Output:"
+#: where a base model's free text ends in the transcript: the next example's or task's header,
+#: or the next output mark; neither can be part of the reply, by the transcript's construction
+TRANSCRIPT_STOPS = ("\n### ", f"\n{OUTPUT_MARK}")
 
 
 def render_completion(messages: list[Message]) -> str:
@@ -32,6 +35,20 @@ def render_completion(messages: list[Message]) -> str:
 def completion_text(request: JudgeRequest) -> str:
     """The text a completion backend sends: the raw prompt if given, else the rendered messages."""
     return request.prompt if request.prompt is not None else render_completion(request.messages)
+
+
+def transcript_stops(request: JudgeRequest) -> tuple[str, ...]:
+    """The request's stop strings, and where it is free text rendered as a transcript (no raw
+    prompt, no schema), the transcript's own ends: a base model never ends its turn itself."""
+    if request.prompt is not None or request.schema is not None or not request.messages:
+        return request.stop
+    return request.stop + tuple(s for s in TRANSCRIPT_STOPS if s not in request.stop)
+
+
+def first_stop(text: str, stop: tuple[str, ...]) -> str | None:
+    """The stop string found first in `text` (None where none is)."""
+    found = [(i, s) for s in stop if s and (i := text.find(s)) >= 0]
+    return min(found)[1] if found else None
 
 
 def cut_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, bool]:

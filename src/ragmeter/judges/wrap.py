@@ -39,6 +39,9 @@ class WrappedJudge(Judge):
     def context_window(self) -> int | None:
         return self.inner.context_window
 
+    def writes_transcript(self) -> bool:
+        return self.inner.writes_transcript()
+
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 

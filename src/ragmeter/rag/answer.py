@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,7 +96,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
     from ragmeter.engine.progress import row_progress
 
     gate = asyncio.Semaphore(max(1, concurrency))
-    tally = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0,
+    tally: dict[str, Any] = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0,
+             "completion_tokens": 0,
              "answer_seconds": 0.0, "failed_calls": 0, "recovered_calls": 0}
     identity = rag.identity()
     failures = FailedCalls(probe=getattr(rag, "probe", None))
@@ -132,6 +134,8 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
     tally["cut_at_max_tokens"] = sum(r.get("generation_finish_reason") == "length" for r in rows)
     tally["echo_the_prompt"] = sum(bool(r.get("answer_echoes_prompt")) for r in rows)
     tally["declined"] = sum(bool(r.get("answer_declines")) for r in rows)
+    stops = Counter(r["generation_stop"] for r in rows if r.get("generation_stop"))
+    tally["generation_stops"] = dict(stops.most_common())
     return tally
 
 
@@ -178,6 +182,7 @@ async def _ask(rag: Any, query: Any, row_id: str, where: str, retries: int, back
             "answer_tokens": {"prompt": answer.prompt_tokens, "completion": answer.completion_tokens},
             # "length": cut at the generator's max tokens, left unscored by evaluate (io/readers.py)
             "generation_finish_reason": answer.finish_reason,
+            "generation_stop": answer.stop,
             "answer_echoes_prompt": rag.echoes(answer.answer) if hasattr(rag, "echoes") else None,
             "answer_declines": rag.declines(answer.answer) if hasattr(rag, "declines") else None}
 

@@ -14,6 +14,7 @@ from ragmeter.judges.retry import RetryPolicy
 from ragmeter.rag.contract import Context, RAGAnswer
 from ragmeter.rag.index import VectorIndex, load_index
 from ragmeter.rag.prompt import AnswerPrompt, Turn, load_answer_prompt
+from ragmeter.rag.stops import ANSWER_END, answer_end, template_stops
 
 
 class BaselineRAG:
@@ -47,7 +48,8 @@ class BaselineRAG:
     def identity(self) -> dict[str, Any]:
         rerank = {"reranker": self.reranker.identity(), "candidates": self.candidates} if self.reranker else {}
         return {"rag": "ragmeter-baseline", "index": self.index.identity(), "k": self.k, **rerank,
-                "generator": self.generator.identity(), "prompt": self.prompt.version, "max_tokens": self.max_tokens}
+                "generator": self.generator.identity(), "prompt": self.prompt.version, "max_tokens": self.max_tokens,
+                "answer_end": ANSWER_END}
 
     def describe(self) -> str:
         rerank = f", reranked from {self.candidates}" if self.reranker else ""
@@ -72,10 +74,11 @@ class BaselineRAG:
         search = " ".join([t["content"] for t in history if t["role"] == "user"] + [question])
         contexts = await self.retrieve(search, question)
         messages = self.prompt.messages(question, [c.text for c in contexts], history)
-        reply = await self._generate(JudgeRequest(messages, None, self.max_tokens, "rag.answer",
-                                                  self.policy.timeout))
-        return RAGAnswer(reply.text.strip(), list(contexts), reply.prompt_tokens, reply.completion_tokens,
-                         reply.finish_reason)
+        transcript = self.generator.writes_transcript()
+        reply = await self._generate(JudgeRequest(messages, None, self.max_tokens, "rag.answer", self.policy.timeout,
+                                                  stop=template_stops(self.prompt) if transcript else ()))
+        text, finish, stop = answer_end(reply, transcript)
+        return RAGAnswer(text, list(contexts), reply.prompt_tokens, reply.completion_tokens, finish, stop)
 
     async def _generate(self, request: JudgeRequest) -> JudgeReply:
         from ragmeter.judges.retry import call_with_retry

@@ -41,6 +41,8 @@ class RAGAnswer:
     completion_tokens: int = 0
     #: why generation stopped, when the RAG knows it: "length" is an answer cut at max_tokens
     finish_reason: str | None = None
+    #: what ended the answer, when the RAG knows it (rag/stops.py: "end of turn", "blank line", ...)
+    stop: str | None = None
 
 
 def normalize(value: Any, where: str) -> RAGAnswer:
@@ -64,8 +66,10 @@ def normalize(value: Any, where: str) -> RAGAnswer:
     items = [_context(c, where, n) for n, c in enumerate(contexts, start=1)]
     tokens = value if isinstance(value, RAGAnswer) else None
     finish = tokens.finish_reason if tokens else value.get("finish_reason") if isinstance(value, dict) else None
+    stop = tokens.stop if tokens else value.get("stop") if isinstance(value, dict) else None
     return RAGAnswer(answer, list(items), tokens.prompt_tokens if tokens else 0,
-                     tokens.completion_tokens if tokens else 0, finish if isinstance(finish, str) else None)
+                     tokens.completion_tokens if tokens else 0, finish if isinstance(finish, str) else None,
+                     stop if isinstance(stop, str) else None)
 
 
 def _context(item: Any, where: str, number: int) -> Context:

@@ -113,6 +113,11 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in tokens(text)]
 
 
+def labels_of(template: str) -> list[str]:
+    """The labels a template's lines start with ("Context", "Question"), as written."""
+    return [m.group(1).strip() for m in _LABEL.finditer(template)]
+
+
 def _label(match: re.Match[str]) -> str:
     """A label as compared: case folded, any number the same ("Document 3" is "Document 1")."""
     return _DIGITS.sub("#", match.group(1).strip().casefold())

@@ -11,7 +11,6 @@ layouts) is the site's, not the page's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 #: the front matter's opening marker, and the lines that may close it
 _CLOSERS = {"---": ("---", "..."), "+++": ("+++",)}
@@ -23,7 +22,7 @@ TITLE_KEYS = ("title", "name")
 class FrontMatter:
     """The block's keys (none when the page has no front matter) and the page after it."""
 
-    fields: dict[str, Any]
+    fields: dict[str, object]
     body: str
     #: lines the block took, its markers included (0 without one)
     lines: int = 0
@@ -61,13 +60,13 @@ def with_title(matter: FrontMatter) -> str:
     return f"# {title}\n\n{matter.body.lstrip(chr(10))}"
 
 
-def _parsed(block: str, marker: str) -> dict[str, Any] | None:
+def _parsed(block: str, marker: str) -> dict[str, object] | None:
     """The block's mapping, or None where it does not parse as one (then it is page text)."""
     try:
         if marker == "+++":
             import tomllib
 
-            value: Any = tomllib.loads(block)
+            value: object = tomllib.loads(block)
         else:
             import yaml
 

@@ -21,7 +21,7 @@ from ragmeter.errors import JudgeError
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, decided
 from ragmeter.judges.llamacpp import native
-from ragmeter.judges.render import cut_at_stop
+from ragmeter.judges.render import cut_at_stop, first_stop
 
 if TYPE_CHECKING:
     import threading
@@ -43,6 +43,8 @@ class Decoded:
     completion_tokens: int
     finish_reason: str  # "stop" | "length" | "timeout" | "stopped" (asked to, between tokens)
     labels: list[LabelDist] | None = None
+    #: the stop string that ended the reply (None: the model's end of turn, or no stop)
+    stop: str | None = None
 
 
 @lru_cache(maxsize=64)
@@ -107,8 +109,10 @@ def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: 
             if deadline is not None and time.monotonic() > deadline:
                 finish = "timeout"
                 break
-        reply, _ = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
-        return Decoded(reply, prompt_tokens, len(out), finish, probe.finish() if probe is not None else None)
+        written = llm.detokenize(out).decode("utf-8", errors="replace")
+        reply, _ = cut_at_stop(written, stop)
+        return Decoded(reply, prompt_tokens, len(out), finish, probe.finish() if probe is not None else None,
+                       first_stop(written, stop) if finish == "stop" else None)
     finally:
         if grammar is not None:
             grammar.free()

@@ -32,7 +32,7 @@ from ragmeter.judges.llamacpp.prompt import PrefixStates, PromptParts, check_win
 from ragmeter.judges.llamacpp.texts import decode_texts, text_plan
 from ragmeter.judges.llamacpp.verdicts import decode_verdicts, label_field, read_label, verdict_count
 from ragmeter.judges.reasons import reason_skipper
-from ragmeter.judges.render import completion_text
+from ragmeter.judges.render import completion_text, transcript_stops
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -164,6 +164,9 @@ class LlamaCppJudge(Judge):
                          f"ctx={llm.n_ctx()} batch={params.n_batch} ubatch={params.n_ubatch} threads={params.n_threads}"
                          f" type_k={params.type_k} type_v={params.type_v} flash={flash}"])
 
+    def writes_transcript(self) -> bool:
+        return not self._uses_chat(self._load())
+
     def _uses_chat(self, llm: Llama) -> bool:
         has_template = bool(llm.metadata.get("tokenizer.chat_template"))
         if self.api == "chat" and not has_template:
@@ -246,14 +249,15 @@ class LlamaCppJudge(Judge):
                     raise JudgeError("the llama.cpp judge was closed mid-reply")
                 return JudgeReply(text, len(parts), sampled, finish, time.perf_counter() - start, labels=labels,
                                   evidence=evidence)
-            out = greedy_decode(llm, len(parts), gbnf, max_tokens, deadline, request.stop,
+            stop = request.stop if self._uses_chat(llm) else transcript_stops(request)
+            out = greedy_decode(llm, len(parts), gbnf, max_tokens, deadline, stop,
                                 LabelProbe(fields) if fields else None, skip, lines, self._stop)
             if out.finish_reason == "stopped":
                 raise JudgeError("the llama.cpp judge was closed mid-reply")
             if out.finish_reason == "timeout":
                 raise TransientJudgeError(f"llama.cpp decoding passed the {request.timeout:g} s timeout")
             return JudgeReply(out.text, out.prompt_tokens, out.completion_tokens, out.finish_reason,
-                              time.perf_counter() - start, labels=out.labels, evidence=evidence)
+                              time.perf_counter() - start, labels=out.labels, evidence=evidence, stop=out.stop)
         return self._complete_library(llm, request, schema_json, max_tokens, start)
 
     def _written(self, llm: Llama, request: JudgeRequest, lines: tuple[tuple[str, float, float], ...],
@@ -310,8 +314,8 @@ class LlamaCppJudge(Judge):
                 out = llm.create_chat_completion(messages=request.messages, **common)
                 text = out["choices"][0]["message"]["content"] or ""
             else:
-                out = llm.create_completion(prompt=completion_text(request), stop=list(request.stop) or None,
-                                            **common)
+                stop = list(transcript_stops(request)) or None
+                out = llm.create_completion(prompt=completion_text(request), stop=stop, **common)
                 text = out["choices"][0]["text"]
         except ValueError as exc:  # e.g. prompt longer than n_ctx
             raise JudgeError(f"llama.cpp rejected the request: {exc}") from None
