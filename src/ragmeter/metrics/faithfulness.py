@@ -92,8 +92,9 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     #: answer that states nothing 0 (issue 60); 5: copies decided without a call, declines read
     #: as declines (issue 61); 6: each part judged in a call of its own, the weakest counts, copies
     #: held to a context's sentence edges, a detail the question names is the question's (issue 72);
-    #: scores of earlier versions' runs differ
-    version = "6"
+    #: 7: an answer of empty list items, questions, a reader prompt's words or its name for a
+    #: document states nothing (issue 76); scores of earlier versions' runs differ
+    version = "7"
     reads_language = True
 
     def __init__(self, label: str | None = None, **options: Any) -> None:

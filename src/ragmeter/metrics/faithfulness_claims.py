@@ -11,8 +11,10 @@ from ragmeter.metrics.base import MetricContext, Unscorable
 from ragmeter.metrics.faithfulness_options import ClaimsOptions
 from ragmeter.metrics.faithfulness_steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
 from ragmeter.metrics.schemas import unique
-from ragmeter.reading.blocks import parts, states_something, unit_states, with_leads
+from ragmeter.prompts.reader import part_names, reader_instructions
+from ragmeter.reading.blocks import parts, states_something, with_leads
 from ragmeter.reading.copies import scaffolding
+from ragmeter.reading.echoes import states_nothing
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import match_words
 from ragmeter.samples import Sample
@@ -38,7 +40,8 @@ class Claims:
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
         options, sample = self.options, row.sample
         response = sample.response or ""
-        if response.strip() and not any(unit_states(u) for u in row.units):  # the row's units, cut once
+        # the row's units, cut once: labels, empty list items, questions, the reader prompt's words
+        if response.strip() and states_nothing(row.units, reader_instructions(), part_names()):
             row.no_claim = row.no_claim or "the answer states nothing a context could support"
         if row.no_claim:
             return

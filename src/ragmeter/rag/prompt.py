@@ -76,15 +76,13 @@ def load_answer_prompt(path: str | Path | None = None, language: str = "english"
         raise ConfigError(f"answer prompt {source}: {exc}") from None
 
 
-#: words in a row of the prompt's own text that an answer repeats when it echoes the prompt
-ECHO_WORDS = 5
 _LABEL = re.compile(r"^[ \t]*([^\W\d][^\n:{}]{0,30}?)[ \t]*:", re.M)
 _DIGITS = re.compile(r"\d+")
 
 
 def echoes_prompt(answer: str, prompt: AnswerPrompt) -> bool:
     """Whether an answer repeats its reader prompt: a line starting with one of the template's
-    labels ("Question:", "Context:", "Document 2:::"), or ECHO_WORDS words in a row of the
+    labels ("Question:", "Context:", "Document 2:::"), or five words in a row (reading/echoes.py) of the
     prompt's own text (its instructions, not the question or the documents). A weak generator
     continues the prompt instead of answering it; such answers are said, not dropped. The
     prompt's own decline sentence is what it asks for, so its words are never an echo."""
@@ -93,24 +91,21 @@ def echoes_prompt(answer: str, prompt: AnswerPrompt) -> bool:
     said = {_label(m) for m in _LABEL.finditer(answer)}
     if labels & said:
         return True
-    shingles = _shingles(_words(re.sub(r"\{\w+\}", " | ", fixed)))
-    if prompt.decline:
-        shingles -= _shingles(_words(prompt.decline))
-    return bool(shingles & _shingles(_words(answer)))
+    from ragmeter.prompts.reader import instructions
+    from ragmeter.reading.echoes import folded, shingles
+
+    return bool(shingles(folded(instructions(fixed, prompt.decline))) & shingles(folded(answer)))
 
 
 def declines(answer: str, prompt: AnswerPrompt) -> bool:
     """Whether the answer says the prompt's own decline sentence (the documents do not answer)."""
     if not prompt.decline:
         return False
-    said, decline = f" {' '.join(_words(answer))} ", f" {' '.join(_words(prompt.decline))} "
+    from ragmeter.reading.echoes import folded
+
+    said, decline = f" {' '.join(folded(answer))} ", f" {' '.join(folded(prompt.decline))} "
     return bool(decline.strip()) and decline in said
 
-
-def _words(text: str) -> list[str]:
-    from ragmeter.reading.words import tokens
-
-    return [w.casefold() for w in tokens(text)]
 
 
 def labels_of(template: str) -> list[str]:
@@ -122,6 +117,3 @@ def _label(match: re.Match[str]) -> str:
     """A label as compared: case folded, any number the same ("Document 3" is "Document 1")."""
     return _DIGITS.sub("#", match.group(1).strip().casefold())
 
-
-def _shingles(words: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
