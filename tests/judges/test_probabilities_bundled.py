@@ -9,6 +9,7 @@ import pytest
 
 import ragmeter
 from ragmeter.judges.bundled import GEMMA_NOTE, JudgeValidityWarning
+from ragmeter.judges.llamacpp.verdicts import NEAR_BAR
 from tests.bundled import GEMMA
 
 pytestmark = pytest.mark.model
@@ -152,7 +153,8 @@ def test_one_verdict_the_shown_verdict_count_and_reasons_follow_the_calibrated_s
         (statement,) = evidence["statements"]
         assert statement["verdict"] == int(statement["p_supported"] >= 0.5), row["id"]
         assert row["faithfulness_reason"] == f"{statement['verdict']} of 1 statements supported by the contexts"
-        assert statement["reason"].startswith("no reason written") is (statement["verdict"] == 1), row["id"]
+        unwritten = statement["verdict"] == 1 and statement["p_supported"] >= NEAR_BAR  # near the bar: written
+        assert statement["reason"].startswith("no reason written") is unwritten, row["id"]
     # the short answer was judged with its question, against the sentence that holds it
     name = result.rows[0]["faithfulness_evidence"]
     assert name["statements_from"] == "short answer: question"
@@ -228,7 +230,8 @@ def test_verdict_lists_are_read_from_the_logits_and_reasons_written_only_for_fai
     verdicts = first.rows[0]["context_precision_evidence"]["verdicts"]
     assert sorted(v["verdict"] for v in verdicts) == [0, 1, 1]  # one chunk of no use (which one: the judge's call)
     for v in verdicts:
-        assert v["reason"].startswith("no reason written (reasons: failing)") is (v["verdict"] == 1)
+        unwritten = v["verdict"] == 1 and v["p_useful"] >= NEAR_BAR
+        assert v["reason"].startswith("no reason written (reasons: failing)") is unwritten
         assert v["verdict"] == int(v["p_useful"] >= 0.5)
     stats = first.manifest["metrics"]["context_precision"]
     assert stats["completion_tokens"] <= 40 * 3  # only the one reason was sampled, for three rows
@@ -279,3 +282,22 @@ def test_text_lists_sample_only_their_text_and_end_where_the_model_ends_them(tmp
     facts = statements(6).model_validate_json(reply.text).statements
     assert 2 <= len(facts) <= 6  # three facts: the model ended the list itself
     assert any("1889" in s for s in facts)
+
+
+def test_a_pass_near_the_bar_has_its_reason_written(tmp_path, monkeypatch):
+    """Issue 76 item 8: every wrongly passed row read "no reason written (reasons: failing)".
+    A verdict of 1 below NEAR_BAR has its reason written; the score is the same either way."""
+    row = {"id": "near", "user_input": "¿Qué ofrece la empresa para teletrabajar?",
+           "response": "La empresa ofrece equipo y una compensación por gastos.",
+           "retrieved_contexts": ["La empresa entrega un portátil y una silla ergonómica. Los gastos de conexión "
+                                  "se compensan con 35 euros al mes."]}
+    shown = {}
+    for bar in (0.0, 0.99):
+        monkeypatch.setattr("ragmeter.judges.llamacpp.verdicts.NEAR_BAR", bar)
+        result = ragmeter.evaluate([row], ["faithfulness"], judge=QWEN, cache=tmp_path / f"{bar}.sqlite",
+                                   progress=False, language="spanish")
+        (statement,) = result.rows[0]["faithfulness_evidence"]["statements"]
+        shown[bar] = (result.rows[0]["faithfulness"], statement["verdict"], statement["reason"])
+    assert shown[0.0][0] == shown[0.99][0] >= 0.5 and shown[0.0][1] == shown[0.99][1] == 1
+    assert shown[0.0][2] == "no reason written (reasons: failing)"
+    assert not shown[0.99][2].startswith("no reason written") and shown[0.99][2]

@@ -72,3 +72,16 @@ def test_the_manifest_is_typed_and_its_format_cannot_drift():
     with pytest.raises(KeyError):
         result.manifest["surprise"]
     assert result.manifest["metrics"]["faithfulness"]["ci95"] == written["metrics"]["faithfulness"]["ci95"]  # a list
+
+
+def test_the_summary_says_which_reasons_were_written_and_how_to_get_any_rows():
+    """Issue 76 item 8: a row that passed read "no reason written (reasons: failing)" and
+    nothing said how to get one."""
+    result = ragmeter.evaluate(ROWS, ["faithfulness"], judge=scripted(), cache=False, progress=False)
+    manifest = result.manifest
+    plain = render(manifest, 200)
+    manifest.judge = {**manifest.judge, "reasons": "failing"}
+    text = " ".join(render(manifest, 200).split())
+    assert "reasons written for failing verdicts and passes near the bar (P < 0.65)" in text
+    assert "any row's reason: ragmeter explain RUN_FOLDER --ids ID" in text
+    assert "explain" not in plain  # a judge that writes every reason: nothing to say

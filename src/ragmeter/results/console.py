@@ -56,6 +56,21 @@ def print_summary(run: Manifest, console: Any, verbose: bool = False) -> None:
                           highlight=False)
         for reason, count in m.unscored_reasons.items():
             console.print(f"[yellow]{printable(name)}: {count} unscored: {printable(reason)}[/yellow]")
+    _print_reasons(run, console)
+
+
+#: what a judge with each `reasons` setting wrote, for the summary
+REASONS_WRITTEN = {"failing": "reasons written for failing verdicts and passes near the bar (P < 0.65)",
+                   "none": "no reasons written (reasons: none)"}
+
+
+def _print_reasons(run: Manifest, console: Any) -> None:
+    """Which reasons the judge wrote and how to get the rest: a row that passed reads "no reason
+    written" otherwise, with nothing to say how to get one."""
+    written = REASONS_WRITTEN.get(str((run.judge or {}).get("reasons")))
+    if written is not None:
+        console.print(printable(f"{written}; any row's reason: ragmeter explain RUN_FOLDER --ids ID "
+                                "(or --where 'faithfulness >= 0.5')"), highlight=False)
 
 
 def calibrated_line(name: str, c: dict[str, Any]) -> str:

@@ -6,7 +6,9 @@ and the calibrated label where the judge has a line), then `1, "reason": ""}, {"
 for the next item, and so on: a few tokens of prefill per item, no sampled JSON, tokenized
 as the model writes it (Writer). No verdict reads a reason written before
 it. Reasons are then written only where someone will read them (after a verdict of 0 with
-`reasons: failing`, for every item with `all`, never with `none`), each by greedy decoding
+`reasons: failing`, and after a verdict of 1 whose probability is near the bar, below
+NEAR_BAR, where a reader checks what passed; for every item with `all`, never with `none`),
+each by greedy decoding
 from the skeleton cut back to that item's `"reason": "`, last item first, so each reason
 reads the verdicts up to its own. A reply of one rating field (`{"rating": 0|1|2}`) is read
 the same way: one label from the logits after `{"rating": `.
@@ -18,9 +20,13 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from ragmeter.judges.calibration import favoured
+from ragmeter.judges.calibration import calibrated_one, favoured
 from ragmeter.judges.label_probs import LabelDist, distribution
 from ragmeter.judges.llamacpp import native
+
+#: a verdict of 1 less probable than this is near the bar: `reasons: failing` writes its reason
+#: too (a row scored 0.35-0.65 is one a reader checks; below 0.5 its verdict is 0 and has one)
+NEAR_BAR = 0.65
 
 if TYPE_CHECKING:
     import threading
@@ -135,6 +141,7 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
     chosen: list[int] = []
     found: list[LabelDist] = []
     reason_at: list[str] = []
+    near: list[bool] = []
     for i in range(n):
         if halt is not None and halt.is_set():
             return "", [], 0, "stopped"
@@ -142,6 +149,7 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
         dist = label_dist(llm)
         label = choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
         chosen.append(int(label))
+        near.append(dist is not None and _one(dist, line_for(lines, "verdict", i)) < NEAR_BAR)
         if dist is not None:
             found.append({"field": "verdict", **dist})
         writer.add(f'{label}, "reason": "', read=False)
@@ -150,7 +158,7 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
     written: dict[int, str] = {}
     sampled, finish = 0, "stop"
     for i in reversed(range(n)):  # each cut back to its own item: the later ones are no longer needed
-        if reasons == "none" or (reasons == "failing" and chosen[i] == 1):
+        if not writes_reason(reasons, chosen[i], near[i]):
             continue
         if deadline is not None and time.monotonic() > deadline:
             finish = "timeout"
@@ -160,6 +168,19 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
         sampled += used
     reply = {"verdicts": [{"verdict": v, "reason": written.get(i, "")} for i, v in enumerate(chosen)]}
     return json.dumps(reply, ensure_ascii=False), found if len(found) == n else [], sampled, finish
+
+
+def writes_reason(reasons: str, verdict: int, near: bool) -> bool:
+    """Whether a verdict's reason is written: every one with `all`, none with `none`; with
+    `failing`, a verdict of 0 and one of 1 near the bar."""
+    return reasons == "all" or (reasons == "failing" and (verdict == 0 or near))
+
+
+def _one(dist: dict[str, Any], line: tuple[str, float, float] | None) -> float:
+    """P(1) as the score reads it: calibrated where the judge has a line."""
+    probs = dist["probs"]
+    one = calibrated_one(probs, line[1], line[2]) if line is not None else None
+    return one if one is not None else probs.get("1", 0.0) / ((probs.get("0", 0.0) + probs.get("1", 0.0)) or 1.0)
 
 
 def label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None:
