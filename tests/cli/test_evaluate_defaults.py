@@ -20,4 +20,4 @@ def test_evaluate_flags_default_to_the_run_configuration():
 def test_the_api_defaults_are_the_run_configuration_s():
     cfg = RunConfig(dataset="d.jsonl")
     assert all(DEFAULTS[key] == getattr(cfg, key) for key in DEFAULTS if key in RunConfig.model_fields)
-    assert DEFAULTS["concurrency"] == 1 and DEFAULTS["language"] == "english"
+    assert DEFAULTS["concurrency"] == 1 and DEFAULTS["language"] == "auto"  # the data's (prompts/run_language.py)

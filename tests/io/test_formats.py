@@ -53,7 +53,7 @@ def test_a_format_added_in_one_place_is_read_by_evaluate_judge_check_and_testset
                     'b\tWho wrote it?\tNobody.\tHomer.\t["The Odyssey was written by Homer."]\n', encoding="utf-8")
     result = ragmeter.evaluate(rows, ["exact_match"], progress=False, cache=False)
     assert [r["exact_match"] for r in result.rows] == [1.0, 0.0] and result.manifest.dataset.source == str(rows)
-    sources, described, planned = plan(rows, ["faithfulness"], sizes=(1,))
+    sources, described, planned, _ = plan(rows, ["faithfulness"], sizes=(1,))
     assert [s.id for s in sources] == ["a", "b"] and planned[0][3]  # rows with contexts, cases built from them
     docs = tmp_path / "docs.tsv"
     docs.write_text("id\ttext\nd1\tThe lighthouse stands on the cape.\nd2\tIts lamp is seen far away.\n",

@@ -612,7 +612,8 @@ def test_answering_says_what_it_will_take_before_it_starts_and_in_a_dry_run(tmp_
     planned = plan_answers(rows, index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2)
     assert (planned.rows, planned.cached, planned.seconds) == (3, 0, (120.0, 120.0))
     assert planned.line().startswith("3 of 3 rows to answer (0 cached): about ")
-    assert planned.line().endswith("; 2m00s to 2m00s at the generator's measured speed")
+    assert planned.line().endswith("; 2m00s to 2m00s at the generator's speed: the speed bench-judge measured here "
+                                   "(2026-11-20T10:00:00+00:00)")
     assert judge.calls() == 0  # nothing called
     answer(rows[:1], index=tmp_path / "index", generator=judge, embeddings=AxisEmbedder(), k=2, progress=True)
     assert "ragmeter: 1 of 1 rows to answer (0 cached)" not in capsys.readouterr().err  # 40 s: under a minute

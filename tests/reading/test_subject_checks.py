@@ -2,7 +2,6 @@
 not restate it, the corpus's language."""
 
 from ragmeter.reading.questions import (
-    dominant_language,
     folded_words,
     names_subject,
     naming_words,
@@ -37,8 +36,3 @@ def test_an_answer_whose_letters_stand_in_its_question_restates_it():
     assert not restates_question("Is DiskCache thread-safe?", "Yes, DiskCache is thread-safe.")  # yes answers
 
 
-def test_the_corpus_language_is_the_one_whose_stop_words_it_holds():
-    assert dominant_language("La sentencia try funciona de la siguiente manera: primero se ejecuta la cláusula.") \
-        == "spanish"
-    assert dominant_language("The try statement works as follows: first the try clause is run.") == "english"
-    assert dominant_language("12345 67890") is None

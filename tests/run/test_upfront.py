@@ -184,6 +184,32 @@ def test_the_speed_learns_the_pace_this_machine_runs_at():
     assert learn_from(server, {"t": run}) is None
 
 
+def test_a_run_beside_other_work_does_not_teach_that_the_judge_is_slow():
+    """Issue 76 item 2: after one run beside other work a quiet quickstart was estimated at
+    5m39s and took 2m57s. The calls' seconds count at the share of the machine they had
+    (process CPU over wall times threads), as a quiet machine would have taken them."""
+    from ragmeter.accounting import MetricStats
+    from ragmeter.run.judge_speed import learn, learn_from
+
+    identity = {"backend": "llamacpp", "model": "/models/shared.gguf"}
+    save_speed(identity, JudgeSpeed(judge="m", measured_at="2026-11-20T10:00:00+00:00", calls=9, overhead_seconds=1.0,
+                                    prompt_tokens_per_second=100.0, completion_tokens_per_second=10.0,
+                                    completion_tokens={}, mean_completion_tokens=5.0))
+    loaded = MetricStats(judge_calls=6, prompt_tokens=1200, completion_tokens=60, judge_seconds=48.0)  # 2x wall
+    assert learn(identity, {"t": loaded}, share=0.5).pace == 1.0  # it had half the machine: the judge is as fast
+    assert "in 1 run(s), 1.00x" in load_speed(identity).said()
+
+    class Shared(ScriptedJudge):
+        backend = "llamacpp"
+
+        def machine_share(self) -> float | None:
+            return 0.25
+
+    judge = Shared(lambda request: {})
+    judge.identity = lambda: identity  # type: ignore[method-assign]
+    assert learn_from(judge, {"t": loaded}).pace == pytest.approx(2 ** -0.5, abs=1e-3)  # 48 x 0.25 = 12 of 24
+
+
 @pytest.mark.parametrize("pace", ["fast", 0, -2.0])
 def test_a_speed_record_that_is_not_a_speed_is_ignored_with_one_warning(tmp_path, pace):
     """Issue 77 item 10: a judge-speed.json whose pace was a string was a traceback in every

@@ -132,3 +132,19 @@ def test_rounds_stop_at_the_most_rounds_and_say_so():
         assert rounds.next() is None
         assert rounds.advance() == (i < 3)
     assert rounds.round == 4 and "until the most rounds (1 chunk, 4 rounds)" in rounds.exhausted()
+
+
+def test_every_second_of_a_test_set_is_in_a_named_part():
+    """Issue 76 item 3: "judge: 42 calls, 16,018 tokens, 6m40s" for a 12m41s run, and no word on
+    the other six minutes."""
+    from ragmeter.accounting import MetricStats
+    from ragmeter.testset.quality import OWN_WORK, time_line, time_spent
+
+    stats = {"generate": MetricStats(judge_seconds=300.0), "critique": MetricStats(judge_seconds=100.0),
+             "embed": MetricStats(embed_seconds=50.0)}
+    spent = time_spent(761.0, 4.0, 430.0, 9.0, stats)
+    assert sum(spent["parts"].values()) == pytest.approx(761.0)
+    assert spent["parts"][OWN_WORK] == 327.0
+    assert spent["within"] == {"loading the judge's model": 9.0, "judge, generate": 300.0, "judge, critique": 100.0,
+                               "embeddings": 50.0}
+    assert time_line(spent).startswith("time: 12m41s = the judge and embedder at work 7m10s, ragmeter's own work")

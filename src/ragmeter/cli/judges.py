@@ -91,8 +91,9 @@ def judge_check(data: Annotated[Path, typer.Argument(help=f"your rows ({suffixes
                 out: Annotated[Path, typer.Option(help="folder for judge_check.json and each metric's run")
                                ] = Path("judge-check"),
                 column: Annotated[Optional[list[str]], typer.Option(help="FIELD=COLUMN, as for evaluate")] = None,
-                language: Annotated[str, typer.Option(help="prompt and negation language: english | spanish"
-                                                      )] = "english",
+                language: Annotated[str, typer.Option(help="prompt and negation language: auto (the data's: "
+                                                           "its manifest, else its text) | english | spanish"
+                                                      )] = "auto",
                 chunk_size: Annotated[int, typer.Option("--chunk-size", help="documents: chunk size in "
                                                                             "characters")] = 2000,
                 concurrency: Annotated[int, typer.Option(help="judge calls in flight")] = 1,

@@ -53,7 +53,8 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
                                                                   "index's)")] = None,
            k: Annotated[int, typer.Option("--k", help="baseline: chunks retrieved")] = 5,
            prompt: Annotated[Optional[Path], typer.Option(help="baseline: a reader prompt file")] = None,
-           language: Annotated[str, typer.Option(help="baseline: built-in prompt language")] = "english",
+           language: Annotated[str, typer.Option(help="baseline: built-in prompt language (auto: the test set's, "
+                                                      "from its manifest or its questions)")] = "auto",
            max_tokens: Annotated[int, typer.Option("--max-tokens", help="baseline: answer length limit")] = 512,
            rerank: Annotated[Optional[str], typer.Option(
                help="baseline: judge | judge:SPEC | cross-encoder:/dir (rerank candidates to k)")] = None,
@@ -81,6 +82,8 @@ def answer(testset: Annotated[Path, typer.Argument(help=f"a test set ({suffixes_
         found = plan_answers(testset, rag, index=index, generator=generator, embeddings=embeddings, k=k,
                              prompt=prompt, language=language, max_tokens=max_tokens, cache=not no_cache,
                              limit=limit)
+        if found is not None and found.language:
+            print(plain(found.language))
         print(plain(found.line() if found is not None else
                     "your RAG's cost is not ragmeter's to know: --dry-run counts the baseline (--index) only"))
         return

@@ -69,6 +69,7 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
 
         estimate = plan(cfg)
         print(plain(estimate["said"]), file=sys.stderr)
+        print(plain(f"language: {estimate['language']} ({estimate['language_from']})"), file=sys.stderr)
         print(f"{counted(estimate['documents'], 'document')}, {counted(estimate['chunks'], 'chunk')}; "
               f"{estimate['attempts']['at_least']} to "
               f"{estimate['attempts']['at_most']} attempts: {estimate['judge_calls']['at_least']} to "
@@ -76,10 +77,8 @@ def testset(docs: Annotated[Optional[Path], typer.Argument(help=f"a folder ({sup
               f"to {estimate['prompt_tokens_estimate']['at_most']:,} prompt tokens ({estimate['token_count']}); "
               "a rejected question stops at its first failed critique, so most runs cost less than the upper bound")
         timed = estimate["seconds"]
-        print(f"about {seconds(timed['at_least'])} to {seconds(timed['at_most'])} at this judge's "
-              + ("measured speed" if timed["speed"] != "shipped" else "shipped speed (ragmeter bench-judge measures "
-                 "this machine's)") + (f", {timed['pace']:.1f}x as this machine ran it lately" if timed["pace"] != 1
-                                       else "") if timed else
+        print(plain(f"about {seconds(timed['at_least'])} to {seconds(timed['at_most'])} at this judge's speed: "
+                    f"{timed['said']}") if timed else
               "no speed known for this judge: `ragmeter bench-judge` measures it, then the dry run gives seconds")
         return
     result = run_testset(cfg, overwrite=overwrite)

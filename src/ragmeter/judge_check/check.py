@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError
 from ragmeter.judge_check.cases import Case, build_cases
@@ -22,6 +22,9 @@ from ragmeter.judge_check.results import CheckResult, Failure, JudgeCheckResult,
 from ragmeter.judge_check.sources import load_sources
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.reading.conflicts import FLAG as DISAGREE
+
+if TYPE_CHECKING:
+    from ragmeter.prompts.run_language import Followed
 
 __all__ = ["DEFAULT_SIZES", "JudgeCheckResult", "check_report", "estimate_check", "judge_check", "measure", "plan"]
 
@@ -33,7 +36,7 @@ FAILURES_KEPT = 5
 
 def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = DEFAULT_JUDGE,
                 sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0, limit: int | None = None,
-                out: str | Path | None = None, columns: dict[str, str] | None = None, language: str = "english",
+                out: str | Path | None = None, columns: dict[str, str] | None = None, language: str = "auto",
                 chunk_size: int = 2000, chunk_overlap: int = 200, **options: Any) -> JudgeCheckResult:
     """Build the cases from `data` (a dataset, or a folder of documents), score them with each
     metric on `judge`, and measure. `options` go to ragmeter.evaluate (cache, concurrency,
@@ -41,8 +44,15 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
     metric's run folder under `out/runs/`."""
     from ragmeter.api import evaluate
 
-    sources, described, planned = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
-                                       language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    sources, described, planned, followed = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
+                                                 language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
+    language = followed.name
+    if options.get("progress") is not False and followed.worth_saying:
+        import sys
+
+        from ragmeter.text import plain
+
+        print(plain(f"ragmeter: {followed.line()}"), file=sys.stderr)
     import tempfile
 
     results: dict[str, MetricCheck] = {}
@@ -78,21 +88,25 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
 
 
 def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] = DEFAULT_SIZES, seed: int = 0,
-         limit: int | None = None, columns: dict[str, str] | None = None, language: str = "english",
-         chunk_size: int = 2000, chunk_overlap: int = 200) -> tuple[list[Any], str, list[tuple[Any, ...]]]:
-    """The source rows, where they came from, and per metric (spec, Metric, Family, cases):
-    everything the check will score, built before any judge call (the dry run stops here)."""
+         limit: int | None = None, columns: dict[str, str] | None = None, language: str = "auto",
+         chunk_size: int = 2000, chunk_overlap: int = 200) -> tuple[list[Any], str, list[tuple[Any, ...]], Followed]:
+    """The source rows, where they came from, per metric (spec, Metric, Family, cases), and the
+    language (prompts/run_language.py: given, else the data's): everything the check will score, built
+    before any judge call (the dry run stops here)."""
     from ragmeter.metrics import get_metric
+    from ragmeter.prompts.run_language import follow_language
 
     sizes = _check_sizes(sizes)
     sources, described = load_sources(data, columns=columns, limit=limit, seed=seed, chunk_size=chunk_size,
                                       chunk_overlap=chunk_overlap)
+    followed = follow_language(language, data, [t for s in sources[:200] for t in (s.question, s.response,
+                                                                                    *s.contexts[:1]) if t])
     planned = []
     for spec in [judged_only(s) for s in metrics or default_metrics(sources)]:
         metric = get_metric(spec)
         family = _family_of(metric.name)
-        planned.append((spec, metric, family, build_cases(family, sources, sizes, seed, language)))
-    return sources, described, planned
+        planned.append((spec, metric, family, build_cases(family, sources, sizes, seed, followed.name)))
+    return sources, described, planned, followed
 
 
 #: the options that decide a row without the judge (faithfulness's copies and declines,
@@ -148,15 +162,19 @@ def _explained(run: Path, label: str, family: str, cases: list[Case], checked: M
 
 
 def estimate_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dict = DEFAULT_JUDGE,
-                   language: str = "english", plan_options: dict[str, Any] | None = None,
+                   language: str = "auto", plan_options: dict[str, Any] | None = None,
                    **options: Any) -> list[Any]:
-    """What the check would cost, per metric (dry_run.Estimate each), calling no judge."""
+    """What the check would cost, per metric (dry_run.Estimate each, saying the language and
+    where it came from), calling no judge."""
     from ragmeter.api import estimate
 
-    _, _, planned = plan(data, metrics, language=language, **(plan_options or {}))
+    _, _, planned, followed = plan(data, metrics, language=language, **(plan_options or {}))
     judge = scores_first(judge)[0]  # the reasons of a few failing cases are not counted
-    return [estimate([c.row for c in cases], [spec], judge=judge, language=language, **options)
-            for spec, _, _, cases in planned if cases]
+    found = [estimate([c.row for c in cases], [spec], judge=judge, language=followed.name, **options)
+             for spec, _, _, cases in planned if cases]
+    for one in found:
+        one.language = followed.line()
+    return found
 
 
 def check_report(out: str | Path, result: JudgeCheckResult) -> Path | None:

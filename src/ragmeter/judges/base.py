@@ -98,6 +98,10 @@ class JudgeRequest:
     evidence: ClaimEvidence | None = None
 
 
+#: call seconds below which a judge's machine share is not said (too few to tell)
+MIN_SHARE_SECONDS = 1.0
+
+
 @dataclass
 class JudgeReply:
     """The raw text plus usage and timing, as the backend reported them."""
@@ -169,6 +173,11 @@ class Judge(ABC):
     @property
     def context_window(self) -> int | None:
         """Tokens the model can see (prompt + reply), or None when unknown."""
+        return None
+
+    def machine_share(self) -> float | None:
+        """The share of the machine an in-process judge's calls had (1.0 quiet); None where not
+        measured (a server's calls wait on others' requests, not on this machine's load)."""
         return None
 
     def writes_transcript(self) -> bool:

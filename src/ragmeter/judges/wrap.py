@@ -42,6 +42,9 @@ class WrappedJudge(Judge):
     def writes_transcript(self) -> bool:
         return self.inner.writes_transcript()
 
+    def machine_share(self) -> float | None:
+        return self.inner.machine_share()
+
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 

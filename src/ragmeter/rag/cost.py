@@ -27,6 +27,8 @@ class AnswerCost:
     #: (fewest, most) seconds, or None where the generator's speed is not known
     seconds: tuple[float, float] | None
     speed: str | None = None
+    #: the language line (prompts/run_language.py: Followed.line), for the dry run to say
+    language: str | None = None
 
     def line(self) -> str:
         from ragmeter.text import duration
@@ -37,7 +39,7 @@ class AnswerCost:
         if self.seconds is None:
             return head + "; no speed known for the generator (`ragmeter bench-judge` measures it)"
         fewest, most = self.seconds
-        return head + f"; {duration(fewest)} to {duration(most)} at the generator's {self.speed} speed"
+        return head + f"; {duration(fewest)} to {duration(most)} at the generator's speed: {self.speed}"
 
 
 def baseline_cost(rag: Any, rows: list[dict[str, Any]], cache: Any) -> AnswerCost | None:
@@ -70,5 +72,4 @@ def baseline_cost(rag: Any, rows: list[dict[str, Any]], cache: Any) -> AnswerCos
                    todo * speed.seconds(each, rag.max_tokens))
     elif speed is not None:
         seconds = (0.0, 0.0)
-    return AnswerCost(len(rows), cached, prompt, rag.max_tokens, seconds,
-                      None if speed is None else ("measured" if speed.source != "shipped" else "shipped"))
+    return AnswerCost(len(rows), cached, prompt, rag.max_tokens, seconds, None if speed is None else speed.said())

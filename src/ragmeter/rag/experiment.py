@@ -60,7 +60,7 @@ class ExperimentConfig(BaseModel):
                                                         "non_llm_context_recall"])
     judge: str | dict[str, Any] = DEFAULT_JUDGE
     embeddings: str | dict[str, Any] = "bundled"  # the metrics' embeddings (response_relevancy)
-    language: str = "english"
+    language: str = "auto"  # the test set's (prompts/run_language.py), or given
     settings: dict[str, Any] = Field(default_factory=dict)
     grid: dict[str, list[Any]] = Field(default_factory=dict)
     baseline: str | dict[str, Any] | None = None

@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.judges.retry import RetryPolicy
 from ragmeter.rag.answer import AnswerRun
+
+if TYPE_CHECKING:
+    from ragmeter.prompts.run_language import Followed
 
 
 def build_index(*args: Any, **kwargs: Any) -> Any:
@@ -28,7 +31,7 @@ def answer(testset: Any, rag: Any = None, **options: Any) -> AnswerRun:
 
 async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = None,
                   generator: str | dict | Any = DEFAULT_JUDGE, embeddings: str | dict | None = None, k: int = 5,
-                  prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
+                  prompt: str | Path | None = None, language: str = "auto", max_tokens: int = 512,
                   rerank: str | None = None, rerank_candidates: int | None = None,
                   rag_id: str | None = None, out: str | Path | None = None, format: str = "jsonl",
                   concurrency: int = 1, retries: int = 3, backoff: float = 1.0, cache: bool | str | Path = True,
@@ -38,7 +41,8 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
     `answer_error`; written to `out`/answers.<format> with a manifest when `out` is given.
     `limit`: only the first N rows (a trial before a long run); `retries` and `backoff`
     (seconds, doubled each time): how a failed call of the RAG or the baseline's generator is
-    tried again."""
+    tried again. `language`: the baseline's reader prompt's, "auto" to follow the test set's
+    (its manifest, else its questions' text: prompts/run_language.py)."""
     from ragmeter.cache import open_cache
     from ragmeter.errors import ConfigError
     from ragmeter.rag.answer import answer_rows, answers_manifest, load_testset, write_answers
@@ -51,9 +55,10 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
         raise ConfigError(f"--limit must be at least 1, got {limit}")
     rows, source = load_testset(testset)
     rows = rows[:limit]
+    followed = _language(language, testset, rows, progress)
     policy = RetryPolicy(timeout=rag_timeout, retries=retries, backoff=backoff)
     target = _target(rag, rag_id) if rag is not None else _baseline(
-        index, generator, embeddings, k, prompt, language, max_tokens, rerank, rerank_candidates, policy)
+        index, generator, embeddings, k, prompt, followed.name, max_tokens, rerank, rerank_candidates, policy)
     if out is not None:
         _prepare(Path(out), source, target, overwrite)
     started = time.perf_counter()
@@ -68,13 +73,14 @@ async def aanswer(testset: Any, rag: Any = None, *, index: str | Path | None = N
         await target.aclose()
     _learn(target, tally)
     manifest = answers_manifest(rows, target, source, tally, time.perf_counter() - started)
+    manifest["language"] = followed.record()  # what evaluate and judge-check on these answers follow
     path = write_answers(Path(out), rows, manifest, format) if out is not None else None
     return AnswerRun(rows, manifest, path)
 
 
 def plan_answers(testset: Any, rag: Any = None, *, index: str | Path | None = None,
                  generator: str | dict | Any = DEFAULT_JUDGE, embeddings: str | dict | None = None, k: int = 5,
-                 prompt: str | Path | None = None, language: str = "english", max_tokens: int = 512,
+                 prompt: str | Path | None = None, language: str = "auto", max_tokens: int = 512,
                  cache: bool | str | Path = True, limit: int | None = None) -> Any:
     """What `answer` would take, calling nothing (rag/cost.py): an AnswerCost for the
     baseline, None for a RAG of your own."""
@@ -85,12 +91,30 @@ def plan_answers(testset: Any, rag: Any = None, *, index: str | Path | None = No
     rows, _ = load_testset(testset)
     if rag is not None:
         return None
-    target = _baseline(index, generator, embeddings, k, prompt, language, max_tokens, None, None)
+    followed = _language(language, testset, rows[:limit], progress=False)
+    target = _baseline(index, generator, embeddings, k, prompt, followed.name, max_tokens, None, None)
     store = open_cache(str(cache) if isinstance(cache, Path) else cache)
     try:
-        return baseline_cost(target, rows[:limit], store)
+        found = baseline_cost(target, rows[:limit], store)
     finally:
         store.close()
+    if found is not None:
+        found.language = followed.line()
+    return found
+
+
+def _language(given: str, testset: object, rows: list[dict[str, Any]], progress: bool | None) -> Followed:
+    """The language the answers are in (prompts/run_language.py), said on stderr where it was not given."""
+    from ragmeter.prompts.run_language import follow_language, row_texts
+
+    followed = follow_language(given, testset, row_texts(rows, ("user_input",)))
+    if progress is not False and followed.worth_saying:
+        import sys
+
+        from ragmeter.text import plain
+
+        print(plain(f"ragmeter: {followed.line()}"), file=sys.stderr)
+    return followed
 
 
 def _say_cost(target: Any, rows: list[dict[str, Any]], store: Any, progress: bool | None) -> None:

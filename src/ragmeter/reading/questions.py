@@ -166,12 +166,6 @@ def _folded(words: set[str]) -> set[str]:
     return out
 
 
-def dominant_language(text: str) -> str | None:
-    """The covered language whose stop words `text` holds most often (None when it holds
-    none of any): the language of a corpus whose test set was not given one."""
-    return _dominant(_stop_counts(text)[1])
-
-
 def _stop_counts(text: str) -> tuple[int, dict[str, int]]:
     """`text`'s word count, and how many of its words are each covered language's stop words."""
     words = [t.lower() for t in tokens(text)]

@@ -136,6 +136,8 @@ def print_estimate(estimate: Any, console: Any) -> None:
                             "earlier reply, stood in by the prompt's own example (an estimate)"), highlight=False)
     console.print(printable(f"seconds: {estimate.speed}" + (
         f"; at {estimate.concurrency} requests in flight" if estimate.concurrency > 1 else "")), highlight=False)
+    if getattr(estimate, "language", None):
+        console.print(printable(estimate.language), highlight=False)
     console.print("nothing was sent to the judge; the estimate is kept in the cache and the run's manifest "
                   "will show it beside the actuals", highlight=False)
 

@@ -99,6 +99,8 @@ class Manifest(_Strict):
     judge: dict[str, Any] | None
     embeddings: dict[str, Any] | None
     language: str
+    #: where the language came from: "given", the manifest beside the data, the rows' text (prompts/run_language.py)
+    language_from: str | None = None
     prompts_dir: str | None
     prompts: dict[str, dict[str, dict[str, Any]]]
     prompt_notes: list[str]

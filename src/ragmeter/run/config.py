@@ -48,8 +48,9 @@ class RunConfig(BaseModel):
                                                 "with `ragmeter merge`)")
     progress: bool | None = Field(default=None, description="the progress line; null: a bar on a terminal, a line "
                                                     "every 30 s elsewhere")
-    language: str = Field(default="english", description="the prompts' language: english, spanish, or any language "
-                                                 "prompts_dir provides")
+    language: str = Field(default="auto", description="the prompts' language: auto (the data's: the manifest "
+                                              "beside it, else its rows' text), english, spanish, or any "
+                                              "language prompts_dir provides")
     prompts_dir: str | None = Field(default=None, description="a folder of prompt files replacing the built-in ones")
     overwrite: bool = Field(default=False, description="replace another run's results in `output` (a re-run of the "
                                                "same run always may)")

@@ -75,6 +75,8 @@ class Estimate(BaseModel):
     total: MetricEstimate
     #: where the seconds come from: the bench-judge record, or why there are none
     speed: str
+    #: the language the run would judge in and where it came from (prompts/run_language.py)
+    language: str | None = None
 
 
 @dataclass
@@ -175,7 +177,8 @@ async def cost_of(ready: Prepared, cache: Cache) -> Estimate:
         total.add(figures)
     return Estimate(judge=ready.judge.describe() if ready.judge else None, rows=len(ready.dataset),
                     tokenizer=EXACT if exact else APPROXIMATE, concurrency=_parallel(ready),
-                    metrics=per_metric, total=total, speed=_speed_note(speed, ready))
+                    metrics=per_metric, total=total, speed=_speed_note(speed, ready),
+                    language=ready.language.line() if ready.language else None)
 
 
 def _parallel(ready: Prepared) -> int:
@@ -211,13 +214,11 @@ def _speed_note(speed: JudgeSpeed | None, ready: Prepared) -> str:
         spec = ready.cfg.judge if isinstance(ready.cfg.judge, str) else "SPEC"
         data = ready.cfg.dataset if ready.cfg.dataset != "<in-memory>" else "DATA"
         return f"no measured speed for this judge: run `ragmeter bench-judge {spec} {data}` to get seconds"
+    rates = (f"prompt at {_rate(speed.prompt_tokens_per_second)}, reply at "
+             f"{_rate(speed.completion_tokens_per_second)}")
     if speed.source == "shipped":
-        return (f"the bundled judge's shipped speed ({speed.machine}; prompt at "
-                f"{_rate(speed.prompt_tokens_per_second)}, reply at {_rate(speed.completion_tokens_per_second)}): "
-                "`ragmeter bench-judge` measures this machine's")
-    return (f"measured by bench-judge at {speed.measured_at} over {speed.calls} calls: "
-            f"{seconds(speed.overhead_seconds)} per call + prompt at {_rate(speed.prompt_tokens_per_second)} + "
-            f"reply at {_rate(speed.completion_tokens_per_second)}")
+        return f"{speed.said()}; {rates}; `ragmeter bench-judge` measures this machine's"
+    return f"{speed.said()} over {speed.calls} calls: {seconds(speed.overhead_seconds)} per call, {rates}"
 
 
 def _rate(value: float | None) -> str:

@@ -57,6 +57,15 @@ class JudgeSpeed(BaseModel):
     #: runs the pace was learned from
     learned_runs: int = 0
 
+    def said(self) -> str:
+        """Which speed and pace an estimate uses, as every estimate says it."""
+        where = f"the shipped speed ({self.machine})" if self.source == "shipped" else \
+            f"the speed bench-judge measured here ({self.measured_at})"
+        if not self.learned_runs:
+            return where
+        return f"{where} at the pace this machine showed in {self.learned_runs} run(s), {self.pace:.2f}x " \
+               "(learned on the judge's share of the machine, so a run beside other work does not count as slow)"
+
     def expected_completion(self, tag: str) -> float:
         return self.completion_tokens.get(tag, self.mean_completion_tokens)
 
@@ -159,14 +168,17 @@ LEARN_FROM_CALLS = 5
 LEARN_WEIGHT = 0.5
 
 
-def learn(identity: dict[str, object], by_tag: Mapping[str, MetricStats]) -> JudgeSpeed | None:
+def learn(identity: dict[str, object], by_tag: Mapping[str, MetricStats], share: float | None = None
+          ) -> JudgeSpeed | None:
     """After a run of a judge that answers one call at a time (in-process): the seconds its
     calls took (`by_tag`: calls, tokens and seconds by prompt tag, as JudgeSession.by_tag
     keeps them) against what the record predicted for them, prompt by prompt as the dry run
     predicts, folded into the record's pace and stored, so that the next estimate is of this
-    machine as it runs now (a loaded 2-core machine prefilled at 17-24 tokens/s against the
-    shipped record's 331: estimates of 16 s for 3m35s). Returns the updated record, or None
-    when there is none or the run made too few calls."""
+    machine (a loaded 2-core machine prefilled at 17-24 tokens/s against the shipped record's
+    331: estimates of 16 s for 3m35s). `share`: the share of the machine the calls had
+    (judges/base.py machine_share); their seconds count as a quiet machine would have taken
+    them, so one run beside other work does not double the next quiet estimate (issue 76).
+    Returns the updated record, or None when there is none or the run made too few calls."""
     import math
 
     speed = load_speed(identity)
@@ -176,7 +188,7 @@ def learn(identity: dict[str, object], by_tag: Mapping[str, MetricStats]) -> Jud
     predicted = sum(s.judge_calls * speed.fitted_seconds(s.prompt_tokens / s.judge_calls,
                                                          s.completion_tokens / s.judge_calls, tag)
                     for tag, s in made.items())
-    actual = sum(s.judge_seconds for s in made.values())
+    actual = sum(s.judge_seconds for s in made.values()) * (share if share else 1.0)
     if predicted <= 0:
         return None
     ratio = actual / predicted
@@ -192,7 +204,7 @@ def learn_from(judge: Judge, by_tag: Mapping[str, MetricStats]) -> JudgeSpeed | 
     the waits of the requests beside it, which are not its speed."""
     from ragmeter.judges.registry import is_serial
 
-    return learn(judge.identity(), by_tag) if is_serial(judge.backend) else None
+    return learn(judge.identity(), by_tag, judge.machine_share()) if is_serial(judge.backend) else None
 
 
 def shipped_speed(identity: dict[str, object]) -> JudgeSpeed | None:

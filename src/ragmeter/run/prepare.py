@@ -20,6 +20,7 @@ from ragmeter.judges.registry import build
 from ragmeter.judges.spec import JudgeSettings, make_judge, parse_judge_spec
 from ragmeter.metrics import CITATION_METRICS, DEFAULT_METRICS, REGISTRY, Metric, get_metric, get_metrics
 from ragmeter.prompts.prompt_set import PromptSet
+from ragmeter.prompts.run_language import AUTO, FALLBACK, Followed, follow_language
 from ragmeter.results.gates import GateSettings
 from ragmeter.results.runs import Run, load_run
 from ragmeter.run.config import RunConfig
@@ -71,6 +72,16 @@ class Prepared:
     baseline: Run | None
     #: human labels on some rows (labels/files.py Labels), checked against the data and metrics
     labels: Labels | None = None
+    #: the run's language and where it came from (prompts/run_language.py)
+    language: Followed | None = None
+
+
+def sample_texts(dataset: Rows, rows: int = 200) -> list[str]:
+    """The first rows' questions and answers, the text a run's language is read from."""
+    from itertools import islice
+
+    return [text for sample, _ in islice(dataset.iter_rows(), rows)
+            for text in (sample.user_input, sample.response) if isinstance(text, str)]
 
 
 def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,
@@ -84,9 +95,15 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
     judge_cfg = parse_judge_spec(cfg.judge) if judge is None else None
     chosen: Any = metrics if metrics is not None else chosen_metrics(cfg.metrics)
     metric_objs = get_metrics(chosen) if chosen else None
-    prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric) if metric_objs else None
+    # with "auto", the prompts are built again once the data says its language
+    prompts = PromptSet.build(metric_objs, FALLBACK if cfg.language == AUTO else cfg.language, cfg.prompts_dir,
+                              get_metric) if metric_objs else None
     dataset: Rows = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns, stream=stream,
                                  limit=cfg.limit, shard=cfg.shard)
+    language = follow_language(cfg.language, cfg.dataset if data is None else data, sample_texts(dataset))
+    if cfg.language == AUTO and language.name != FALLBACK:
+        prompts = None
+    cfg = cfg.model_copy(update={"language": language.name})
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
     if prompts is None:
@@ -108,7 +125,7 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
                                   [[m.label, m.name, m.options.model_dump(mode="json")] for m in metric_objs],
                                   judge.identity() if judge else None, embedder.identity() if embedder else None)
     return Prepared(cfg, dataset, metric_objs, prompts, judge, judge_cfg, embedder, fingerprint, gates, baseline,
-                    labels)
+                    labels, language)
 
 
 def _labels(path: str, dataset: Rows, metrics: list[str]) -> Any:

@@ -26,13 +26,15 @@ TRUNCATION_POLICY = ("when a prompt does not fit the judge's window (minus the r
 
 
 def build_manifest(cfg: RunConfig, run: RunResult, judge: Judge | None, embedder: Embedder | None, cache: Cache,
-                   estimate: dict[str, object] | None = None) -> Manifest:
+                   estimate: dict[str, object] | None = None, language_from: str | None = None) -> Manifest:
     """The run's manifest, typed once; what comes later (the results file, labels, gates) is
     set on it and it is written as it stands. `estimate`: a dry run's, beside the actuals."""
     record = _manifest_dict(cfg, run, judge, embedder, cache)
     for key in ("config", "judge", "embeddings"):  # a gateway token in a judge's URL is not written
         record[key] = redact_value(record[key], redact_urls)
     manifest = Manifest.model_validate(record)
+    if language_from is not None:
+        manifest.language_from = language_from
     if estimate:
         manifest.estimate = beside_actuals(estimate, manifest)
     return manifest

@@ -19,11 +19,14 @@ import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from ragmeter.errors import ConfigError
 from ragmeter.judges.registry import DEFAULT_JUDGE
 from ragmeter.testset.config import TestsetConfig, TestsetOptions, testset_config
+
+if TYPE_CHECKING:
+    from ragmeter.prompts.run_language import Followed
 
 __all__ = ["TestsetResult", "corpus_language", "generate_testset", "parse_types", "run_testset"]
 
@@ -112,6 +115,9 @@ def run_testset(cfg: TestsetConfig, *, docs: Any = None, judge: Any = None, embe
 
 async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spec: Any, embed_spec: Any,
                     cache_opt: Any, concurrency: int, progress: bool | None) -> TestsetResult:
+    import sys
+
+    from ragmeter.accounting import BusyClock
     from ragmeter.cache import open_cache
     from ragmeter.embeddings import make_embedder
     from ragmeter.embeddings.base import EmbeddingSession
@@ -122,21 +128,21 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     from ragmeter.testset.documents import load_documents
     from ragmeter.testset.generation import Judging
     from ragmeter.testset.pipeline import CRITERIA, TYPES, build
-    from ragmeter.testset.quality import CALLS_PER_KEPT, expected_seconds, quality_report
+    from ragmeter.testset.quality import CALLS_PER_KEPT, expected_seconds, quality_report, time_spent
+    from ragmeter.text import plain
 
     started = time.perf_counter()
     corpus = load_documents(docs)
     if progress is not False:  # what was read and what was not, before minutes of judging
-        import sys
-
-        from ragmeter.text import plain
-
         print(plain(corpus.said()), file=sys.stderr)
     chunks = split(corpus.documents, options["chunk_size"], options["chunk_overlap"], options["chunk_unit"])
     _check_chunks(chunks, options)
+    read_seconds = time.perf_counter() - started
     asked = settings.language
-    settings = dataclasses.replace(settings, language=corpus_language(corpus.documents)) if asked == "auto" \
-        else settings
+    followed = corpus_language(corpus.documents) if asked == "auto" else None
+    settings = dataclasses.replace(settings, language=followed.name) if followed is not None else settings
+    if progress is not False and followed is not None:
+        print(plain(followed.line()), file=sys.stderr)
     from ragmeter.testset.subjects import Subjects
 
     subjects = Subjects(corpus.documents, settings.language)
@@ -149,8 +155,9 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     stats: dict[str, Any] = {}
     try:
         await judge.check()
-        judging = Judging(JudgeSession(judge, cache, concurrency=concurrency), settings.language, stats)
-        embed_session = EmbeddingSession(embedder, cache)
+        clock = BusyClock()  # the union of the judge's and the embedder's calls: the time they worked
+        judging = Judging(JudgeSession(judge, cache, concurrency=concurrency, clock=clock), settings.language, stats)
+        embed_session = EmbeddingSession(embedder, cache, clock)
 
         async def embed(texts: list[str]) -> list[list[float]]:
             from ragmeter.accounting import MetricStats
@@ -172,12 +179,14 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
         await embedder.aclose()
     quality = quality_report(outcome.kept, outcome.rejected, chunks, settings.language, stats,
                              outcome.stop_reason, settings.size, settings.min_score)
+    quality["time"] = time_spent(time.perf_counter() - started, read_seconds, clock.total, judge.load_seconds,
+                                 stats)
     quality["kept_on_rating"] = judging.on_rating  # --keep-on probability|expected without probabilities
     manifest = {"kind": "testset", "ragmeter_version": _version(),
                 "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 "settings": {**asdict(settings), "language": asked}, "chunking": options,
                 "language": {"asked": asked, "used": settings.language,
-                             **({"from": "the documents' stop words"} if asked == "auto" else {})},
+                             **({"from": followed.source} if followed is not None else {})},
                 "documents": corpus.record(str(docs) if isinstance(docs, (str, Path)) else "<in-memory>"),
                 "judge": {"name": judge.describe(), **judge.identity()}, "embeddings": embedder.identity(),
                 "prompts": {**{n: judging.prompt(n).version for n in (*TYPES, *CRITERIA)},
@@ -190,22 +199,24 @@ async def _generate(docs: Any, settings: Any, options: dict[str, Any], judge_spe
     return TestsetResult(outcome.kept, outcome.rejected, quality, manifest)
 
 
-#: how much of a corpus its language is read from (characters)
-LANGUAGE_SAMPLE = 200_000
+def corpus_language(documents: list[Any]) -> Followed:
+    """The language the documents are written in (reading/identify.py), or a ConfigError naming
+    one ragmeter has no prompts and words for: its questions are never written in another
+    language's words."""
+    from ragmeter.errors import ConfigError
+    from ragmeter.prompts.languages import builtin_folders
+    from ragmeter.prompts.run_language import FALLBACK, Followed
+    from ragmeter.reading.identify import identify_all
+    from ragmeter.reading.languages import NOT_COVERED, vocabulary
 
-
-def corpus_language(documents: list[Any]) -> str:
-    """The language of the documents (reading/questions.py: dominant_language), English
-    where they hold no covered language's stop words."""
-    from ragmeter.reading.questions import dominant_language
-
-    sample, size = [], 0
-    for document in documents:
-        sample.append(document.text[: LANGUAGE_SAMPLE - size])
-        size += len(sample[-1])
-        if size >= LANGUAGE_SAMPLE:
-            break
-    return dominant_language("\n".join(sample)) or "english"
+    read = identify_all([document.text for document in documents])
+    if read is None:
+        return Followed(FALLBACK, "the documents tell no language; --language to choose")
+    if read.name not in builtin_folders() or vocabulary(read.name) is None:
+        raise ConfigError(f"the documents read as {read.said()}: {NOT_COVERED.format(language=read.name)}; give "
+                          "--language english or --language spanish to write the questions in one of those, or "
+                          "add an entry for it (docs/architecture.md, add a language)")
+    return Followed(read.name, f"read from the documents' text, P {read.probability:.2f}")
 
 
 def _check_chunks(chunks: list[Any], options: dict[str, Any]) -> None:

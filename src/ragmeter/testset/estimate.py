@@ -36,7 +36,8 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
 
     size, seed, audience, max_attempts = cfg.size, cfg.seed, cfg.audience, cfg.attempts
     corpus = load_documents(cfg.docs if docs is None else docs)
-    language = corpus_language(corpus.documents) if cfg.language == "auto" else normalize_language(cfg.language)
+    followed = corpus_language(corpus.documents) if cfg.language == "auto" else None
+    language = followed.name if followed is not None else normalize_language(cfg.language)
     chunks = split(corpus.documents, cfg.chunk_size, cfg.chunk_overlap, cfg.chunk_unit)
     _check_chunks(chunks, {})
     kinds, order = type_plan(parse_types(cfg.types), seed), chunk_order(chunks, seed)
@@ -73,7 +74,7 @@ def plan(cfg: TestsetConfig, docs: Any = None) -> dict[str, Any]:
                      "at_most": round(most_tokens * size * max_attempts) + summary_tokens}
     return {"chunks": len(chunks), "documents": len(corpus.documents), "skipped": corpus.skipped,
             "said": corpus.said(),
-            "language": language,
+            "language": language, "language_from": followed.source if followed is not None else "given",
             "attempts": {"at_least": attempts, "at_most": size * max_attempts},
             "judge_calls": judge_calls, "prompt_tokens_estimate": prompt_tokens,
             "seconds": _seconds(cfg.judge, judge_calls, prompt_tokens),
@@ -96,7 +97,7 @@ def _seconds(judge_spec: Any, calls: dict[str, int], tokens: dict[str, int]) -> 
         n = max(1, calls[key])
         return round(n * speed.seconds(tokens[key] / n, REPLY_PER_CALL), 1)
     return {"at_least": bound("at_least"), "at_most": bound("at_most"), "speed": speed.source,
-            "pace": speed.pace}
+            "pace": speed.pace, "said": speed.said()}
 
 
 def _answer_first_tokens(subject: str, question: str, text: str, cfg: TestsetConfig, language: str) -> int:

@@ -9,6 +9,7 @@ from collections import Counter
 from statistics import median
 from typing import Any
 
+from ragmeter.accounting import MetricStats
 from ragmeter.reading.questions import language_mismatch
 from ragmeter.testset.chunking import Chunk
 
@@ -92,6 +93,41 @@ def quality_report(kept: list[dict[str, Any]], rejected: list[dict[str, Any]], c
     }
 
 
+#: ragmeter's own share of a test set's time, as the report names it
+OWN_WORK = "ragmeter's own work (sampling, spans, checks, writing)"
+
+
+def time_spent(wall: float, read: float, busy: float, model_load: float,
+               stats: dict[str, MetricStats]) -> dict[str, object]:
+    """Every second of the run in a named part (issue 76 item 3: 6m40s of a 12m41s run were
+    the judge's and nothing said what the rest was). `parts` add up to the wall time: reading
+    the documents, the judge and the embedder at work (`busy`: the union of their calls, which
+    overlap; accounting.BusyClock), and what is left, ragmeter's own work. `within` splits the
+    busy time: the judge's model load, its calls by stage, the embeddings (their model's load too)."""
+    within = {"loading the judge's model": model_load}
+    for stage, s in sorted(stats.items(), key=lambda kv: -kv[1].judge_seconds):
+        if s.judge_seconds:
+            within[f"judge, {stage}"] = s.judge_seconds
+    within["embeddings"] = sum(s.embed_seconds for s in stats.values())
+    parts = {"reading and chunking the documents": read, "the judge and embedder at work": busy,
+             OWN_WORK: max(0.0, wall - read - busy)}
+    return {"wall": round(wall, 2), "parts": {k: round(v, 2) for k, v in parts.items()},
+            "within": {k: round(v, 2) for k, v in within.items()}}
+
+
+def time_line(spent: dict[str, object]) -> str:
+    """The report's line: the wall time, its parts, then what the judge and embedder did."""
+    from ragmeter.text import seconds
+
+    def listed(values: object) -> str:
+        found = values if isinstance(values, dict) else {}
+        return ", ".join(f"{name} {seconds(v)}" for name, v in sorted(found.items(), key=lambda kv: -kv[1])
+                         if v >= 0.5)
+
+    return (f"time: {seconds(float(str(spent['wall'])))} = {listed(spent['parts'])}; the judge and embedder's "
+            f"time: {listed(spent['within'])} (the embeddings overlap the judge's calls)")
+
+
 def answer_first(kept: list[dict[str, Any]]) -> dict[str, int]:
     """Of the kept questions, how many were written for a span of their chunk (answer-first),
     hold that span verbatim as their reference, were read as answerable from it, and were
@@ -168,6 +204,7 @@ def print_quality(report: dict[str, Any], console: Any) -> None:
         f"judge: {report['judge_calls']:,} calls, {report['tokens']:,.0f} tokens, {seconds(report['seconds'])}; "
         f"per kept question {report['judge_calls_per_kept']:.1f} calls, {report['tokens_per_kept']:,.0f} tokens, "
         f"{seconds(report['seconds_per_kept'])}",
+        *([time_line(report["time"])] if report.get("time") else []),
     ]
     for line in lines:
         console.print(printable(line), highlight=False)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
-from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.base import MIN_SHARE_SECONDS, DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, check_gguf, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp import native
@@ -77,6 +77,8 @@ class LlamaCppJudge(Judge):
         #: Ctrl-C (exit 139); aclose asks it to stop between tokens and waits for it
         self._busy = threading.Lock()
         self._stop = Halt()
+        #: wall and process CPU seconds spent in calls: machine_share()
+        self._spent = [0.0, 0.0]
         self.load_seconds = 0.0
 
     @classmethod
@@ -225,7 +227,21 @@ class LlamaCppJudge(Judge):
         with self._busy, native.quiet_logs():  # restoring a saved prompt prefix logs a line per call
             if self._stop.is_set():
                 raise JudgeError("the llama.cpp judge was closed")
-            return self._complete_sync(request)
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                return self._complete_sync(request)
+            finally:
+                self._spent[0] += time.perf_counter() - wall
+                self._spent[1] += time.process_time() - cpu
+
+    def machine_share(self) -> float | None:
+        """The share of its threads' cores the calls so far had (process CPU seconds over wall
+        seconds times threads; 1.0 on a quiet machine): a run beside other work is slower by
+        its share, not because the judge is (run/judge_speed.py learns the pace from it)."""
+        wall, cpu = self._spent
+        if wall < MIN_SHARE_SECONDS:
+            return None
+        return min(1.0, cpu / (wall * min(self.n_threads, os.cpu_count() or 1)))
 
     def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
         llm = self._load()

@@ -149,7 +149,7 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
         dist = label_dist(llm)
         label = choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
         chosen.append(int(label))
-        near.append(dist is not None and _one(dist, line_for(lines, "verdict", i)) < NEAR_BAR)
+        near.append(dist is not None and _one(dist["probs"], line_for(lines, "verdict", i)) < NEAR_BAR)
         if dist is not None:
             found.append({"field": "verdict", **dist})
         writer.add(f'{label}, "reason": "', read=False)
@@ -176,9 +176,9 @@ def writes_reason(reasons: str, verdict: int, near: bool) -> bool:
     return reasons == "all" or (reasons == "failing" and (verdict == 0 or near))
 
 
-def _one(dist: dict[str, Any], line: tuple[str, float, float] | None) -> float:
-    """P(1) as the score reads it: calibrated where the judge has a line."""
-    probs = dist["probs"]
+def _one(probs: dict[str, float], line: tuple[str, float, float] | None) -> float:
+    """P(1) of a label distribution's `probs` as the score reads it: calibrated where the judge
+    has a line."""
     one = calibrated_one(probs, line[1], line[2]) if line is not None else None
     return one if one is not None else probs.get("1", 0.0) / ((probs.get("0", 0.0) + probs.get("1", 0.0)) or 1.0)
 
