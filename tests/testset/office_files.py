@@ -126,6 +126,7 @@ def html(path: Path) -> Path:
 <main><div class="sidebar" role="navigation"><p>On this page</p></div>
 <article><h1 id="travel">{HEADING}<a class="headerlink" href="#travel" title="Permanent link">¶</a></h1>
 <p>{INTRO} <img src="data:image/png;base64,iVBORw0KGgo=" alt="a train"></p>{_lists()}{_table()}
+<aside class="note"><p>Rail passes are refunded.</p></aside>
 <table><tr><th>Trip</th><th>Rule</th></tr>
 <tr><td rowspan="2">Abroad</td><td><p>Book with the agency.</p><p>Carry the card.</p></td></tr>
 <tr><td>Claim within 30 days</td></tr></table></article>

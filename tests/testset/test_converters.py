@@ -67,6 +67,7 @@ def test_a_web_page_is_its_article_not_the_site_around_it(tmp_path):
     lines = squeezed(text)
     assert lines[:3] == [f"# {HEADING}", "", "Staff who travel for work follow these rules. a train"]
     # a cell of two paragraphs is one line; a cell merged down is repeated in each row it spans
+    assert "Rail passes are refunded." in lines  # a note in the article is its text
     assert contains_run(lines, ["| Trip | Rule |", "| Abroad | Book with the agency. Carry the card. |",
                                 "| Abroad | Claim within 30 days |"])
 

@@ -32,7 +32,7 @@ MARKDOWN_READERS = ("pandoc", "markitdown")
 TIMEOUT_S = 600
 FILTER = Path(__file__).with_name("pandoc.lua")
 #: an HTML page's parts that are the site around the text, not the text (read by no one who asks)
-CHROME = ("script, style, noscript, template, nav, aside, form, input, button, select, textarea, "
+CHROME = ("script, style, noscript, template, nav, form, input, button, select, textarea, "
           "[role=navigation], [role=search], [role=banner], [role=contentinfo], [role=complementary]")
 
 
@@ -101,15 +101,16 @@ def _pandoc(path: Path) -> str:
 
 def main_content(markup: str) -> str:
     """The page's text without the site around it: its one <main> (or role=main) where it has one,
-    less navigation, sidebars, forms, and the header and footer outside the article (Sphinx's and
-    MkDocs' sidebars were read as text, a third of a short page)."""
+    less navigation, sidebars, forms, and the header, footer and asides outside the article (a
+    note in an article is its text; Sphinx's and MkDocs' sidebars were read as text, a third of a
+    short page)."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(markup, "html.parser")
     for element in soup.select(CHROME):
         element.decompose()
-    for element in soup.select("header, footer"):
-        if element.find_parent(["main", "article"]) is None:
+    for element in soup.select("header, footer, aside"):
+        if element.find_parent(["article"] if element.name == "aside" else ["main", "article"]) is None:
             element.decompose()
     mains = soup.select("main, [role=main]")
     return str(mains[0] if len(mains) == 1 else soup)
