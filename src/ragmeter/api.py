@@ -26,7 +26,7 @@ class RunOptions(TypedDict, total=False):
     cache: bool | str | Path  # True: the per-user cache; False: none; a path: that file
     concurrency: int  # judge calls in flight
     limit: int | None  # only the first N rows
-    language: str  # the built-in prompts' language: "english" | "spanish"
+    language: str  # the prompts' language: "auto" (the data's) | "english" | "spanish"
     prompts_dir: str | Path | None  # exported or translated prompt files that replace the built-in ones
 
 

@@ -59,12 +59,26 @@ def test_an_answer_that_states_nothing_scores_0_without_a_call(shape, language):
 
 @pytest.mark.parametrize("language, response", [
     ("es", "Hasta tres días por semana."), ("es", "3."), ("es", "¿Cuántos días? Hasta tres por semana."),
-    ("es", "Responde solo a lo que se pregunta: tres días por semana."),
-    ("es", "Los documentos no responden a la pregunta."),
+    ("es", "Responde solo a lo que se pregunta: tres días por semana."), ("es", "Respuesta:\n3."),
+    ("en", "Answer:\n3."), ("en", "The plant opened in:\n1998."), ("en", "Chapters:\n5.\n7."),
     ("en", "Up to three days a week (Document 1)."), ("en", "1. Three days a week\n2. Tuesdays in the office"),
 ])
 def test_an_answer_that_states_something_is_judged(language, response):
     assert not states_nothing(units(response), reader_instructions(), part_names())
+    out, judge = judged(language, response)
+    assert judge.calls() >= 1 and "states nothing" not in str(out["faithfulness_reason"])
+
+
+@pytest.mark.parametrize("language, response", [
+    ("es", "Los documentos no responden a la pregunta."), ("es", "La respuesta no se deduce del contexto."),
+    ("en", "The answer cannot be deduced from the context."),
+])
+def test_a_decline_in_the_prompts_own_words_is_read_as_a_decline_not_as_stating_nothing(language, response):
+    """A review found "The answer cannot be deduced from the context." scored 0 as a repeat of
+    the reader prompt's decline line: it is the decline that line asks for."""
+    assert not states_nothing(units(response), reader_instructions(), part_names())
+    out, _ = judged(language, response)
+    assert "states nothing" not in str(out["faithfulness_reason"])
 
 
 def test_the_units_that_state_nothing():

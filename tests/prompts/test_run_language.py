@@ -53,7 +53,8 @@ def test_a_name_or_a_number_tells_no_language():
 
 
 def test_the_language_given_then_the_manifests_then_the_rows(tmp_path):
-    data = write_rows(tmp_path / "ts", ES, {"kind": "testset", "language": {"asked": "auto", "used": "spanish"}})
+    data = write_rows(tmp_path / "ts", ES, {"ragmeter_version": "0.1.0", "kind": "testset",
+                                            "language": {"asked": "auto", "used": "spanish"}})
     assert follow_language("english", data, []).source == "given"
     followed = follow_language("auto", data, ["The text is English."])
     assert (followed.name, followed.source) == ("spanish", f"from {tmp_path / 'ts' / 'manifest.json'}")
@@ -78,7 +79,8 @@ def test_evaluate_judges_spanish_rows_in_spanish_and_says_so(tmp_path, capsys):
 
 
 def test_the_dry_run_names_the_language_and_where_it_came_from(tmp_path):
-    data = write_rows(tmp_path / "ans", ES, {"language": {"used": "spanish", "from": "given"}})
+    data = write_rows(tmp_path / "ans", ES, {"ragmeter_version": "0.1.0", "kind": "answers", "answers_file": "rows.jsonl",
+                                             "language": {"used": "spanish", "from": "given"}})
     proc = run_cli("evaluate", str(data), "--metrics", "faithfulness", "--judge", "openai-compat:http://127.0.0.1:9/v1#m",
                    "--dry-run", "--out", str(tmp_path / "never"))
     assert proc.returncode == 0, proc.stderr
@@ -95,3 +97,28 @@ def test_a_corpus_in_a_language_without_an_entry_is_named_never_given_anothers_w
         corpus_language([Document("politique.md", text)])
     spanish = corpus_language([Document("p.md", ES[0]["retrieved_contexts"][0] + " " + ES[1]["retrieved_contexts"][0])])
     assert spanish.name == "spanish" and spanish.source.startswith("read from the documents' text")
+
+
+@pytest.mark.parametrize("manifest", [
+    {"language": "python"},  # a file of another program
+    {"ragmeter_version": "0.1.0", "kind": "testset", "language": {"used": "python"}},  # no prompts in it
+    {"ragmeter_version": "0.1.0", "kind": "testset", "language": {"used": "English (US)"}},  # not a name
+    {"ragmeter_version": "0.1.0", "kind": "answers", "answers_file": "other.jsonl", "language": {"used": "spanish"}},
+    {"ragmeter_version": "0.1.0", "kind": "answers", "language": {"used": "english",
+                                                                   "from": "the rows' text tells no language; "
+                                                                           "--language to choose"}},
+    {"ragmeter_version": "0.1.0", "kind": "index", "language": "spanish"},  # a kind that names no rows' language
+])
+def test_only_a_manifest_ragmeter_wrote_for_these_rows_is_followed(tmp_path, manifest):
+    """A cold review: any manifest.json beside the data was trusted ({"language": "python"} failed the run)."""
+    data = write_rows(tmp_path / "d", ES, manifest)
+    followed = follow_language("auto", data, [r["user_input"] for r in ES])
+    assert followed.name == "spanish" and followed.source.startswith("read from the rows' text")
+    assert manifest_language(data) is None
+
+
+def test_auto_is_auto_in_any_case_and_a_given_language_always_wins(tmp_path):
+    data = write_rows(tmp_path / "d", ES, {"ragmeter_version": "0.1.0", "kind": "testset",
+                                           "language": {"used": "spanish"}})
+    assert follow_language("Auto", data, []).name == "spanish"
+    assert follow_language("English", data, []).source == "given"

@@ -45,6 +45,8 @@ def test_the_templates_own_lines_end_a_base_models_answer():
     ("Publicado el 3 de marzo.\n### Example 2\nQuestion", "Publicado el 3 de marzo.", "stop",
      "the transcript's '###'"),
     ("1" + "0" * 300, "1" + "0" * 300, "length", LOOP),
+    ("Los requisitos son:\n\n- contrato indefinido\n- seis meses\n\nPregunta 2", "Los requisitos son:\n\n- contrato "
+     "indefinido\n- seis meses", "stop", BLANK_LINE),
     ("La empresa entrega un portátil, una silla ergonómica, un monitor, un teclado, " * 4, None, "length",
      TOKEN_LIMIT),
 ])
@@ -86,3 +88,21 @@ def test_the_answer_end_of_a_server_that_does_not_say_which_stop():
     reply = JudgeReply("Tres días.", finish_reason="stop")
     assert answer_end(reply, transcript=True)[2] == "a stop string (the server did not say which)"
     assert answer_end(reply, transcript=False)[2] == END_OF_TURN
+
+
+def test_a_document_lead_without_a_word_is_no_stop():
+    """A review: a custom prompt writing documents as "- {text}" made every list item a stop."""
+    from ragmeter.rag.prompt import AnswerPrompt
+
+    prompt = AnswerPrompt(system="Answer.", user="{context}\nQ: {question}", document="- {text}\n")
+    assert template_stops(prompt) == ("\nQ:",)
+
+
+def test_a_completions_server_is_sent_four_stops_and_the_rest_are_cut_here():
+    from ragmeter.judges.openai_compat import OpenAICompatJudge
+
+    judge = OpenAICompatJudge("http://127.0.0.1:9/v1", "m", api="completions")
+    request = JudgeRequest([{"role": "user", "content": "q"}], stop=template_stops(load_answer_prompt()))
+    assert len(judge._body(request)["stop"]) == 4
+    reply = judge._reply({"choices": [{"text": "Three days.\nOutput: more", "finish_reason": "length"}]}, request, 0.0)
+    assert (reply.text, reply.finish_reason, reply.stop) == ("Three days.", "stop", "\nOutput:")

@@ -284,7 +284,9 @@ def test_shipped_unanswerable_questions_are_not_answered_by_the_shipped_docs():
     assert len(unanswerable) == 2
     assert {r["id"]: answering_chunk(r["user_input"], chunks) for r in unanswerable} == {"q0003": None, "q0007": None}
     # the check finds what it is for: the two questions the generator shipped here before were answered
-    assert answering_chunk("What is the default temperature setting for decoding?", chunks)[0].source == "cache.md"
+    # (metrics.html, read as real HTML since issue 74, says it too)
+    assert answering_chunk("What is the default temperature setting for decoding?", chunks)[0].source in {
+        "cache.md", "metrics.html"}
     assert answering_chunk("What is the purpose of the `prompts adapt` command?", chunks)[0].source == "prompts.md"
 
 

@@ -132,7 +132,8 @@ def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text
              limit: Annotated[Optional[int], typer.Option(help="only the first N rows")] = None,
              shard: Annotated[Optional[str], typer.Option(help="I/N: only the rows whose id hashes to shard I of "
                                                                "N (join with `ragmeter merge`)")] = None,
-             language: Annotated[str, typer.Option(help="prompt language: english | spanish | any "
+             language: Annotated[str, typer.Option(help="prompt language: auto (the data's: the manifest beside "
+                                                        "it, else its rows' text) | english | spanish | any "
                                                         "language --prompts-dir provides")] = default("language"),
              prompts_dir: Annotated[Optional[Path], typer.Option(
                  "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "

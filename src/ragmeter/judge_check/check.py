@@ -99,8 +99,10 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
     sizes = _check_sizes(sizes)
     sources, described = load_sources(data, columns=columns, limit=limit, seed=seed, chunk_size=chunk_size,
                                       chunk_overlap=chunk_overlap)
-    followed = follow_language(language, data, [t for s in sources[:200] for t in (s.question, s.response,
-                                                                                    *s.contexts[:1]) if t])
+    # the questions and answers, as evaluate reads them; the contexts where the rows have neither
+    texts = [t for s in sources[:200] for t in (s.question, s.response) if t] or \
+        [c for s in sources[:200] for c in s.contexts[:1]]
+    followed = follow_language(language, data, texts)
     planned = []
     for spec in [judged_only(s) for s in metrics or default_metrics(sources)]:
         metric = get_metric(spec)

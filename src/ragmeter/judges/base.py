@@ -100,6 +100,18 @@ class JudgeRequest:
 
 #: call seconds below which a judge's machine share is not said (too few to tell)
 MIN_SHARE_SECONDS = 1.0
+#: a share below this is not believed (a thread count above the cores the process may use)
+MIN_SHARE = 0.1
+
+
+def share_of(wall: float, cpu: float, threads: int) -> float | None:
+    """The share of its threads' cores a process had over `wall` seconds in which it used
+    `cpu` seconds (1.0 quiet), or None: too few seconds to tell, or a share below MIN_SHARE."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    share = cpu / (wall * min(threads, cores)) if wall >= MIN_SHARE_SECONDS else None
+    return None if share is None or share < MIN_SHARE else min(1.0, share)
 
 
 @dataclass

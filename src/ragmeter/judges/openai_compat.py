@@ -44,7 +44,7 @@ from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, lenient_steps
 from ragmeter.judges.rate_limit import Grant, RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
-from ragmeter.judges.render import completion_text, transcript_stops
+from ragmeter.judges.render import MAX_STOPS, completion_text, first_stop, said_stop, transcript_stops
 from ragmeter.text import redact, secret_env
 
 if TYPE_CHECKING:
@@ -188,11 +188,13 @@ class OpenAICompatJudge(Judge):
         chat = self._path(request) == "/chat/completions"
         choice = _first_choice(data, self.base_url)
         text = (choice.get("message") or {}).get("content") or "" if chat else choice.get("text", "")
+        found = first_stop(text, (request.stop if chat else transcript_stops(request))[MAX_STOPS:])
+        text = text[:text.find(found)] if found else text
         usage = (data.get("usage") if isinstance(data, dict) else None) or {}
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
-                          finish_reason=choice.get("finish_reason") or "stop",
-                          seconds=time.perf_counter() - start, stop=_stop_string(choice),
+                          finish_reason="stop" if found else choice.get("finish_reason") or "stop",
+                          seconds=time.perf_counter() - start, stop=found or said_stop(choice),
                           labels=from_top_logprobs(lenient_steps(choice, self.base_url), label_fields(request.schema)))
 
     def _body(self, request: JudgeRequest) -> dict[str, Any]:
@@ -201,8 +203,8 @@ class OpenAICompatJudge(Judge):
                                 "max_tokens": request.max_tokens or self.params.max_tokens}
         schema = request.schema
         stop = transcript_stops(request) if self.api == "completions" else request.stop
-        if stop:
-            body["stop"] = list(stop)
+        if stop:  # OpenAI and TGI take four; the rest are cut here (_reply)
+            body["stop"] = list(stop[:MAX_STOPS])
         wants_logprobs = self._logprobs and bool(label_fields(schema))
         if self.api == "completions" or request.prompt is not None:
             body["prompt"] = completion_text(request)
@@ -341,9 +343,3 @@ def _completion_constraints(schema: dict[str, Any]) -> dict[str, Any]:
     out["grammar"] = json_schema_to_gbnf(json.dumps(schema))
     return out
 
-
-def _stop_string(choice: dict[str, object]) -> str | None:
-    """The stop string that ended a completion, where the server says (vLLM's `stop_reason`;
-    a token id there, or no field, says nothing of which string)."""
-    value = choice.get("stop_reason")
-    return value if isinstance(value, str) else None

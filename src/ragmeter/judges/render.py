@@ -13,6 +13,9 @@ OUTPUT_MARK = "Output:"
 #: where a base model's free text ends in the transcript: the next example's or task's header,
 #: or the next output mark; neither can be part of the reply, by the transcript's construction
 TRANSCRIPT_STOPS = ("\n### ", f"\n{OUTPUT_MARK}")
+#: stop strings a completions server takes at most (OpenAI's and TGI's limit): the rest are cut
+#: from the reply by the client
+MAX_STOPS = 4
 
 
 def render_completion(messages: list[Message]) -> str:
@@ -55,3 +58,10 @@ def cut_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, bool]:
     """The text before the first stop string, and whether one was found."""
     cuts = [i for i in (text.find(s) for s in stop if s) if i >= 0]
     return (text[:min(cuts)], True) if cuts else (text, False)
+
+
+def said_stop(choice: dict[str, object]) -> str | None:
+    """The stop string a server says ended a completion (vLLM's `stop_reason`; a token id
+    there, or no field, says nothing of which string)."""
+    value = choice.get("stop_reason")
+    return value if isinstance(value, str) else None

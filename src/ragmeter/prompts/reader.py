@@ -36,12 +36,11 @@ def _prompts() -> tuple[dict[str, str], ...]:
 
 
 def instructions(text: str, decline: str | None) -> str:
-    """`text` with its {placeholders} and its decline sentence (case aside) taken out."""
+    """`text` with its {placeholders} and the line that tells the reader how to decline taken
+    out: an answer declining in that line's words ("the answer cannot be deduced from the
+    context") declines as told, it does not repeat the prompt."""
     for placeholder in ("{context}", "{question}", "{number}", "{text}"):
         text = text.replace(placeholder, GAP)
     if decline:
-        at = text.casefold().find(decline.casefold())
-        while at >= 0:
-            text = text[:at] + GAP + text[at + len(decline):]
-            at = text.casefold().find(decline.casefold(), at + len(GAP))
+        text = "\n".join(GAP if decline.casefold() in line.casefold() else line for line in text.split("\n"))
     return text

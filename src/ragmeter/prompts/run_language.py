@@ -49,11 +49,11 @@ def follow_language(given: str | None, data: object = None, texts: Iterable[str]
     `data` (a path), else the language `texts` are written in (module docstring)."""
     from ragmeter.prompts.languages import builtin_folders, normalize_language
 
-    if given is not None and given != AUTO:
+    if given is not None and given.strip().lower() != AUTO:
         return Followed(normalize_language(given), "given")
     found = manifest_language(data)
     if found is not None:
-        return Followed(normalize_language(found[0]), f"from {found[1]}")
+        return Followed(found[0], f"from {found[1]}")
     from ragmeter.reading.identify import identify_all
 
     read = identify_all([t for t in texts if t])
@@ -65,8 +65,17 @@ def follow_language(given: str | None, data: object = None, texts: Iterable[str]
                               "--language with --prompts-dir to judge in it")
 
 
+#: the manifests a language is followed from, by `kind`, and the key naming their rows' file
+WRITTEN_BY_RAGMETER = {"testset": "testset_file", "answers": "answers_file", None: "results_file"}
+
+
 def manifest_language(data: object) -> tuple[str, str] | None:
-    """(language, the manifest's path) from the manifest.json in the data's folder, if it names one."""
+    """(language, the manifest's path) from the manifest.json a ragmeter command wrote beside
+    the data (a test set's, the answers', a run's), if it is about this file and names a
+    language with built-in prompts that was not itself a fallback; else None."""
+    from ragmeter.errors import ConfigError
+    from ragmeter.prompts.languages import builtin_folders, normalize_language
+
     if not isinstance(data, (str, Path)):
         return None
     path = Path(data).expanduser()
@@ -75,9 +84,22 @@ def manifest_language(data: object) -> tuple[str, str] | None:
         record = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    value = record.get("language") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or "ragmeter_version" not in record or \
+            record.get("kind") not in WRITTEN_BY_RAGMETER:
+        return None
+    named = record.get(WRITTEN_BY_RAGMETER[record.get("kind")])
+    if path.is_file() and isinstance(named, str) and Path(named).name != path.name:
+        return None  # another file's manifest in the same folder
+    value = record.get("language")
     name = value.get("used") if isinstance(value, dict) else value
-    return (name, str(manifest)) if isinstance(name, str) and name.strip() else None
+    source = value.get("from") if isinstance(value, dict) else record.get("language_from")
+    if not isinstance(name, str) or source == NOTHING_TO_TELL:
+        return None
+    try:
+        name = normalize_language(name)
+    except ConfigError:
+        return None
+    return (name, str(manifest)) if name in builtin_folders() else None
 
 
 def row_texts(rows: Iterable[dict[str, object]], fields: tuple[str, ...] = ("user_input", "response")) -> list[str]:

@@ -44,6 +44,8 @@ class BaselineRAG:
         self.faults = FaultLog()
         #: the last generation the generator answered: what probe() sends again
         self._last_answered: JudgeRequest | None = None
+        #: whether the generator continues a transcript (a base model): check() asks it once
+        self._transcript: bool | None = None
 
     def identity(self) -> dict[str, Any]:
         rerank = {"reranker": self.reranker.identity(), "candidates": self.candidates} if self.reranker else {}
@@ -56,8 +58,12 @@ class BaselineRAG:
         return f"baseline RAG (k={self.k}{rerank}, index {self.index.path}, generator {self.generator.describe()})"
 
     async def check(self) -> None:
+        import asyncio
+
         await self.embedder.check()
         await self.generator.check()
+        # asked once, off the event loop: an in-process generator loads its model to answer
+        self._transcript = await asyncio.to_thread(self.generator.writes_transcript)
 
     async def retrieve(self, query: str, question: str | None = None) -> list[Context]:
         """Top-k by cosine; with a reranker, the best k of `candidates` by its score for `question`."""
@@ -74,7 +80,7 @@ class BaselineRAG:
         search = " ".join([t["content"] for t in history if t["role"] == "user"] + [question])
         contexts = await self.retrieve(search, question)
         messages = self.prompt.messages(question, [c.text for c in contexts], history)
-        transcript = self.generator.writes_transcript()
+        transcript = self._transcript if self._transcript is not None else self.generator.writes_transcript()
         reply = await self._generate(JudgeRequest(messages, None, self.max_tokens, "rag.answer", self.policy.timeout,
                                                   stop=template_stops(self.prompt) if transcript else ()))
         text, finish, stop = answer_end(reply, transcript)

@@ -156,6 +156,11 @@ async def run_experiment(cfg: ExperimentConfig, *, progress: bool | None = None,
     base = baseline_name(cfg, grid)
     out = Path(cfg.out)
     rows = _testset_rows(cfg)
+    from ragmeter.prompts.run_language import follow_language, row_texts
+
+    # one language for every variant: the test set's (its manifest, else its questions), or given
+    cfg = cfg.model_copy(update={"language": follow_language(cfg.language, cfg.testset,
+                                                             row_texts(rows, ("user_input",))).name})
     built: dict[str, Path] = {}
     results: dict[str, Path] = {}
     for number, variant in enumerate(grid, start=1):

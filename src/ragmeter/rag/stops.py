@@ -41,7 +41,8 @@ def template_stops(prompt: AnswerPrompt) -> tuple[str, ...]:
     first = prompt.document.split("\n")[0]
     lead = first.split("{number}")[0] if "{number}" in first else first.split("{text}")[0]
     rules = [line.strip() for line in fixed.split("\n") if line.strip() and not any(c.isalnum() for c in line)]
-    found = [f"{label}:" for label in labels_of(fixed)] + ([lead] if lead.strip() else []) + rules
+    words = any(c.isalpha() for c in lead)  # "Document ", never a bare "- " or "[" that lists begin with
+    found = [f"{label}:" for label in labels_of(fixed)] + ([lead] if words else []) + rules
     return tuple(dict.fromkeys(f"\n{s}" for s in found))
 
 
@@ -49,10 +50,9 @@ def answer_end(reply: JudgeReply, transcript: bool) -> tuple[str, str, str]:
     """The answer, its finish reason and what ended it. A transcript's answer ends at its first
     blank line after text, so one the token limit cut there was whole."""
     text = reply.text.strip()
-    if transcript:
-        cut = text.find("\n\n")
-        if cut > 0:
-            return text[:cut].rstrip(), "stop", BLANK_LINE
+    cut = _blank_line(text) if transcript else -1
+    if cut > 0:
+        return text[:cut].rstrip(), "stop", BLANK_LINE
     if reply.finish_reason == "length":
         return text, "length", LOOP if loops(text) else TOKEN_LIMIT
     if reply.stop is not None:
@@ -78,3 +78,12 @@ def _numbers_as_one(text: str) -> str:
 def _periodic(tail: str) -> bool:
     return any(all(tail[i] == tail[i - period] for i in range(period, len(tail)))
                for period in range(1, LOOP_PERIOD + 1) if len(tail) >= 3 * period)
+
+
+def _blank_line(text: str) -> int:
+    """Where a transcript's answer ends: its first blank line after a paragraph that does not
+    lead on (a paragraph ending in ":" leads to its list); -1 where there is none."""
+    at = text.find("\n\n")
+    while at > 0 and text[:at].rstrip().endswith(":"):
+        at = text.find("\n\n", at + 2)
+    return at

@@ -4,7 +4,8 @@ support (issue 76 item 6).
 A run of ECHO_WORDS words in a row shared with a source is a repeat (the baseline's reader
 prompt echoed, rag/prompt.py). An answer states nothing, by structure, when every unit of it is
 one of: a label or heading (reading/blocks.py: unit_states), an empty list item ("1.", "-"; an
-answer that is only "3." is a short answer, not an empty item), a question (it asks; a context
+answer "3." or "Answer:\n3." is a number, not an empty item: only a run of list numbers counting
+up, "1.", "2.", "3.", numbers a list), a question (it asks; a context
 supports no question: its closing mark, or Spanish's opening one), words that all lie in runs
 repeated from the instructions the answer was written under, or only the names the prompt gave
 its own parts and numbers ("Documento 2"). Such an answer scores 0, never unscored.
@@ -51,6 +52,18 @@ def empty_item(unit: str) -> bool:
     return len(text) >= 2 and text[-1] in ".)" and text[:-1].isdigit()
 
 
+def _bullet(unit: str) -> bool:
+    return unit.strip() in _BULLETS
+
+
+def _numbering(units: list[str]) -> set[str]:
+    """The empty numbered items that number a list: two or more in a row counting up by one
+    ("1.", "2.", "3."). One number after a label ("Answer:\n3.") is an answer, not a list."""
+    numbered = [(u, int(u.strip().lstrip("#").strip()[:-1])) for u in units if empty_item(u) and not _bullet(u)]
+    return {u for i, (u, n) in enumerate(numbered)
+            if any(abs(n - m) == 1 and abs(i - j) == 1 for j, (_, m) in enumerate(numbered))}
+
+
 def is_question(unit: str) -> bool:
     """A unit that asks: its question mark (in the scripts that write one at the end), or an
     opening one (Spanish's "¿", there even where the question was cut before its end)."""
@@ -69,10 +82,10 @@ def states_nothing(units: list[str], instructions: Iterable[str] = (), names: fr
     `instructions`: texts the answer was written under (a reader prompt's sentences); `names`:
     the words that prompt names its own parts with ("document")."""
     runs = set().union(*(shingles(folded(text)) for text in instructions))
-    whole = len(units) == 1
+    numbering = _numbering(units)
 
     def states(unit: str) -> bool:
-        return unit_states(unit) and not (empty_item(unit) and not whole) and not is_question(unit) and \
-            not (runs and repeated_only(unit, runs)) and not names_only(unit, names)
+        return unit_states(unit) and not (empty_item(unit) and (unit in numbering or _bullet(unit))) and \
+            not is_question(unit) and not (runs and repeated_only(unit, runs)) and not names_only(unit, names)
 
     return bool(units) and not any(states(u) for u in units)

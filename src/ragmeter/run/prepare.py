@@ -100,7 +100,8 @@ def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, emb
                               get_metric) if metric_objs else None
     dataset: Rows = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns, stream=stream,
                                  limit=cfg.limit, shard=cfg.shard)
-    language = follow_language(cfg.language, cfg.dataset if data is None else data, sample_texts(dataset))
+    language = follow_language(cfg.language, cfg.dataset if data is None else data,
+                               sample_texts(dataset) if cfg.language == AUTO else [])
     if cfg.language == AUTO and language.name != FALLBACK:
         prompts = None
     cfg = cfg.model_copy(update={"language": language.name})

@@ -206,10 +206,11 @@ def corpus_language(documents: list[Any]) -> Followed:
     from ragmeter.errors import ConfigError
     from ragmeter.prompts.languages import builtin_folders
     from ragmeter.prompts.run_language import FALLBACK, Followed
-    from ragmeter.reading.identify import identify_all
+    from ragmeter.reading.identify import SAMPLE_CHARS, identify_all
     from ragmeter.reading.languages import NOT_COVERED, vocabulary
 
-    read = identify_all([document.text for document in documents])
+    share = max(500, SAMPLE_CHARS // max(1, len(documents)))  # each document its slice: a README first decides nothing
+    read = identify_all([document.text[:share] for document in documents])
     if read is None:
         return Followed(FALLBACK, "the documents tell no language; --language to choose")
     if read.name not in builtin_folders() or vocabulary(read.name) is None:

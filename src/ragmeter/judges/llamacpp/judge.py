@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragmeter.errors import ConfigError, JudgeError, TransientJudgeError
-from ragmeter.judges.base import MIN_SHARE_SECONDS, DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message
+from ragmeter.judges.base import DecodingParams, Halt, Judge, JudgeReply, JudgeRequest, Message, share_of
 from ragmeter.judges.bundled import BUNDLED, BundledModel, bundled, check_gguf, model_path
 from ragmeter.judges.label_probs import LabelProbe, label_fields
 from ragmeter.judges.llamacpp import native
@@ -227,21 +227,19 @@ class LlamaCppJudge(Judge):
         with self._busy, native.quiet_logs():  # restoring a saved prompt prefix logs a line per call
             if self._stop.is_set():
                 raise JudgeError("the llama.cpp judge was closed")
-            wall, cpu = time.perf_counter(), time.process_time()
+            wall, cpu, loaded = time.perf_counter(), time.process_time(), self._llm is not None
             try:
                 return self._complete_sync(request)
             finally:
-                self._spent[0] += time.perf_counter() - wall
-                self._spent[1] += time.process_time() - cpu
+                if loaded:  # a call that loaded the model is the disk's time, not the share's
+                    self._spent[0] += time.perf_counter() - wall
+                    self._spent[1] += time.process_time() - cpu
 
     def machine_share(self) -> float | None:
         """The share of its threads' cores the calls so far had (process CPU seconds over wall
         seconds times threads; 1.0 on a quiet machine): a run beside other work is slower by
         its share, not because the judge is (run/judge_speed.py learns the pace from it)."""
-        wall, cpu = self._spent
-        if wall < MIN_SHARE_SECONDS:
-            return None
-        return min(1.0, cpu / (wall * min(self.n_threads, os.cpu_count() or 1)))
+        return share_of(self._spent[0], self._spent[1], self.n_threads)
 
     def _complete_sync(self, request: JudgeRequest) -> JudgeReply:
         llm = self._load()
