@@ -11,7 +11,16 @@ from ragmeter.judges.render import first_stop, transcript_stops
 from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.rag import answer
 from ragmeter.rag.prompt import load_answer_prompt
-from ragmeter.rag.stops import BLANK_LINE, END_OF_TURN, LOOP, TOKEN_LIMIT, answer_end, loops, template_stops
+from ragmeter.rag.stops import (
+    BLANK_LINE,
+    END_OF_TURN,
+    LOOP,
+    REPEATED_LINE,
+    TOKEN_LIMIT,
+    answer_end,
+    loops,
+    template_stops,
+)
 from tests.rag.test_rag import AxisEmbedder, built
 
 
@@ -45,6 +54,10 @@ def test_the_templates_own_lines_end_a_base_models_answer():
     ("Publicado el 3 de marzo.\n### Example 2\nQuestion", "Publicado el 3 de marzo.", "stop",
      "the transcript's '###'"),
     ("1" + "0" * 300, "1" + "0" * 300, "length", LOOP),
+    ("Respuesta:\n" + "".join(f"# {i}.\n" for i in range(1, 40)), "Respuesta:\n# 1.\n# 2.\n# 3.", "stop",
+     REPEATED_LINE),
+    ("2024-03-03\n" + "Respuesta: 2024-03-03\n" * 20, "2024-03-03\n" + "\n".join(["Respuesta: 2024-03-03"] * 3),
+     "stop", REPEATED_LINE),
     ("Los requisitos son:\n\n- contrato indefinido\n- seis meses\n\nPregunta 2", "Los requisitos son:\n\n- contrato "
      "indefinido\n- seis meses", "stop", BLANK_LINE),
     ("La empresa entrega un portátil, una silla ergonómica, un monitor, un teclado, " * 4, None, "length",

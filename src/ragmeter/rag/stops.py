@@ -5,7 +5,8 @@ ran every answer to --max-tokens (issue 76 item 5). Its answer ends, by the prom
 construction, where the template's own text would begin again: a line starting with one of
 its labels (the next "Question:" / "Pregunta:", "Document 3:::"), its separator line, the
 judge transcript's next header (judges/render.py), or a blank line after the answer (the
-transcript's end of an output). Every answer says which stop ended it (`generation_stop`).
+transcript's end of an output); one that ran to the token limit repeating a line ends where
+the repeats began. Every answer says which stop ended it (`generation_stop`).
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ if TYPE_CHECKING:
     from ragmeter.rag.prompt import AnswerPrompt
 
 #: the rules' version, in the baseline's identity: answers cached under other rules are made again
-ANSWER_END = 1
+ANSWER_END = 3
 #: what `generation_stop` says where the model ended its turn
 END_OF_TURN = "end of turn"
 TOKEN_LIMIT = "token limit"
 BLANK_LINE = "blank line"
 #: an answer the token limit cut in a loop: a larger limit cannot end it
 LOOP = "token limit, in a loop"
+#: a base model's answer that went on repeating its last line: it ended where the repeats began
+REPEATED_LINE = "a line repeated (the model looped from there)"
+#: lines of one repeated shape a looping base model's answer keeps
+KEPT_REPEATS = 3
 #: the longest repeated unit, and the tail read for it (characters)
 LOOP_PERIOD, LOOP_TAIL = 40, 120
 #: a server that stopped at one of the stop strings without saying which
@@ -53,6 +58,9 @@ def answer_end(reply: JudgeReply, transcript: bool) -> tuple[str, str, str]:
     cut = _blank_line(text) if transcript else -1
     if cut > 0:
         return text[:cut].rstrip(), "stop", BLANK_LINE
+    repeats = _repeats_from(text) if transcript and reply.finish_reason == "length" else -1
+    if repeats > 0:
+        return text[:repeats].rstrip(), "stop", REPEATED_LINE
     if reply.finish_reason == "length":
         return text, "length", LOOP if loops(text) else TOKEN_LIMIT
     if reply.stop is not None:
@@ -87,3 +95,18 @@ def _blank_line(text: str) -> int:
     while at > 0 and text[:at].rstrip().endswith(":"):
         at = text.find("\n\n", at + 2)
     return at
+
+
+def _repeats_from(text: str) -> int:
+    """Where a base model's repeating went past KEPT_REPEATS lines of one shape (numbers read as
+    one: "# 2." repeats "# 1."): the offset of the next repeat, -1 where no run is that long.
+    What follows adds nothing; the lines kept show the shape ("1.", "2.", "3.": a list's
+    numbers, no item)."""
+    at, previous, run = 0, None, 0
+    for line in text.split("\n"):
+        shape = _numbers_as_one(line.strip())
+        run = run + 1 if shape and shape == previous else 1
+        if run > KEPT_REPEATS:
+            return at
+        previous, at = shape or previous, at + len(line) + 1
+    return -1
