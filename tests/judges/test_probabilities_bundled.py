@@ -286,18 +286,15 @@ def test_text_lists_sample_only_their_text_and_end_where_the_model_ends_them(tmp
 
 def test_a_pass_near_the_bar_has_its_reason_written(tmp_path, monkeypatch):
     """Issue 76 item 8: every wrongly passed row read "no reason written (reasons: failing)".
-    A verdict of 1 below NEAR_BAR has its reason written; the score is the same either way."""
+    A verdict of 1 below NEAR_BAR has its reason written (raised here to 0.99 so that this
+    pass, P about 0.8, is near it; the test above checks a pass above the bar has none)."""
     row = {"id": "near", "user_input": "¿Qué ofrece la empresa para teletrabajar?",
            "response": "La empresa ofrece equipo y una compensación por gastos.",
            "retrieved_contexts": ["La empresa entrega un portátil y una silla ergonómica. Los gastos de conexión "
                                   "se compensan con 35 euros al mes."]}
-    shown = {}
-    for bar in (0.0, 0.99):
-        monkeypatch.setattr("ragmeter.judges.llamacpp.verdicts.NEAR_BAR", bar)
-        result = ragmeter.evaluate([row], ["faithfulness"], judge=QWEN, cache=tmp_path / f"{bar}.sqlite",
-                                   progress=False, language="spanish")
-        (statement,) = result.rows[0]["faithfulness_evidence"]["statements"]
-        shown[bar] = (result.rows[0]["faithfulness"], statement["verdict"], statement["reason"])
-    assert shown[0.0][0] == shown[0.99][0] >= 0.5 and shown[0.0][1] == shown[0.99][1] == 1
-    assert shown[0.0][2] == "no reason written (reasons: failing)"
-    assert not shown[0.99][2].startswith("no reason written") and shown[0.99][2]
+    monkeypatch.setattr("ragmeter.judges.llamacpp.verdicts.NEAR_BAR", 0.99)
+    result = ragmeter.evaluate([row], ["faithfulness"], judge=QWEN, cache=tmp_path / "c.sqlite", progress=False,
+                               language="spanish")
+    (statement,) = result.rows[0]["faithfulness_evidence"]["statements"]
+    assert statement["verdict"] == 1 and 0.5 <= statement["p_supported"] < 0.99
+    assert statement["reason"] and not statement["reason"].startswith("no reason written")

@@ -107,7 +107,6 @@ def declines(answer: str, prompt: AnswerPrompt) -> bool:
     return bool(decline.strip()) and decline in said
 
 
-
 def labels_of(template: str) -> list[str]:
     """The labels a template's lines start with ("Context", "Question"), as written."""
     return [m.group(1).strip() for m in _LABEL.finditer(template)]
