@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ragmeter.reading.sentences import split_sentences
+from ragmeter.reading.sentences import split_sentences, starts_sentence
 from ragmeter.reading.words import plain, word_count
 
 #: a fenced code block up to this many characters is one block; longer ones are cut into runs of lines
@@ -100,14 +100,27 @@ def units(answer: str) -> list[str]:
             out.append("\n".join(lines).strip())
             continue
         for line in lines:
-            out += [u for sentence in split_sentences(line) for part in _STOP.split(sentence)
+            out += [u for sentence in split_sentences(line) for part in _stops(sentence)
                     for u in _split_trailing_group(part)]
     return [u for u in out if u.strip()]
 
 
 #: a sentence's stop followed by anything but a lowercase letter: "...in Rome. ✅ Verified", which
 #: the sentence splitter (a capital or a digit next) leaves whole
-_STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s\w]|[A-ZÁÉÍÓÚÑÜ0-9])")
+_STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s\w]|[^\W_])")
+
+
+def _stops(sentence: str) -> list[str]:
+    """The sentence cut at each stop followed by a mark or a sentence's first letter or digit
+    (reading/sentences.py: starts_sentence), in any script."""
+    parts, start = [], 0
+    for match in _STOP.finditer(sentence):
+        after = sentence[match.end()]
+        if after.isalnum() and not starts_sentence(after) or after == "_":
+            continue
+        parts.append(sentence[start:match.start()])
+        start = match.end()
+    return parts + [sentence[start:]]
 
 
 def states_something(answer: str) -> bool:

@@ -7,11 +7,19 @@ import re
 from ragmeter.reading.languages import abbreviations
 
 _SENTENCE_END = re.compile(r"[.!?。！？]+(?:\s|$)")
-_BOUNDARY = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[¿¡]?[A-ZÁÉÍÓÚÑÜ0-9])")
+#: final punctuation, closers, space, then a letter or digit (its case is read in starts_sentence)
+_BOUNDARY = re.compile(r"(?:(?<=[.!?。！？])[\"')\]]*\s+|(?<=[。！？]))(?=[\"'(\[¿¡]?[^\W_])")
+
+
+def starts_sentence(char: str) -> bool:
+    """A letter or digit a sentence can start with, in any script: a digit, a capital (A, À,
+    Ç, Ö, Σ, Д), or a letter of a script without case (中, ع, क); never a lowercase letter."""
+    return char.isdigit() or (char.isalpha() and not char.islower())
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split on sentence-final punctuation followed by a capital or digit, not after an
+    """Split on sentence-final punctuation followed by a sentence's first letter or digit in any
+    script (starts_sentence: a Russian paragraph is three sentences, not one), not after an
     abbreviation of any covered language (reading/languages.py: an English answer quotes
     "EE.UU." too) or a single letter; decimals and numbers like 8.849 or 1,000.5 stay whole."""
     text = " ".join(text.split())
@@ -20,6 +28,8 @@ def split_sentences(text: str) -> list[str]:
     known = abbreviations()
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(text):
+        if not starts_sentence(next(c for c in text[match.end():] if c.isalnum())):
+            continue
         candidate = text[start:match.start()].strip()
         last_word = candidate.rsplit(" ", 1)[-1].rstrip(".!?").lower()
         if last_word in known or (len(last_word) == 1 and last_word.isalpha()):
