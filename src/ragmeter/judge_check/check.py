@@ -47,12 +47,7 @@ def judge_check(data: Any, metrics: list[Any] | None = None, *, judge: str | dic
     sources, described, planned, followed = plan(data, metrics, sizes=sizes, seed=seed, limit=limit, columns=columns,
                                                  language=language, chunk_size=chunk_size, chunk_overlap=chunk_overlap)
     language = followed.name
-    if options.get("progress") is not False and followed.worth_saying:
-        import sys
-
-        from ragmeter.text import plain
-
-        print(plain(f"ragmeter: {followed.line()}"), file=sys.stderr)
+    followed.say(options.get("progress"))
     import tempfile
 
     results: dict[str, MetricCheck] = {}

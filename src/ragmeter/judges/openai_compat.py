@@ -44,7 +44,7 @@ from ragmeter.judges.fleet import Fleet, Server
 from ragmeter.judges.label_probs import from_top_logprobs, label_fields, lenient_steps
 from ragmeter.judges.rate_limit import Grant, RateLimiter, estimated_tokens
 from ragmeter.judges.reasons import fill_reasons, strip_reasons
-from ragmeter.judges.render import MAX_STOPS, completion_text, first_stop, said_stop, transcript_stops
+from ragmeter.judges.render import MAX_STOPS, completion_text, cut_at_stop, said_stop, transcript_stops
 from ragmeter.text import redact, secret_env
 
 if TYPE_CHECKING:
@@ -188,8 +188,7 @@ class OpenAICompatJudge(Judge):
         chat = self._path(request) == "/chat/completions"
         choice = _first_choice(data, self.base_url)
         text = (choice.get("message") or {}).get("content") or "" if chat else choice.get("text", "")
-        found = first_stop(text, (request.stop if chat else transcript_stops(request))[MAX_STOPS:])
-        text = text[:text.find(found)] if found else text
+        text, found = cut_at_stop(text, (request.stop if chat else transcript_stops(request))[MAX_STOPS:])
         usage = (data.get("usage") if isinstance(data, dict) else None) or {}
         return JudgeReply(text=text, prompt_tokens=usage.get("prompt_tokens", 0),
                           completion_tokens=usage.get("completion_tokens", 0),
@@ -342,4 +341,3 @@ def _completion_constraints(schema: dict[str, Any]) -> dict[str, Any]:
         return out
     out["grammar"] = json_schema_to_gbnf(json.dumps(schema))
     return out
-

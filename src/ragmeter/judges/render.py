@@ -54,10 +54,10 @@ def first_stop(text: str, stop: tuple[str, ...]) -> str | None:
     return min(found)[1] if found else None
 
 
-def cut_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, bool]:
-    """The text before the first stop string, and whether one was found."""
-    cuts = [i for i in (text.find(s) for s in stop if s) if i >= 0]
-    return (text[:min(cuts)], True) if cuts else (text, False)
+def cut_at_stop(text: str, stop: tuple[str, ...]) -> tuple[str, str | None]:
+    """The text before the first stop string, and that string (None where none was found)."""
+    found = first_stop(text, stop)
+    return (text[:text.find(found)], found) if found else (text, None)
 
 
 def said_stop(choice: dict[str, object]) -> str | None:

@@ -14,6 +14,7 @@ from ragmeter.prompts.languages import builtin_folders
 GAP = " | "
 
 
+@lru_cache(maxsize=1)
 def reader_instructions() -> tuple[str, ...]:
     """Every built-in reader prompt's system and user text, as an answer could repeat them."""
     return tuple(instructions(data.get(key, ""), data.get("decline")) for data in _prompts()

@@ -39,6 +39,15 @@ class Followed:
     def line(self) -> str:
         return f"language: {self.name} ({self.source})"
 
+    def say(self, progress: bool | None) -> None:
+        """The start line on stderr, where it is worth saying and progress is not off."""
+        if progress is not False and self.worth_saying:
+            import sys
+
+            from ragmeter.text import plain
+
+            print(plain(f"ragmeter: {self.line()}"), file=sys.stderr)
+
     def record(self) -> dict[str, str]:
         """The manifest's `language`: what a later command on these rows follows."""
         return {"used": self.name, "from": self.source}

@@ -97,8 +97,7 @@ async def answer_rows(rows: list[dict[str, Any]], rag: Any, cache: Any, *, concu
 
     gate = asyncio.Semaphore(max(1, concurrency))
     tally: dict[str, Any] = {"answered": 0, "cached": 0, "errors": 0, "retries": 0, "prompt_tokens": 0,
-             "completion_tokens": 0,
-             "answer_seconds": 0.0, "failed_calls": 0, "recovered_calls": 0}
+                             "completion_tokens": 0, "answer_seconds": 0.0, "failed_calls": 0, "recovered_calls": 0}
     identity = rag.identity()
     failures = FailedCalls(probe=getattr(rag, "probe", None))
     again: list[tuple[dict[str, Any], int]] = []  # rows whose generator call failed: tried once more at the end

@@ -108,12 +108,7 @@ def _language(given: str, testset: object, rows: list[dict[str, Any]], progress:
     from ragmeter.prompts.run_language import follow_language, row_texts
 
     followed = follow_language(given, testset, row_texts(rows, ("user_input",)))
-    if progress is not False and followed.worth_saying:
-        import sys
-
-        from ragmeter.text import plain
-
-        print(plain(f"ragmeter: {followed.line()}"), file=sys.stderr)
+    followed.say(progress)
     return followed
 
 

@@ -107,7 +107,7 @@ def units(answer: str) -> list[str]:
 
 #: a sentence's stop followed by anything but a lowercase letter: "...in Rome. ✅ Verified", which
 #: the sentence splitter (a capital or a digit next) leaves whole
-_STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s\w]|[^\W_])")
+_STOP = re.compile(r"(?<=[.!?])\s+(?=[^\s_])")
 
 
 def _stops(sentence: str) -> list[str]:
@@ -116,7 +116,7 @@ def _stops(sentence: str) -> list[str]:
     parts, start = [], 0
     for match in _STOP.finditer(sentence):
         after = sentence[match.end()]
-        if after.isalnum() and not starts_sentence(after) or after == "_":
+        if after.isalnum() and not starts_sentence(after):
             continue
         parts.append(sentence[start:match.start()])
         start = match.end()

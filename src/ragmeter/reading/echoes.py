@@ -14,6 +14,7 @@ its own parts and numbers ("Documento 2"). Such an answer scores 0, never unscor
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from ragmeter.reading.blocks import unit_states
 from ragmeter.reading.words import tokens
@@ -34,7 +35,7 @@ def shingles(words: list[str]) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + ECHO_WORDS]) for i in range(len(words) - ECHO_WORDS + 1)}
 
 
-def repeated_only(text: str, runs: set[tuple[str, ...]]) -> bool:
+def repeated_only(text: str, runs: frozenset[tuple[str, ...]]) -> bool:
     """Whether every word of `text` lies in a run of ECHO_WORDS words shared with `runs`."""
     words = folded(text)
     covered = [False] * len(words)
@@ -46,20 +47,23 @@ def repeated_only(text: str, runs: set[tuple[str, ...]]) -> bool:
 
 def empty_item(unit: str) -> bool:
     """A list item with nothing after its marker: "1.", "2)", "-", "# 3."."""
-    text = unit.strip().lstrip("#").strip()
-    if text in _BULLETS:
-        return True
-    return len(text) >= 2 and text[-1] in ".)" and text[:-1].isdigit()
+    return _bullet(unit) or _item_number(unit) is not None
 
 
 def _bullet(unit: str) -> bool:
-    return unit.strip() in _BULLETS
+    return unit.strip().lstrip("#").strip() in _BULLETS
+
+
+def _item_number(unit: str) -> int | None:
+    """The number of an empty numbered item ("2." or "# 2)" is 2); None for any other unit."""
+    text = unit.strip().lstrip("#").strip()
+    return int(text[:-1]) if len(text) >= 2 and text[-1] in ".)" and text[:-1].isdigit() else None
 
 
 def _numbering(units: list[str]) -> set[str]:
     """The empty numbered items that number a list: two or more in a row counting up by one
     ("1.", "2.", "3."). One number after a label ("Answer:\n3.") is an answer, not a list."""
-    numbered = [(u, int(u.strip().lstrip("#").strip()[:-1])) for u in units if empty_item(u) and not _bullet(u)]
+    numbered = [(u, n) for u in units if (n := _item_number(u)) is not None]
     return {u for i, (u, n) in enumerate(numbered)
             if any(abs(n - m) == 1 and abs(i - j) == 1 for j, (_, m) in enumerate(numbered))}
 
@@ -77,11 +81,17 @@ def names_only(unit: str, names: frozenset[str]) -> bool:
     return bool(words) and set(words) <= names
 
 
+@lru_cache(maxsize=8)
+def _runs(instructions: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """The runs of words of the texts an answer was written under, read once (not once a row)."""
+    return frozenset().union(*(shingles(folded(text)) for text in instructions))
+
+
 def states_nothing(units: list[str], instructions: Iterable[str] = (), names: frozenset[str] = frozenset()) -> bool:
     """Whether no unit of an answer states something a context could support (module docstring);
     `instructions`: texts the answer was written under (a reader prompt's sentences); `names`:
     the words that prompt names its own parts with ("document")."""
-    runs = set().union(*(shingles(folded(text)) for text in instructions))
+    runs = _runs(tuple(instructions))
     numbering = _numbering(units)
 
     def states(unit: str) -> bool:

@@ -28,7 +28,8 @@ def split_sentences(text: str) -> list[str]:
     known = abbreviations()
     pieces, start = [], 0
     for match in _BOUNDARY.finditer(text):
-        if not starts_sentence(next(c for c in text[match.end():] if c.isalnum())):
+        # the lookahead holds the letter or digit within its first two characters
+        if not starts_sentence(next(c for c in text[match.end():match.end() + 2] if c.isalnum())):
             continue
         candidate = text[start:match.start()].strip()
         last_word = candidate.rsplit(" ", 1)[-1].rstrip(".!?").lower()

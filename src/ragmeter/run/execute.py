@@ -44,7 +44,8 @@ async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = 
     ready = prepare(cfg, data=data, judge=judge, embedder=embedder, metrics=metrics, stream=write)
     cfg, judge, embedder = ready.cfg, ready.judge, ready.embedder
     names = [m.label for m in ready.metrics]
-    _say_language(ready)
+    if ready.language is not None:
+        ready.language.say(ready.cfg.progress)
     _say_not_covered(ready)
     if write:  # before any judge call: a folder that cannot take the results fails now
         prepare_output(Path(cfg.output), ready.fingerprint, cfg.overwrite)
@@ -129,17 +130,6 @@ async def _score(ready: Prepared, cache: Cache, sink: ResultsFile | RowList) -> 
 
         learn_from(ready.judge, done.by_tag)  # the next estimate is of this machine as it runs now
     return done
-
-
-def _say_language(ready: Prepared) -> None:
-    """The language the run judges in and where it came from, where it was not given."""
-    if ready.cfg.progress is False or ready.language is None or not ready.language.worth_saying:
-        return
-    import sys
-
-    from ragmeter.text import plain
-
-    print(plain(f"ragmeter: {ready.language.line()}"), file=sys.stderr)
 
 
 def _say_not_covered(ready: Prepared) -> None:

@@ -98,7 +98,7 @@ OWN_WORK = "ragmeter's own work (sampling, spans, checks, writing)"
 
 
 def time_spent(wall: float, read: float, busy: float, model_load: float,
-               stats: dict[str, MetricStats]) -> dict[str, object]:
+               stats: dict[str, MetricStats]) -> dict[str, Any]:
     """Every second of the run in a named part (issue 76 item 3: 6m40s of a 12m41s run were
     the judge's and nothing said what the rest was). `parts` add up to the wall time: reading
     the documents, the judge and the embedder at work (`busy`: the union of their calls, which
@@ -115,16 +115,15 @@ def time_spent(wall: float, read: float, busy: float, model_load: float,
             "within": {k: round(v, 2) for k, v in within.items()}}
 
 
-def time_line(spent: dict[str, object]) -> str:
+def time_line(spent: dict[str, Any]) -> str:
     """The report's line: the wall time, its parts, then what the judge and embedder did."""
     from ragmeter.text import seconds
 
-    def listed(values: object) -> str:
-        found = values if isinstance(values, dict) else {}
-        return ", ".join(f"{name} {seconds(v)}" for name, v in sorted(found.items(), key=lambda kv: -kv[1])
+    def listed(values: dict[str, float]) -> str:
+        return ", ".join(f"{name} {seconds(v)}" for name, v in sorted(values.items(), key=lambda kv: -kv[1])
                          if v >= 0.5)
 
-    return (f"time: {seconds(float(str(spent['wall'])))} = {listed(spent['parts'])}; the judge and embedder's "
+    return (f"time: {seconds(spent['wall'])} = {listed(spent['parts'])}; the judge and embedder's "
             f"time: {listed(spent['within'])} (the embeddings overlap the judge's calls)")
 
 

@@ -21,7 +21,7 @@ from ragmeter.errors import JudgeError
 from ragmeter.judges.calibration import favoured
 from ragmeter.judges.label_probs import LabelDist, LabelProbe, candidate_texts, decided
 from ragmeter.judges.llamacpp import native
-from ragmeter.judges.render import cut_at_stop, first_stop
+from ragmeter.judges.render import cut_at_stop
 
 if TYPE_CHECKING:
     import threading
@@ -109,10 +109,9 @@ def greedy_decode(llm: Llama, prompt_tokens: int, gbnf: str | None, max_tokens: 
             if deadline is not None and time.monotonic() > deadline:
                 finish = "timeout"
                 break
-        written = llm.detokenize(out).decode("utf-8", errors="replace")
-        reply, _ = cut_at_stop(written, stop)
+        reply, found = cut_at_stop(llm.detokenize(out).decode("utf-8", errors="replace"), stop)
         return Decoded(reply, prompt_tokens, len(out), finish, probe.finish() if probe is not None else None,
-                       first_stop(written, stop) if finish == "stop" else None)
+                       found if finish == "stop" else None)
     finally:
         if grammar is not None:
             grammar.free()

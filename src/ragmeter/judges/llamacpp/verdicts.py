@@ -146,10 +146,10 @@ def decode_verdicts(llm: Llama, n: int, reasons: str, lines: tuple[tuple[str, fl
         if halt is not None and halt.is_set():
             return "", [], 0, "stopped"
         writer.add(('' if i == 0 else ', ') + '{"verdict": ')
-        dist = label_dist(llm)
-        label = choose(dist, line_for(lines, "verdict", i), LABELS) if dist is not None else "1"
+        dist, line = label_dist(llm), line_for(lines, "verdict", i)
+        label = choose(dist, line, LABELS) if dist is not None else "1"
         chosen.append(int(label))
-        near.append(dist is not None and _one(dist["probs"], line_for(lines, "verdict", i)) < NEAR_BAR)
+        near.append(dist is not None and (_one(dist["probs"], line) or 0.0) < NEAR_BAR)
         if dist is not None:
             found.append({"field": "verdict", **dist})
         writer.add(f'{label}, "reason": "', read=False)
@@ -176,11 +176,10 @@ def writes_reason(reasons: str, verdict: int, near: bool) -> bool:
     return reasons == "all" or (reasons == "failing" and (verdict == 0 or near))
 
 
-def _one(probs: dict[str, float], line: tuple[str, float, float] | None) -> float:
+def _one(probs: dict[str, float], line: tuple[str, float, float] | None) -> float | None:
     """P(1) of a label distribution's `probs` as the score reads it: calibrated where the judge
-    has a line."""
-    one = calibrated_one(probs, line[1], line[2]) if line is not None else None
-    return one if one is not None else probs.get("1", 0.0) / ((probs.get("0", 0.0) + probs.get("1", 0.0)) or 1.0)
+    has a line, else as read (the identity line)."""
+    return calibrated_one(probs, line[1], line[2]) if line is not None else calibrated_one(probs, 1.0, 0.0)
 
 
 def label_dist(llm: Llama, labels: list[str] = LABELS) -> dict[str, Any] | None:
