@@ -11,9 +11,9 @@ import pytest
 from ragmeter.judge_check.claims import claim_sentences
 from ragmeter.reading import languages
 from ragmeter.reading.blocks import units
+from ragmeter.reading.identify import language_mismatch
 from ragmeter.reading.languages import ENGLISH, Vocabulary
 from ragmeter.reading.literals import negations
-from ragmeter.reading.questions import language_mismatch
 from ragmeter.reading.sentences import split_sentences, starts_sentence
 
 
@@ -46,7 +46,7 @@ def test_an_answers_units_and_a_contexts_claims_in_cyrillic():
 
 #: a toy language written in Cyrillic letters: English words transliterated
 CYRILLIC = Vocabulary(
-    name="cyrtoy", code="cy", aliases=(), negations=("нот", "невер"), negation_endings=(),
+    name="cyrtoy", code="qx", aliases=(), negations=("нот", "невер"), negation_endings=(),
     stop_words=frozenset({"тхе", "оф", "из", "вхат", "анд"}), abbreviations=frozenset({"ег"}),
     asking=frozenset({"пурпосе"}), yes_no=frozenset({"ес", "но"}), pointing=r"тхе\s+пассаге",
     addressing=ENGLISH.addressing, refusal="Тхе документс до нот ансвер тхис.", samples=ENGLISH.samples)

@@ -31,7 +31,8 @@ from ragmeter.errors import UnparseableReply
 from ragmeter.metrics.base import Metric, MetricContext, Score, Unscorable
 from ragmeter.metrics.judgment import JudgedOptions, Weighed, mode_of, weigh
 from ragmeter.metrics.schemas import Rating
-from ragmeter.reading.questions import asked_words, folded_words, written_in
+from ragmeter.reading.identify import written_in
+from ragmeter.reading.questions import asked_words, folded_words
 from ragmeter.samples import Sample
 
 TEMPLATES = ("rating1", "rating2")

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ragmeter.reading.languages import covered, vocabulary
+from ragmeter.reading.words import tokens
+
 #: characters read: a corpus or a run's rows are sampled to this much text
 SAMPLE_CHARS = 20_000
 #: the identifier's probability below which it has not told the language (a name, a number)
@@ -70,9 +73,66 @@ def identify_all(texts: list[str]) -> Identified | None:
     return identify("\n".join(sample))
 
 
+def knows(code: str) -> bool:
+    """Whether the identifier can name the language of this ISO 639 code (a language ragmeter
+    has an entry for may be one it was never trained on: a toy language in a test)."""
+    return code in _identifier().nb_classes
+
+
 @lru_cache(maxsize=1)
 def _identifier() -> Any:
     """The identifier with probabilities normalised (0.6 s to load, once per process)."""
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def written_in(text: str, language: str) -> bool:
+    """Whether `text` reads as written in `language`: the identifier names that language. Where
+    it cannot tell (a short sentence: "The vehicle is priced at 20,000 euros.") or does not know
+    the language (an entry for one it was never trained on), the entries' stop words tell: the
+    most are `language`'s, and they are at least WRITTEN_IN_SHARE of its words (never so for
+    names and numbers alone). False for a language without an entry."""
+    found = vocabulary(language)
+    if found is None:
+        return False
+    said = identify(text) if knows(found.code) else None
+    return _most_stop_words(text, language) if said is None else said.code == found.code
+
+
+def language_mismatch(text: str, language: str) -> bool:
+    """True when `text` reads as another language than the asked one: the identifier names
+    another (a French question in a Spanish test set, which the stop words of English and
+    Spanish read as Spanish). Where it cannot tell or does not know the language, another
+    entry's stop words outnumber the asked language's. False where the asked language has no
+    entry."""
+    found = vocabulary(language)
+    if found is None:
+        return False
+    said = identify(text) if knows(found.code) else None
+    return _stop_words_of_another(text, language) if said is None else said.code != found.code
+
+
+#: the share of a text's words that are its language's stop words, at least, for it to read as
+#: written in that language by them (running prose holds 30-50 %; another language's text a few)
+WRITTEN_IN_SHARE = 0.1
+
+
+def _most_stop_words(text: str, language: str) -> bool:
+    """The covered language whose stop words `text` holds most is `language`, and they are at
+    least WRITTEN_IN_SHARE of its words."""
+    size, counts = _stop_counts(text)
+    best = max(counts, key=lambda name: (counts[name], name == "english"), default=None)
+    return bool(size) and best == language and counts[language] >= WRITTEN_IN_SHARE * size
+
+
+def _stop_words_of_another(text: str, language: str) -> bool:
+    """Another covered language's stop words outnumber `language`'s in `text`."""
+    _, counts = _stop_counts(text)
+    return any(count > counts[language] for name, count in counts.items() if name != language)
+
+
+def _stop_counts(text: str) -> tuple[int, dict[str, int]]:
+    """`text`'s word count, and how many of its words are each covered language's stop words."""
+    words = [t.lower() for t in tokens(text)]
+    return len(words), {name: sum(w in v.stop_words for w in words) for name, v in covered().items()}

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ragmeter.reading.languages import Vocabulary, covered, vocabulary
+from ragmeter.reading.languages import Vocabulary, vocabulary
 from ragmeter.reading.words import content_words, lower_words, tokens
 
 
@@ -65,17 +65,6 @@ def asked_words(question: str, language: str = "english") -> set[str]:
     only frame a question ("what is the purpose of") aside, in `language`."""
     found = vocabulary(language)
     return content_words(question) - (found.stop_words | found.asking if found else set())
-
-
-def language_mismatch(text: str, language: str) -> bool:
-    """True when another covered language's stop words outnumber the asked language's
-    (False where the asked language is not covered: nothing to count)."""
-    languages = covered()
-    if language not in languages:
-        return False
-    words = [t.strip("¿?¡!.,;:()\"'").lower() for t in text.split()]
-    own = sum(t in languages[language].stop_words for t in words)
-    return any(sum(t in v.stop_words for t in words) > own for name, v in languages.items() if name != language)
 
 
 def _words(text: str, language: str) -> set[str]:
@@ -164,29 +153,3 @@ def _folded(words: set[str]) -> set[str]:
         if len(word) > 1:
             out.add(word)
     return out
-
-
-def _stop_counts(text: str) -> tuple[int, dict[str, int]]:
-    """`text`'s word count, and how many of its words are each covered language's stop words."""
-    words = [t.lower() for t in tokens(text)]
-    return len(words), {name: sum(w in v.stop_words for w in words) for name, v in covered().items()}
-
-
-def _dominant(counts: dict[str, int]) -> str | None:
-    best = max(counts, key=lambda name: (counts[name], name == "english"), default=None)
-    return best if best is not None and counts[best] else None
-
-
-#: the share of a text's words that are its language's stop words, at least, for it to read as
-#: written in that language (running prose holds 30-50 %; another language's text a few)
-WRITTEN_IN_SHARE = 0.1
-
-
-def written_in(text: str, language: str) -> bool:
-    """Whether `text` reads as written in `language`: the covered language whose stop words it
-    holds most, and they are at least WRITTEN_IN_SHARE of its words. False for a language
-    without a vocabulary, and for a text of names alone: nothing to tell it by."""
-    size, counts = _stop_counts(text)
-    if language not in counts or not size or _dominant(counts) != language:
-        return False
-    return counts[language] >= WRITTEN_IN_SHARE * size

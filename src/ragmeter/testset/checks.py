@@ -8,11 +8,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ragmeter.reading.identify import language_mismatch
 from ragmeter.reading.languages import ENGLISH, vocabulary
 from ragmeter.reading.questions import (
     asked_words,
     from_example,
-    language_mismatch,
     names_subject,
     points_at_source,
     restates_question,

@@ -10,7 +10,7 @@ from statistics import median
 from typing import Any
 
 from ragmeter.accounting import MetricStats
-from ragmeter.reading.questions import language_mismatch
+from ragmeter.reading.identify import language_mismatch
 from ragmeter.testset.chunking import Chunk
 
 
