@@ -122,7 +122,8 @@ def identity(out: Path) -> None:
                          for row in result.rows],
                 "requests": asked}
             print(f"{data}/{name}: {len(result.rows)} rows, {len(asked)} judge calls", file=sys.stderr)
-    out.write_text(json.dumps(found, sort_keys=True, indent=1, default=str), encoding="utf-8")
+    # keys in the order they were written: the order of a row's evidence is part of what must not move
+    out.write_text(json.dumps(found, indent=1, default=str), encoding="utf-8")
     print(f"wrote {out}")
 
 
