@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext, Unscorable
-from ragmeter.metrics.faithfulness_options import ClaimsOptions
-from ragmeter.metrics.faithfulness_steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.options import ClaimsOptions
+from ragmeter.metrics.faithfulness.steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
 from ragmeter.metrics.schemas import unique
 from ragmeter.prompts.reader import part_names, reader_instructions
 from ragmeter.reading.blocks import parts, states_something, with_leads
@@ -28,7 +28,7 @@ MAX_PARTS = 8
 @dataclass(frozen=True)
 class Claims:
     """The statements to judge: the response whole, its sentences, its parts, or the judge's
-    own statements; a short answer with its question (faithfulness.py's options say which)."""
+    own statements; a short answer with its question (metric.py's options say which)."""
 
     options: ClaimsOptions
     judge: Asker

@@ -1,6 +1,6 @@
 """Faithfulness (Ragas's, judged part by part): whether the retrieved contexts support the response.
 
-Scored in named steps over one record per statement (metrics/faithfulness_steps.py), each
+Scored in named steps over one record per statement (metrics/faithfulness/steps.py), each
 with its own options (`faithfulness: {claims: {statements: parts}}`; the flat keys of
 earlier versions, `statements: parts`, still work):
 - `votes`: units that address the judge (a planted verdict, an instruction to the
@@ -18,7 +18,7 @@ earlier versions, `statements: parts`, still work):
 - `declines`: a short answer the judge reads as declining is scored as its claim that the
   contexts do not answer the question, 1 - P(answerable) (abstention's two prompts).
 - `views`: with `statements: response`, the answer judged again without its last one to three
-  units, each in a call of its own; the lowest score counts (metrics/faithfulness_views.py).
+  units, each in a call of its own; the lowest score counts (metrics/faithfulness/views.py).
 - `literals`: a statement stating a literal detail (URL, flag, identifier, number) that no
   retrieved context holds counts as unsupported (`mode: score`); where that already makes the
   score 0, the judge is not called (`no_judge_call` in the evidence).
@@ -40,10 +40,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
-from ragmeter.metrics.faithfulness_claims import Claims
-from ragmeter.metrics.faithfulness_decided import Copies, Declines
-from ragmeter.metrics.faithfulness_options import FaithfulnessOptions
-from ragmeter.metrics.faithfulness_steps import (
+from ragmeter.metrics.faithfulness.claims import Claims
+from ragmeter.metrics.faithfulness.decided import Copies, Declines
+from ragmeter.metrics.faithfulness.options import FaithfulnessOptions
+from ragmeter.metrics.faithfulness.steps import (
     NO_STATEMENTS,
     Conflicts,
     Evidence,
@@ -55,7 +55,7 @@ from ragmeter.metrics.faithfulness_steps import (
     Votes,
     is_short,
 )
-from ragmeter.metrics.faithfulness_views import Views
+from ragmeter.metrics.faithfulness.views import Views
 from ragmeter.metrics.judgment import mode_of, p_one
 from ragmeter.metrics.schemas import claim_limit, statements, verdicts
 from ragmeter.reading.addressed import FLAG as ADDRESSED
@@ -63,7 +63,7 @@ from ragmeter.reading.conflicts import FLAG as DISAGREE
 from ragmeter.reading.languages import not_covered
 from ragmeter.samples import Sample
 
-__all__ = ["NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
+__all__ = ["NO_CLAIM", "NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
 
 
 #: why a row's verdicts were not asked for: its literal details already set it to 0
@@ -84,7 +84,7 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     #: a short answer that declines is read with abstention's prompts, where the run's language
-    #: has them (metrics/faithfulness_decided.py Declines)
+    #: has them (metrics/faithfulness/decided.py Declines)
     optional_prompts = (("abstention", "declines"), ("abstention", "answerable"))
     aligned_prompts = ("verdicts",)
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge

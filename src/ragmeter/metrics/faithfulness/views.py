@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import ClaimsOptions, ViewsOptions
-from ragmeter.metrics.faithfulness_steps import Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.options import ClaimsOptions, ViewsOptions
+from ragmeter.metrics.faithfulness.steps import Grounding, Statement, is_short
 from ragmeter.reading.blocks import states_something
 from ragmeter.reading.words import plain, word_count
 
@@ -64,7 +64,7 @@ class Views:
                 row.views.append(Statement(self.with_question(text, row), view=label))
 
     def with_question(self, text: str, row: Grounding) -> str:
-        """A short view judged with its question, as a short answer is (faithfulness.py)."""
+        """A short view judged with its question, as a short answer is (claims.py)."""
         question = row.sample.user_input
         if question and self.claims.short_answers != "alone" and is_short(text):
             return f"{question.strip()} {text}"

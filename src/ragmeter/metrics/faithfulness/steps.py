@@ -5,7 +5,7 @@ answer addresses to its judge set aside, the statements to judge, the evidence s
 them, the judge's verdicts, the literal details no context holds, the chunks that disagree.
 The row's contexts are cut into blocks once, for every step that reads them. A step is
 changed in one place; the evidence and the reason are written from the record at the end
-(`metrics/faithfulness.py`), so a step adds a field, not a fifth parallel list.
+(`metrics/faithfulness/metric.py`), so a step adds a field, not a fifth parallel list.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import (
+from ragmeter.metrics.faithfulness.options import (
     ConflictsOptions,
     EvidenceOptions,
     LiteralsOptions,
@@ -61,7 +61,7 @@ class Statement:
     absent: list[str] = field(default_factory=list)
     #: set by a check that fails the statement whatever the verdict (a detail no context holds)
     failed: bool = False
-    #: for a view of the answer (metrics/faithfulness_views.py): which part of it this is
+    #: for a view of the answer (metrics/faithfulness/views.py): which part of it this is
     view: str = ""
     #: the excerpts chosen for this statement alone, where each statement has a call of its own
     shown: list[str] | None = None
@@ -92,7 +92,7 @@ class Grounding:
     votes: list[str] = field(default_factory=list)
     without_votes: str = ""
     disagreements: list[dict[str, object]] = field(default_factory=list)
-    #: the answer judged again in parts that leave something out (metrics/faithfulness_views.py):
+    #: the answer judged again in parts that leave something out (metrics/faithfulness/views.py):
     #: each can lower the score, none can raise it
     views: list[Statement] = field(default_factory=list)
     #: why the answer states nothing a context could support ("" when it states something)

@@ -2,7 +2,7 @@
 reading settles it: an answer copied from its contexts as written is supported (no call,
 reading/copies.py); a short answer that declines is checked as the claim it makes, that the
 contexts do not answer the question (abstention's prompts). They run after the claims are
-cut (metrics/faithfulness_steps.py) and mark the row decided, so the views, the verdicts and
+cut (metrics/faithfulness/steps.py) and mark the row decided, so the views, the verdicts and
 the literal check leave it alone."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import CopiesOptions, DeclinesOptions
-from ragmeter.metrics.faithfulness_steps import Grounding, is_short, off_loop
+from ragmeter.metrics.faithfulness.options import CopiesOptions, DeclinesOptions
+from ragmeter.metrics.faithfulness.steps import Grounding, is_short, off_loop
 from ragmeter.metrics.judgment import Weighed
 from ragmeter.reading.copies import copied
 from ragmeter.reading.languages import vocabulary
