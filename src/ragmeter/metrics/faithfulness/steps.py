@@ -1,22 +1,19 @@
-"""Faithfulness as an ordered list of named steps over one record per statement.
+"""Faithfulness's steps that read or judge every row: the votes an answer addresses to its
+judge, the evidence shown for its statements, the judge's verdicts, the literal details no
+context holds, the chunks that disagree (the claims, the copies and declines, and the views
+have modules of their own).
 
-Each step is one object that reads and writes the row's record (`Grounding`): the votes an
-answer addresses to its judge set aside, the statements to judge, the evidence shown for
-them, the judge's verdicts, the literal details no context holds, the chunks that disagree.
-The row's contexts are cut into blocks once, for every step that reads them. A step is
-changed in one place; the evidence and the reason are written from the record at the end
-(`metrics/faithfulness/metric.py`), so a step adds a field, not a fifth parallel list.
+Each step is one object: it reads the row (record.py), fills in what it judges, and returns
+what it decided (decisions.py), or None; it never writes a flag for another step to read.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, ParamSpec, Protocol, TypeVar
+from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext
+from ragmeter.metrics.faithfulness.decisions import NO_CLAIM, NO_CLAIM_REASON, SETTLED, Decision, Voted
 from ragmeter.metrics.faithfulness.options import (
     ConflictsOptions,
     EvidenceOptions,
@@ -24,126 +21,15 @@ from ragmeter.metrics.faithfulness.options import (
     VerdictsOptions,
     VotesOptions,
 )
-from ragmeter.metrics.judgment import Weighed, weigh_verdicts
+from ragmeter.metrics.faithfulness.record import Asker, Grounding, Statement, off_loop
+from ragmeter.metrics.judgment import weigh_verdicts
+from ragmeter.reading.addressed import FLAG as ADDRESSED
 from ragmeter.reading.addressed import reader
-from ragmeter.reading.blocks import blocks, states_something, units
+from ragmeter.reading.blocks import states_something
+from ragmeter.reading.conflicts import FLAG as DISAGREE
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
-from ragmeter.samples import Sample
-
-T = TypeVar("T")
-P = ParamSpec("P")
-
-NO_STATEMENTS = "the judge found no statements in the response"
-#: answers of at most this many words are judged with their question (`short_answers`)
-SHORT_WORDS = 5
-
-
-def is_short(answer: str) -> bool:
-    """A name, a number, a fragment, "yes": at most SHORT_WORDS words, and not a sentence of
-    four or more words with its stop ("France is in Western Europe." stands alone)."""
-    n = len(answer.split())
-    return 0 < n <= SHORT_WORDS and not (n >= 4 and answer.rstrip().endswith((".", "!", "?")))
-
-
-@dataclass
-class Statement:
-    """One judged statement and everything the steps found about it."""
-
-    text: str
-    verdict: int | None = None
-    reason: str = ""
-    weighed: Weighed | None = None
-    #: the contexts' token evidence (judges/llamacpp/token_evidence.py), where asked for
-    tokens: Any = None
-    #: literal details no retrieved context holds (reading/literals.py)
-    absent: list[str] = field(default_factory=list)
-    #: set by a check that fails the statement whatever the verdict (a detail no context holds)
-    failed: bool = False
-    #: for a view of the answer (metrics/faithfulness/views.py): which part of it this is
-    view: str = ""
-    #: the excerpts chosen for this statement alone, where each statement has a call of its own
-    shown: list[str] | None = None
-
-    @property
-    def value(self) -> float:
-        return 0.0 if self.failed or self.weighed is None else self.weighed.value
-
-    @property
-    def supported(self) -> bool:
-        return bool(self.verdict) and not self.failed
-
-
-@dataclass
-class Grounding:
-    """One row through the steps: what was read, judged and found."""
-
-    sample: Sample
-    language: str
-    statements: list[Statement] = field(default_factory=list)
-    #: where the statements came from, for the evidence ("parts", "short answer: question")
-    source: str = ""
-    repeats: int = 0
-    #: what the judge was shown, where it is not the contexts themselves
-    shown: list[str] | None = None
-    #: sentences addressed to the judge (flagged; judged with the answer, and the answer
-    #: judged without them as one more view) and the answer without them
-    votes: list[str] = field(default_factory=list)
-    without_votes: str = ""
-    disagreements: list[dict[str, object]] = field(default_factory=list)
-    #: the answer judged again in parts that leave something out (metrics/faithfulness/views.py):
-    #: each can lower the score, none can raise it
-    views: list[Statement] = field(default_factory=list)
-    #: why the answer states nothing a context could support ("" when it states something)
-    no_claim: str = ""
-    #: the answer's runs copied from the contexts as written, when that decided it (no judge call)
-    copied: list[dict[str, object]] = field(default_factory=list)
-    #: P(the answer declines) and P(the contexts answer the question), when a decline decided it
-    declined: dict[str, object] = field(default_factory=dict)
-    #: why a short answer that names nothing of the question was not read as a decline ("" when it was)
-    declined_note: str = ""
-    #: a detail no context holds already sets the score to 0 whatever the verdicts (Literals): no judge call
-    settled: bool = False
-
-    @property
-    def decided(self) -> bool:
-        """Scored already, before the verdicts: it states nothing, it is a copy, it declines,
-        or a detail no context holds sets it to 0."""
-        return bool(self.no_claim or self.copied or self.declined or self.settled)
-
-    @property
-    def contexts(self) -> list[str]:
-        return self.sample.retrieved_contexts or []
-
-    @cached_property
-    def units(self) -> list[str]:
-        """The answer's units (reading/blocks.py), cut once for the votes and the views."""
-        return units(self.sample.response or "")
-
-    @cached_property
-    def cut(self) -> list[list[str]]:
-        """Each context's blocks (reading/blocks.py), cut once for every step."""
-        return [blocks(c) for c in self.contexts]
-
-
-class Asker(Protocol):
-    """The metric a judging step sends its prompts through (Metric.ask and Metric.answer)."""
-
-    async def ask(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
-                  max_tokens: int | None = None) -> Any: ...
-
-    async def answer(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
-                     max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any: ...
-
-
-class Step(Protocol):
-    """One named step: reads and writes the row's record."""
-
-    @property
-    def name(self) -> str: ...
-
-    async def run(self, row: Grounding, ctx: MetricContext) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -154,21 +40,26 @@ class Votes:
 
     options: VotesOptions
     name: str = "votes"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+    async def run(self, row: Grounding, ctx: MetricContext) -> Voted | None:
         response = row.sample.response or ""
         found = reader(row.language)
         if self.options.mode == "off" or not response.strip() or found is None:
-            return
+            return None
         # read unit by unit: content on a vote's line stays ("GPL {"verdict": 1}")
         flagged = [u for u in row.units if found.addresses(u)]
-        if flagged:
-            rest = "\n".join(u for u in row.units if u not in flagged)
-            row.votes, row.without_votes = flagged, rest
-            # all of it addresses the judge: no claim, unless it states a detail (a number, a
-            # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")
-            if not states_something(rest) and not any(literals(v) for v in flagged):
-                row.no_claim = "the answer only addresses the judge"
+        if not flagged:
+            return None
+        rest = "\n".join(u for u in row.units if u not in flagged)
+        voted = Voted(self.name, clause=f"addressed to the judge: {' | '.join(flagged)[:200]}",
+                      section={ADDRESSED: flagged}, flags=(ADDRESSED,), units=tuple(flagged), without=rest)
+        # all of it addresses the judge: no claim, unless it states a detail (a number, a
+        # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")
+        if not states_something(rest) and not any(literals(v) for v in flagged):
+            return Voted(self.name, "score", f"{NO_CLAIM_REASON}: the answer only addresses the judge", 0.0,
+                         section=voted.section, flags=(ADDRESSED, NO_CLAIM), units=voted.units, without=rest)
+        return voted
 
 
 @dataclass(frozen=True)
@@ -180,9 +71,10 @@ class Evidence:
     #: `each`: every statement is judged in a call of its own, over excerpts chosen for it alone
     calls: str = "one"
     name: str = "evidence"
+    after_settled: bool = False
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.contexts != "excerpts" or row.decided:
+        if self.options.contexts != "excerpts":
             return
         contexts = row.contexts
         if self.calls == "each":
@@ -204,10 +96,9 @@ class Verdicts:
     options: VerdictsOptions
     judge: Asker
     name: str = "verdicts"
+    after_settled: bool = False
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if row.decided:
-            return
         if self.options.calls == "each":  # no statement's verdict reads another; a failed one needs none
             await asyncio.gather(*(self.judged([s], row, ctx) for s in row.statements if not s.failed))
         else:
@@ -235,48 +126,49 @@ class Literals:
     retrieved context holds (reading/literals.py): `score` fails the statement, `evidence`
     lists them only. Read before the verdicts: where the failed statements already make the
     score 0 (every one failed, or one where the weakest counts), no verdict could change it,
-    and the judge is not called (the row is `settled`; a view can only lower a score)."""
+    and it settles the verdicts: the judge is not called (a view can only lower a score)."""
 
     options: LiteralsOptions
     combine: str = "mean"
     name: str = "literals"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or row.decided:
-            return
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
+        if self.options.mode == "off":
+            return None
         texts = [s.text for s in row.statements]
         found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input, row.language)
         for statement, absent in zip(row.statements, found):
             statement.absent = absent
             statement.failed = bool(absent) and self.options.mode == "score"
         failed = [s.failed for s in row.statements]
-        row.settled = bool(failed) and (all(failed) or (self.combine == "min" and any(failed)))
+        settled = bool(failed) and (all(failed) or (self.combine == "min" and any(failed)))
+        missing = ", ".join(x for s in row.statements for x in s.absent)
+        if not settled and not missing:
+            return None
+        head = (f"{sum(failed)} of {len(row.statements)} statements state a detail no context holds, which sets "
+                "the score to 0: no judge call")
+        return Decision(self.name, "verdicts" if settled else "nothing", head if settled else "",
+                        clause=f"not in any context: {missing[:200]}" if missing else "",
+                        section={"no_judge_call": SETTLED} if settled else {})
 
 
 @dataclass(frozen=True)
 class Conflicts:
     """Where one chunk holds a statement's detail and another states a different one or
-    negates it (reading/conflicts.py): evidence and a flag, the score unchanged."""
+    negates it (reading/conflicts.py): evidence and a flag, the score unchanged (so it reads
+    rows whose verdicts another step settled, too)."""
 
     options: ConflictsOptions
     name: str = "conflicts"
+    after_settled: bool = True
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or len(row.contexts) < 2 or row.no_claim:
-            return
-        row.disagreements = await off_loop(row, disagreements, [s.text for s in row.statements], row.contexts,
-                                           row.language, row.cut)
-
-
-#: a row's text (answer and contexts) above which its no-model readers run on a worker thread
-OFF_LOOP_CHARS = 20_000
-
-
-async def off_loop(row: Grounding, read: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """`read(*args)` for a row: on a worker thread when the row is long, so that a reader that
-    takes seconds (a 100 KB row of one character took minutes before the readers were made
-    linear) never stalls every other row in flight, the progress line or a signal's handler."""
-    size = len(row.sample.response or "") + sum(len(c) for c in row.contexts)
-    if size <= OFF_LOOP_CHARS:
-        return read(*args, **kwargs)
-    return await asyncio.to_thread(read, *args, **kwargs)
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
+        if self.options.mode == "off" or len(row.contexts) < 2:
+            return None
+        found = await off_loop(row, disagreements, [s.text for s in row.statements], row.contexts,
+                               row.language, row.cut)
+        if not found:
+            return None
+        return Decision(self.name, clause=f"the contexts disagree about {len(found)} statement(s)",
+                        section={DISAGREE: found}, flags=(DISAGREE,))
