@@ -136,7 +136,7 @@ def the_row() -> Sample:
     raise SystemExit("no row fits")
 
 
-def profile_one() -> None:
+def profile_one(verbose: bool = False) -> None:
     sample = the_row()
     metric = get_metric("faithfulness")
 
@@ -184,16 +184,21 @@ def profile_one() -> None:
     print(f"  of the calls, between faithfulness's own files: {ours}")
     for f in sorted(files):
         print(f"  {f}")
+    if verbose:
+        print("crossings (caller file -> callee file:function): calls")
+        for (a, b), n in sorted(crossings.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {a} -> {b}: {n}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--identity", type=Path, help="write scores, evidence and reasons here instead")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also list every crossing and its calls")
     args = parser.parse_args()
     if args.identity:
         identity(args.identity)
     else:
-        profile_one()
+        profile_one(args.verbose)
 
 
 if __name__ == "__main__":

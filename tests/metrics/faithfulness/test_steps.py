@@ -112,7 +112,7 @@ def test_a_detail_in_no_context_that_already_sets_the_score_to_0_makes_no_judge_
 
 
 def test_a_rows_contexts_are_cut_into_blocks_once(monkeypatch):
-    from ragmeter.metrics.faithfulness import record as faithfulness_steps
+    from ragmeter.metrics.faithfulness import steps as faithfulness_steps
     from ragmeter.reading import conflicts, excerpts
 
     cuts = []

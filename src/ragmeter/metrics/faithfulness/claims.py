@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ragmeter.metrics.base import MetricContext, Unscorable
 from ragmeter.metrics.faithfulness.decisions import Decision, Voted, no_claim
 from ragmeter.metrics.faithfulness.options import ClaimsOptions
-from ragmeter.metrics.faithfulness.record import NO_STATEMENTS, Asker, Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
 from ragmeter.metrics.schemas import unique
 from ragmeter.prompts.reader import part_names, reader_instructions
 from ragmeter.reading.blocks import parts, states_something, with_leads

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ragmeter.metrics.base import MetricContext
 from ragmeter.metrics.faithfulness.decisions import Decision
 from ragmeter.metrics.faithfulness.options import CopiesOptions, DeclinesOptions
-from ragmeter.metrics.faithfulness.record import Grounding, is_short, off_loop
+from ragmeter.metrics.faithfulness.steps import Grounding, is_short, off_loop
 from ragmeter.metrics.judgment import Weighed
 from ragmeter.reading.copies import copied
 from ragmeter.reading.languages import vocabulary

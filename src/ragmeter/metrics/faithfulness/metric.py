@@ -1,6 +1,6 @@
 """Faithfulness (Ragas's, judged part by part): whether the retrieved contexts support the response.
 
-Scored by a list of steps run in order over one row (record.py), each with its own options
+Scored by a list of steps run in order over one row (steps.py), each with its own options
 (`faithfulness: {claims: {statements: parts}}`; the flat keys of earlier versions,
 `statements: parts`, still work). Each step returns what it decided (decisions.py) or None;
 a decision that settles the score ends the row, one that settles the verdicts ends the
@@ -34,7 +34,7 @@ can only lower its score; or `mean`, Ragas's share). Zero statements is unscored
 (Ragas gives NaN). Einstein example, judge statements, 0/1 verdicts and `mean`: 1 of 2 -> 0.5.
 
 Adding a step is one class, one options model and one line: a frozen dataclass with `name`,
-`after_settled` and `async run(row, ctx) -> Decision | None` (record.py's `Step`), its options
+`after_settled` and `async run(row, ctx) -> Decision | None` (steps.py's `Step`), its options
 model as a field of FaithfulnessOptions (options.py), and its place in `steps()` below. What it
 decides reaches the score, the reason and the evidence through its Decision; nothing here names it.
 """
@@ -49,10 +49,20 @@ from pydantic import BaseModel
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
 from ragmeter.metrics.faithfulness.claims import Claims
 from ragmeter.metrics.faithfulness.decided import Copies, Declines
-from ragmeter.metrics.faithfulness.decisions import NO_CLAIM
+from ragmeter.metrics.faithfulness.decisions import NO_CLAIM, Decision
 from ragmeter.metrics.faithfulness.options import FaithfulnessOptions
-from ragmeter.metrics.faithfulness.record import NO_STATEMENTS, Grounding, Statement, Step, is_short
-from ragmeter.metrics.faithfulness.steps import Conflicts, Evidence, Literals, Verdicts, Votes
+from ragmeter.metrics.faithfulness.steps import (
+    NO_STATEMENTS,
+    Conflicts,
+    Evidence,
+    Grounding,
+    Literals,
+    Statement,
+    Step,
+    Verdicts,
+    Votes,
+    is_short,
+)
 from ragmeter.metrics.faithfulness.views import Views
 from ragmeter.metrics.judgment import mode_of, p_one
 from ragmeter.metrics.schemas import claim_limit, statements, verdicts
@@ -105,13 +115,14 @@ class Faithfulness(Metric[FaithfulnessOptions]):
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         row = Grounding(sample, ctx.language)
+        settled: Decision | None = None  # the first decision that settles the verdicts or the score
         for step in self.steps():
-            settled = row.settled
             if settled is not None and (settled.settles == "score" or not step.after_settled):
                 continue
             if (decision := await step.run(row, ctx)) is not None:
                 row.decisions.append(decision)
-        if (settled := row.settled) is not None and settled.value is not None:  # a row that states nothing: 0
+                settled = settled or (decision if decision.settles != "nothing" else None)
+        if settled is not None and settled.value is not None:  # a row that states nothing: 0
             return Score(settled.value, settled.reason, self.evidence(row))
         values = [s.value for s in row.statements]
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
@@ -127,8 +138,9 @@ class Faithfulness(Metric[FaithfulnessOptions]):
             "combine": self.options.combine, **({"excerpts": row.shown} if row.shown is not None else {})}
         if row.views:
             evidence["views"] = [{"view": v.view, **_statement(v)} for v in row.views]
-        flags = [flag for d in row.ranked for flag in d.flags]
-        for decision in row.ranked:
+        ranked = row.ranked
+        flags = [flag for d in ranked for flag in d.flags]
+        for decision in ranked:
             evidence.update(decision.section)
             if decision.flags:
                 evidence["flags"] = flags

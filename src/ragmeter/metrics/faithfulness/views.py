@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ragmeter.metrics.base import MetricContext
 from ragmeter.metrics.faithfulness.decisions import Voted
 from ragmeter.metrics.faithfulness.options import ClaimsOptions, ViewsOptions
-from ragmeter.metrics.faithfulness.record import Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.steps import Grounding, Statement, is_short
 from ragmeter.reading.blocks import states_something
 from ragmeter.reading.words import plain, word_count
 
