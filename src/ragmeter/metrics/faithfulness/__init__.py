@@ -1,7 +1,6 @@
-"""Faithfulness (Ragas's, judged part by part): whether the retrieved contexts support the response.
-
-`metric.py` runs a list of steps (`steps.py`, `claims.py`, `decided.py`, `views.py`), each set by
-its options model (`options.py`) and returning what it decided (`decisions.py`)."""
+"""The faithfulness metric's package: `metric.py` runs a list of steps (`steps.py`, `claims.py`,
+`decided.py`, `views.py`), each set by its options model (`options.py`) and returning what it
+decided (`decisions.py`)."""
 
 from ragmeter.metrics.faithfulness.metric import NO_CLAIM, NO_STATEMENTS, Faithfulness, faithfulness, is_short
 from ragmeter.metrics.faithfulness.options import FaithfulnessOptions
