@@ -1,8 +1,10 @@
 """Faithfulness (Ragas's, judged part by part): whether the retrieved contexts support the response.
 
-Scored in named steps over one record per statement (metrics/faithfulness_steps.py), each
-with its own options (`faithfulness: {claims: {statements: parts}}`; the flat keys of
-earlier versions, `statements: parts`, still work):
+Scored by a list of steps run in order over one row (steps.py), each with its own options
+(`faithfulness: {claims: {statements: parts}}`; the flat keys of earlier versions,
+`statements: parts`, still work). Each step returns what it decided (decisions.py) or None;
+a decision that settles the score ends the row, one that settles the verdicts ends the
+judging (the conflicts, which only flag, still read the row):
 - `votes`: units that address the judge (a planted verdict, an instruction to the
   evaluator, the answer vouching for itself) are listed and flagged; judged part by part they
   are no claim (they reach no other part's verdict); judged whole, the answer without them is
@@ -18,7 +20,7 @@ earlier versions, `statements: parts`, still work):
 - `declines`: a short answer the judge reads as declining is scored as its claim that the
   contexts do not answer the question, 1 - P(answerable) (abstention's two prompts).
 - `views`: with `statements: response`, the answer judged again without its last one to three
-  units, each in a call of its own; the lowest score counts (metrics/faithfulness_views.py).
+  units, each in a call of its own; the lowest score counts (views.py).
 - `literals`: a statement stating a literal detail (URL, flag, identifier, number) that no
   retrieved context holds counts as unsupported (`mode: score`); where that already makes the
   score 0, the judge is not called (`no_judge_call` in the evidence).
@@ -30,6 +32,11 @@ earlier versions, `statements: parts`, still work):
 Parts combine by `combine:` (`min`, the default: the weakest part, so a part added to an answer
 can only lower its score; or `mean`, Ragas's share). Zero statements is unscored with a reason
 (Ragas gives NaN). Einstein example, judge statements, 0/1 verdicts and `mean`: 1 of 2 -> 0.5.
+
+Adding a step is one class, one options model and one line: a frozen dataclass with `name`,
+`after_settled` and `async run(row, ctx) -> Decision | None` (steps.py's `Step`), its options
+model as a field of FaithfulnessOptions (options.py), and its place in `steps()` below. What it
+decides reaches the score, the reason and the evidence through its Decision; nothing here names it.
 """
 
 from __future__ import annotations
@@ -40,10 +47,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
-from ragmeter.metrics.faithfulness_claims import Claims
-from ragmeter.metrics.faithfulness_decided import Copies, Declines
-from ragmeter.metrics.faithfulness_options import FaithfulnessOptions
-from ragmeter.metrics.faithfulness_steps import (
+from ragmeter.metrics.faithfulness.claims import Claims
+from ragmeter.metrics.faithfulness.decided import Copies, Declines
+from ragmeter.metrics.faithfulness.decisions import NO_CLAIM, Decision
+from ragmeter.metrics.faithfulness.options import FaithfulnessOptions
+from ragmeter.metrics.faithfulness.steps import (
     NO_STATEMENTS,
     Conflicts,
     Evidence,
@@ -55,22 +63,13 @@ from ragmeter.metrics.faithfulness_steps import (
     Votes,
     is_short,
 )
-from ragmeter.metrics.faithfulness_views import Views
+from ragmeter.metrics.faithfulness.views import Views
 from ragmeter.metrics.judgment import mode_of, p_one
 from ragmeter.metrics.schemas import claim_limit, statements, verdicts
-from ragmeter.reading.addressed import FLAG as ADDRESSED
-from ragmeter.reading.conflicts import FLAG as DISAGREE
 from ragmeter.reading.languages import not_covered
 from ragmeter.samples import Sample
 
-__all__ = ["NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
-
-
-#: why a row's verdicts were not asked for: its literal details already set it to 0
-SETTLED = "a detail no context holds sets the score to 0 whatever the verdicts"
-#: the flag and reason of an answer that states nothing a context could support
-NO_CLAIM = "no_claim"
-NO_CLAIM_REASON = "no statement a context could support"
+__all__ = ["NO_CLAIM", "NO_STATEMENTS", "Faithfulness", "FaithfulnessOptions", "faithfulness", "is_short"]
 
 
 def faithfulness(flags: list[float]) -> float:
@@ -84,7 +83,7 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     #: a short answer that declines is read with abstention's prompts, where the run's language
-    #: has them (metrics/faithfulness_decided.py Declines)
+    #: has them (decided.py Declines)
     optional_prompts = (("abstention", "declines"), ("abstention", "answerable"))
     aligned_prompts = ("verdicts",)
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
@@ -116,10 +115,15 @@ class Faithfulness(Metric[FaithfulnessOptions]):
 
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:
         row = Grounding(sample, ctx.language)
+        settled: Decision | None = None  # the first decision that settles the verdicts or the score
         for step in self.steps():
-            await step.run(row, ctx)
-        if row.no_claim:  # scored 0, never left out of the mean: a row that votes or says nothing is not unscored
-            return Score(0.0, f"{NO_CLAIM_REASON}: {row.no_claim}", self.evidence(row))
+            if settled is not None and (settled.settles == "score" or not step.after_settled):
+                continue
+            if (decision := await step.run(row, ctx)) is not None:
+                row.decisions.append(decision)
+                settled = settled or (decision if decision.settles != "nothing" else None)
+        if settled is not None and settled.value is not None:  # a row that states nothing: 0
+            return Score(settled.value, settled.reason, self.evidence(row))
         values = [s.value for s in row.statements]
         value = min(values) if self.options.combine == "min" and values else faithfulness(values)
         if row.views:  # the lowest view: a view can lower the score, never raise it
@@ -127,48 +131,32 @@ class Faithfulness(Metric[FaithfulnessOptions]):
         return Score(value, self.reason(row), self.evidence(row))
 
     def evidence(self, row: Grounding) -> dict[str, object]:
-        """What the row's record says, under the evidence keys runs have always written."""
+        """What was judged, then each decision's section in its rank, under the keys runs have always written."""
         evidence: dict[str, object] = {
             "statements": [_statement(s) for s in row.statements], "statements_from": row.source,
             "repeats_dropped": row.repeats, "judgment": mode_of([s.weighed for s in row.statements if s.weighed]),
             "combine": self.options.combine, **({"excerpts": row.shown} if row.shown is not None else {})}
         if row.views:
             evidence["views"] = [{"view": v.view, **_statement(v)} for v in row.views]
-        if row.copied:
-            evidence["copied"] = row.copied
-        if row.declined:
-            evidence["declined"] = row.declined
-        if row.declined_note:
-            evidence["declines"] = row.declined_note
-        if row.settled:
-            evidence["no_judge_call"] = SETTLED
-        flags = [*([DISAGREE] if row.disagreements else []), *([ADDRESSED] if row.votes else []),
-                 *([NO_CLAIM] if row.no_claim else [])]
-        if row.disagreements:
-            evidence.update({DISAGREE: row.disagreements, "flags": flags})
-        if row.votes:
-            evidence.update({ADDRESSED: row.votes, "flags": flags})
-        if row.no_claim:
-            evidence["flags"] = flags
+        ranked = row.ranked
+        flags = [flag for d in ranked for flag in d.flags]
+        for decision in ranked:
+            evidence.update(decision.section)
+            if decision.flags:
+                evidence["flags"] = flags
         if gap := not_covered(row.language):
             evidence["reading"] = gap
         return evidence
 
     def reason(self, row: Grounding) -> str:
-        supported = sum(s.supported for s in row.statements)
-        absent = ", ".join(x for s in row.statements for x in s.absent)
-        disagree = len(row.disagreements)
+        """The settling decision's head (else the share supported), each decision's clause, and the lowest view."""
+        settled = row.settled
+        head = settled.reason if settled is not None else \
+            f"{sum(s.supported for s in row.statements)} of {len(row.statements)} statements supported by the contexts"
         lowest = min(row.views, key=lambda v: v.value) if row.views else None
         claimed = min((s.value for s in row.statements), default=1.0)
-        head = (f"copied from the contexts as written ({len(row.copied)} run(s)), no judge call" if row.copied
-                else f"a decline: P(the contexts answer the question) {row.declined['answerable']:.2f}" if row.declined
-                else f"{sum(s.failed for s in row.statements)} of {len(row.statements)} statements state a detail no "
-                     "context holds, which sets the score to 0: no judge call" if row.settled
-                else f"{supported} of {len(row.statements)} statements supported by the contexts")
-        return (head + (f"; not in any context: {absent[:200]}" if absent else "")
-                + (f"; the contexts disagree about {disagree} statement(s)" if disagree else "")
-                + (f"; addressed to the judge: {' | '.join(row.votes)[:200]}" if row.votes else "")
-                + (f"; lower judged {lowest.view} ({lowest.value:.2f})" if lowest and lowest.value < claimed else ""))
+        lower = [f"lower judged {lowest.view} ({lowest.value:.2f})"] if lowest and lowest.value < claimed else []
+        return "; ".join([head, *(d.clause for d in row.ranked if d.clause), *lower])
 
 
 def _statement(s: Statement) -> dict[str, object]:

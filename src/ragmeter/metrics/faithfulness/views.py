@@ -26,22 +26,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import ClaimsOptions, ViewsOptions
-from ragmeter.metrics.faithfulness_steps import Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.decisions import Voted
+from ragmeter.metrics.faithfulness.options import ClaimsOptions, ViewsOptions
+from ragmeter.metrics.faithfulness.steps import Grounding, Statement, is_short
 from ragmeter.reading.blocks import states_something
 from ragmeter.reading.words import plain, word_count
 
 
 @dataclass(frozen=True)
 class Views:
-    """The answer's views (module doc), added to the row's record for the verdicts step."""
+    """The answer's views (module doc), added to the row's record for the verdicts step; it
+    decides nothing (the metric counts the lowest view)."""
 
     options: ViewsOptions
     claims: ClaimsOptions
     name: str = "views"
+    after_settled: bool = False
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or row.decided or self.claims.statements != "response":
+        if self.options.mode == "off" or self.claims.statements != "response":
             return
         response = row.sample.response or ""
         found = row.units
@@ -54,8 +57,9 @@ class Views:
         # a view leaves out one unit, or still says most of what the answer says
         texts = [(label, text) for k, label, text in ((k, label, "\n".join(part)) for k, label, part in views)
                  if k == 1 or word_count(text) * 2 >= whole or self.options.keep == "all"]
-        if row.votes and states_something(row.without_votes):
-            texts.append(("without the sentences that address the judge", row.without_votes))
+        voted = row.found(Voted)
+        if voted and states_something(voted.without):
+            texts.append(("without the sentences that address the judge", voted.without))
         seen = {plain(response)} | {plain(s.text) for s in row.statements}
         for label, text in texts:
             key = plain(text)
@@ -64,7 +68,7 @@ class Views:
                 row.views.append(Statement(self.with_question(text, row), view=label))
 
     def with_question(self, text: str, row: Grounding) -> str:
-        """A short view judged with its question, as a short answer is (faithfulness.py)."""
+        """A short view judged with its question, as a short answer is (claims.py)."""
         question = row.sample.user_input
         if question and self.claims.short_answers != "alone" and is_short(text):
             return f"{question.strip()} {text}"

@@ -1,5 +1,5 @@
-"""Faithfulness's options, one model per step (metrics/faithfulness_steps.py and
-faithfulness_views.py read them), grouped in FaithfulnessOptions; the flat keys of earlier
+"""Faithfulness's options, one model per step (metrics/faithfulness/steps.py and
+views.py read them), grouped in FaithfulnessOptions; the flat keys of earlier
 versions (`statements: parts`, `literals: off`) still fill their step's group."""
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ FLAT = {"addressed": ("votes", "mode"), "statements": ("claims", "statements"),
 
 
 class FaithfulnessOptions(BaseModel):
-    """Options grouped by the step they set (metrics/faithfulness_steps.py)."""
+    """Options grouped by the step they set (metrics/faithfulness/steps.py)."""
 
     model_config = ConfigDict(extra="forbid")
     votes: VotesOptions = VotesOptions()

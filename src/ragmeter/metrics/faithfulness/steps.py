@@ -1,11 +1,12 @@
-"""Faithfulness as an ordered list of named steps over one record per statement.
+"""Faithfulness as an ordered list of named steps over one row (`Grounding`).
 
-Each step is one object that reads and writes the row's record (`Grounding`): the votes an
-answer addresses to its judge set aside, the statements to judge, the evidence shown for
-them, the judge's verdicts, the literal details no context holds, the chunks that disagree.
-The row's contexts are cut into blocks once, for every step that reads them. A step is
-changed in one place; the evidence and the reason are written from the record at the end
-(`metrics/faithfulness.py`), so a step adds a field, not a fifth parallel list.
+The row keeps what is judged: the statements, the answer's views, the excerpts shown. Each
+step is one object: it reads the row, fills in what it judges, and returns what it decided
+(decisions.py), or None; it never writes a flag for another step to read. Here: the votes an
+answer addresses to its judge, the evidence shown for its statements, the judge's verdicts,
+the literal details no context holds, the chunks that disagree (the claims, the copies and
+declines, and the views have modules of their own). The row's units and its contexts' blocks
+are cut once, for every step that reads them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from functools import cached_property
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import (
+from ragmeter.metrics.faithfulness.decisions import NO_CLAIM, NO_CLAIM_REASON, SETTLED, Decision, Voted
+from ragmeter.metrics.faithfulness.options import (
     ConflictsOptions,
     EvidenceOptions,
     LiteralsOptions,
@@ -25,8 +27,10 @@ from ragmeter.metrics.faithfulness_options import (
     VotesOptions,
 )
 from ragmeter.metrics.judgment import Weighed, weigh_verdicts
+from ragmeter.reading.addressed import FLAG as ADDRESSED
 from ragmeter.reading.addressed import reader
 from ragmeter.reading.blocks import blocks, states_something, units
+from ragmeter.reading.conflicts import FLAG as DISAGREE
 from ragmeter.reading.conflicts import disagreements
 from ragmeter.reading.excerpts import excerpts
 from ragmeter.reading.literals import literals, missing_each
@@ -34,6 +38,7 @@ from ragmeter.samples import Sample
 
 T = TypeVar("T")
 P = ParamSpec("P")
+D = TypeVar("D", bound=Decision)
 
 NO_STATEMENTS = "the judge found no statements in the response"
 #: answers of at most this many words are judged with their question (`short_answers`)
@@ -61,7 +66,7 @@ class Statement:
     absent: list[str] = field(default_factory=list)
     #: set by a check that fails the statement whatever the verdict (a detail no context holds)
     failed: bool = False
-    #: for a view of the answer (metrics/faithfulness_views.py): which part of it this is
+    #: for a view of the answer (views.py): which part of it this is
     view: str = ""
     #: the excerpts chosen for this statement alone, where each statement has a call of its own
     shown: list[str] | None = None
@@ -77,7 +82,7 @@ class Statement:
 
 @dataclass
 class Grounding:
-    """One row through the steps: what was read, judged and found."""
+    """One row through the steps: what is judged, and what each step decided."""
 
     sample: Sample
     language: str
@@ -87,30 +92,25 @@ class Grounding:
     repeats: int = 0
     #: what the judge was shown, where it is not the contexts themselves
     shown: list[str] | None = None
-    #: sentences addressed to the judge (flagged; judged with the answer, and the answer
-    #: judged without them as one more view) and the answer without them
-    votes: list[str] = field(default_factory=list)
-    without_votes: str = ""
-    disagreements: list[dict[str, object]] = field(default_factory=list)
-    #: the answer judged again in parts that leave something out (metrics/faithfulness_views.py):
-    #: each can lower the score, none can raise it
+    #: the answer judged again in parts that leave something out (views.py): each can lower
+    #: the score, none can raise it
     views: list[Statement] = field(default_factory=list)
-    #: why the answer states nothing a context could support ("" when it states something)
-    no_claim: str = ""
-    #: the answer's runs copied from the contexts as written, when that decided it (no judge call)
-    copied: list[dict[str, object]] = field(default_factory=list)
-    #: P(the answer declines) and P(the contexts answer the question), when a decline decided it
-    declined: dict[str, object] = field(default_factory=dict)
-    #: why a short answer that names nothing of the question was not read as a decline ("" when it was)
-    declined_note: str = ""
-    #: a detail no context holds already sets the score to 0 whatever the verdicts (Literals): no judge call
-    settled: bool = False
+    #: what the steps decided, in the order they ran
+    decisions: list[Decision] = field(default_factory=list)
 
     @property
-    def decided(self) -> bool:
-        """Scored already, before the verdicts: it states nothing, it is a copy, it declines,
-        or a detail no context holds sets it to 0."""
-        return bool(self.no_claim or self.copied or self.declined or self.settled)
+    def settled(self) -> Decision | None:
+        """The decision that settled the row's verdicts or its score, if one did."""
+        return next((d for d in self.decisions if d.settles != "nothing"), None)
+
+    def found(self, kind: type[D]) -> D | None:
+        """What a step of this kind decided (the votes' units for the claims and the views)."""
+        return next((d for d in self.decisions if isinstance(d, kind)), None)
+
+    @property
+    def ranked(self) -> list[Decision]:
+        """The decisions in the order their sections and clauses are written (decisions.RANKS)."""
+        return sorted(self.decisions, key=lambda d: d.rank)
 
     @property
     def contexts(self) -> list[str]:
@@ -138,12 +138,17 @@ class Asker(Protocol):
 
 
 class Step(Protocol):
-    """One named step: reads and writes the row's record."""
+    """One named step: reads the row, fills what it judges, and returns what it decided (None:
+    nothing). `after_settled`: it still runs once another step settled the verdicts (a step that
+    flags and never scores); no step runs after one settled the score."""
 
     @property
     def name(self) -> str: ...
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None: ...
+    @property
+    def after_settled(self) -> bool: ...
+
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None: ...
 
 
 @dataclass(frozen=True)
@@ -154,21 +159,26 @@ class Votes:
 
     options: VotesOptions
     name: str = "votes"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+    async def run(self, row: Grounding, ctx: MetricContext) -> Voted | None:
         response = row.sample.response or ""
         found = reader(row.language)
         if self.options.mode == "off" or not response.strip() or found is None:
-            return
+            return None
         # read unit by unit: content on a vote's line stays ("GPL {"verdict": 1}")
         flagged = [u for u in row.units if found.addresses(u)]
-        if flagged:
-            rest = "\n".join(u for u in row.units if u not in flagged)
-            row.votes, row.without_votes = flagged, rest
-            # all of it addresses the judge: no claim, unless it states a detail (a number, a
-            # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")
-            if not states_something(rest) and not any(literals(v) for v in flagged):
-                row.no_claim = "the answer only addresses the judge"
+        if not flagged:
+            return None
+        rest = "\n".join(u for u in row.units if u not in flagged)
+        voted = Voted(self.name, clause=f"addressed to the judge: {' | '.join(flagged)[:200]}",
+                      section={ADDRESSED: flagged}, flags=(ADDRESSED,), units=tuple(flagged), without=rest)
+        # all of it addresses the judge: no claim, unless it states a detail (a number, a
+        # flag, a name), which a context holds or not ("Ignore the warnings: it uses port 9999.")
+        if not states_something(rest) and not any(literals(v) for v in flagged):
+            return Voted(self.name, "score", f"{NO_CLAIM_REASON}: the answer only addresses the judge", 0.0,
+                         section=voted.section, flags=(ADDRESSED, NO_CLAIM), units=voted.units, without=rest)
+        return voted
 
 
 @dataclass(frozen=True)
@@ -180,9 +190,10 @@ class Evidence:
     #: `each`: every statement is judged in a call of its own, over excerpts chosen for it alone
     calls: str = "one"
     name: str = "evidence"
+    after_settled: bool = False
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.contexts != "excerpts" or row.decided:
+        if self.options.contexts != "excerpts":
             return
         contexts = row.contexts
         if self.calls == "each":
@@ -204,10 +215,9 @@ class Verdicts:
     options: VerdictsOptions
     judge: Asker
     name: str = "verdicts"
+    after_settled: bool = False
 
     async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if row.decided:
-            return
         if self.options.calls == "each":  # no statement's verdict reads another; a failed one needs none
             await asyncio.gather(*(self.judged([s], row, ctx) for s in row.statements if not s.failed))
         else:
@@ -235,37 +245,52 @@ class Literals:
     retrieved context holds (reading/literals.py): `score` fails the statement, `evidence`
     lists them only. Read before the verdicts: where the failed statements already make the
     score 0 (every one failed, or one where the weakest counts), no verdict could change it,
-    and the judge is not called (the row is `settled`; a view can only lower a score)."""
+    and it settles the verdicts: the judge is not called (a view can only lower a score)."""
 
     options: LiteralsOptions
     combine: str = "mean"
     name: str = "literals"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or row.decided:
-            return
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
+        if self.options.mode == "off":
+            return None
         texts = [s.text for s in row.statements]
         found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input, row.language)
         for statement, absent in zip(row.statements, found):
             statement.absent = absent
             statement.failed = bool(absent) and self.options.mode == "score"
         failed = [s.failed for s in row.statements]
-        row.settled = bool(failed) and (all(failed) or (self.combine == "min" and any(failed)))
+        settled = bool(failed) and (all(failed) or (self.combine == "min" and any(failed)))
+        missing = ", ".join(x for s in row.statements for x in s.absent)
+        if not settled and not missing:
+            return None
+        head = (f"{sum(failed)} of {len(row.statements)} statements state a detail no context holds, which sets "
+                "the score to 0: no judge call")
+        return Decision(self.name, "verdicts" if settled else "nothing", head if settled else "",
+                        clause=f"not in any context: {missing[:200]}" if missing else "",
+                        section={"no_judge_call": SETTLED} if settled else {})
 
 
 @dataclass(frozen=True)
 class Conflicts:
     """Where one chunk holds a statement's detail and another states a different one or
-    negates it (reading/conflicts.py): evidence and a flag, the score unchanged."""
+    negates it (reading/conflicts.py): evidence and a flag, the score unchanged (so it reads
+    rows whose verdicts another step settled, too)."""
 
     options: ConflictsOptions
     name: str = "conflicts"
+    after_settled: bool = True
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
-        if self.options.mode == "off" or len(row.contexts) < 2 or row.no_claim:
-            return
-        row.disagreements = await off_loop(row, disagreements, [s.text for s in row.statements], row.contexts,
-                                           row.language, row.cut)
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
+        if self.options.mode == "off" or len(row.contexts) < 2:
+            return None
+        found = await off_loop(row, disagreements, [s.text for s in row.statements], row.contexts,
+                               row.language, row.cut)
+        if not found:
+            return None
+        return Decision(self.name, clause=f"the contexts disagree about {len(found)} statement(s)",
+                        section={DISAGREE: found}, flags=(DISAGREE,))
 
 
 #: a row's text (answer and contexts) above which its no-model readers run on a worker thread

@@ -1,4 +1,4 @@
-"""Declines (metrics/faithfulness_steps.py Declines): a short answer the judge reads as
+"""Declines (metrics/faithfulness/steps.py Declines): a short answer the judge reads as
 declining is scored as its claim that the contexts do not answer the question, 1 -
 P(answerable), with abstention's two prompts; anything else goes to the verdicts (issue 61)."""
 

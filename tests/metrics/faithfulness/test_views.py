@@ -1,4 +1,4 @@
-"""Views (metrics/faithfulness_views.py): the answer judged again without its last or first
+"""Views (metrics/faithfulness/views.py): the answer judged again without its last or first
 units, each view in a call of its own; the lowest counts, so nothing an answer adds about
 itself can raise its score, whatever its words (issue 60)."""
 

@@ -17,7 +17,7 @@ from ragmeter.judges.scripted import ScriptedJudge
 from ragmeter.metrics import get_metric
 from ragmeter.metrics.faithfulness import Faithfulness, FaithfulnessOptions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 #: the whole answer as one claim, the mode before issue 72
 WHOLE = {"claims": {"statements": "response"}, "verdicts": {"calls": "one"}, "combine": "mean"}
 CONTEXTS = ["The server listens on port 8080 by default. Set --port to change it.",
@@ -112,7 +112,7 @@ def test_a_detail_in_no_context_that_already_sets_the_score_to_0_makes_no_judge_
 
 
 def test_a_rows_contexts_are_cut_into_blocks_once(monkeypatch):
-    from ragmeter.metrics import faithfulness_steps
+    from ragmeter.metrics.faithfulness import steps as faithfulness_steps
     from ragmeter.reading import conflicts, excerpts
 
     cuts = []
@@ -132,7 +132,7 @@ def test_a_long_rows_readers_run_off_the_event_loop(monkeypatch):
     import asyncio
     import threading
 
-    import ragmeter.metrics.faithfulness_steps as steps
+    import ragmeter.metrics.faithfulness.steps as steps
 
     waiting, go, on_loop = threading.Event(), threading.Event(), []
     real = steps.missing_each

@@ -2,16 +2,17 @@
 reading settles it: an answer copied from its contexts as written is supported (no call,
 reading/copies.py); a short answer that declines is checked as the claim it makes, that the
 contexts do not answer the question (abstention's prompts). They run after the claims are
-cut (metrics/faithfulness_steps.py) and mark the row decided, so the views, the verdicts and
-the literal check leave it alone."""
+cut (claims.py) and return a decision that settles the verdicts (decisions.py), so the views,
+the literal check, the evidence and the verdicts leave the row alone."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext
-from ragmeter.metrics.faithfulness_options import CopiesOptions, DeclinesOptions
-from ragmeter.metrics.faithfulness_steps import Grounding, is_short, off_loop
+from ragmeter.metrics.faithfulness.decisions import Decision
+from ragmeter.metrics.faithfulness.options import CopiesOptions, DeclinesOptions
+from ragmeter.metrics.faithfulness.steps import Grounding, is_short, off_loop
 from ragmeter.metrics.judgment import Weighed
 from ragmeter.reading.copies import copied
 from ragmeter.reading.languages import vocabulary
@@ -19,6 +20,8 @@ from ragmeter.reading.words import STEM, match_words, word_count
 
 #: the verdict of a unit copied from a context as written: supported, by construction
 COPIED = Weighed(1.0, 1, None)
+#: why a short answer that names nothing of the question was not read as a decline
+NOT_READ = "declines not read: no abstention prompts in this language"
 
 
 @dataclass(frozen=True)
@@ -28,18 +31,21 @@ class Copies:
 
     options: CopiesOptions
     name: str = "copies"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
         response = row.sample.response or ""
-        if self.options.mode == "off" or row.decided or is_short(response):
-            return
+        if self.options.mode == "off" or is_short(response):
+            return None
         found = await off_loop(row, copied, response, row.contexts, row.units)
         if found is None:
-            return
-        row.copied = [{"run": run, "context": c} for run, c in zip(found.runs, found.contexts)]
+            return None
         for statement in row.statements:
             statement.verdict, statement.weighed = 1, COPIED
             statement.reason = "copied from the contexts as written (no judge call)"
+        return Decision(self.name, "verdicts",
+                        f"copied from the contexts as written ({len(found.runs)} run(s)), no judge call",
+                        section={"copied": [{"run": run, "context": c} for run, c in zip(found.runs, found.contexts)]})
 
 
 def names_the_subject(answer: str, question: str, language: str) -> bool:
@@ -77,27 +83,29 @@ class Declines:
 
     options: DeclinesOptions
     name: str = "declines"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
         from ragmeter.metrics.abstention import Abstention
 
         question, response = (row.sample.user_input or "").strip(), (row.sample.response or "").strip()
-        if self.options.mode == "off" or row.decided or not question or not any(c.strip() for c in row.contexts) or \
+        if self.options.mode == "off" or not question or not any(c.strip() for c in row.contexts) or \
                 is_short(response) or word_count(response) > self.options.words or \
                 names_the_subject(response, question, row.language):
-            return
+            return None
         if not has_prompts(ctx, "abstention", ("declines", "answerable")):
-            row.declined_note = "declines not read: no abstention prompts in this language"
-            return
+            return Decision(self.name, section={"declines": NOT_READ})
         reader = Abstention()
         declines = await reader.verdict(ctx, "declines", {"question": question, "answer": response})
         if declines.value < self.options.sure:
-            return
+            return None
         context = "\n\n".join(c for c in row.contexts if c.strip())
         answerable = await reader.verdict(ctx, "answerable", {"context": context, "question": question})
         value = 1.0 - answerable.value
-        row.declined = {"declines": round(declines.value, 4), "answerable": round(answerable.value, 4)}
+        declined = {"declines": round(declines.value, 4), "answerable": round(answerable.value, 4)}
         for statement in row.statements:
             statement.verdict, statement.weighed = int(value >= 0.5), Weighed(value, int(value >= 0.5), None)
             statement.reason = ("a decline: the contexts do not answer the question" if value >= 0.5
                                 else "a decline, but the contexts answer the question")
+        return Decision(self.name, "verdicts", f"a decline: P(the contexts answer the question) "
+                        f"{declined['answerable']:.2f}", section={"declined": declined})

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragmeter.metrics.base import MetricContext, Unscorable
-from ragmeter.metrics.faithfulness_options import ClaimsOptions
-from ragmeter.metrics.faithfulness_steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
+from ragmeter.metrics.faithfulness.decisions import Decision, Voted, no_claim
+from ragmeter.metrics.faithfulness.options import ClaimsOptions
+from ragmeter.metrics.faithfulness.steps import NO_STATEMENTS, Asker, Grounding, Statement, is_short
 from ragmeter.metrics.schemas import unique
 from ragmeter.prompts.reader import part_names, reader_instructions
 from ragmeter.reading.blocks import parts, states_something, with_leads
@@ -28,7 +29,7 @@ MAX_PARTS = 8
 @dataclass(frozen=True)
 class Claims:
     """The statements to judge: the response whole, its sentences, its parts, or the judge's
-    own statements; a short answer with its question (faithfulness.py's options say which)."""
+    own statements; a short answer with its question (metric.py's options say which)."""
 
     options: ClaimsOptions
     judge: Asker
@@ -36,24 +37,25 @@ class Claims:
     #: with it, and a part that only addresses the judge is no claim
     calls: str = "one"
     name: str = "claims"
+    after_settled: bool = False
 
-    async def run(self, row: Grounding, ctx: MetricContext) -> None:
+    async def run(self, row: Grounding, ctx: MetricContext) -> Decision | None:
         options, sample = self.options, row.sample
         response = sample.response or ""
         # the row's units, cut once: labels, empty list items, questions, the reader prompt's words
         if response.strip() and states_nothing(row.units, reader_instructions(), part_names()):
-            row.no_claim = row.no_claim or "the answer states nothing a context could support"
-        if row.no_claim:
-            return
+            return no_claim(self.name, "the answer states nothing a context could support")
         found, repeats = await self.found(sample, response, ctx)
         if not found:
             raise Unscorable(NO_STATEMENTS)
         short = self.with_question(sample)
-        if self.calls == "each" and row.votes:  # judged alone, a vote reaches no other verdict: no claim
-            found = [kept for text in found if (kept := _without(text, row.votes))] or found
+        voted = row.found(Voted)
+        if self.calls == "each" and voted:  # judged alone, a vote reaches no other verdict: no claim
+            found = [kept for text in found if (kept := _without(text, voted.units))] or found
         row.statements = [Statement(text) for text in found]
         row.repeats = repeats
         row.source = f"short answer: {options.short_answers}" if short else options.statements
+        return None
 
     async def found(self, sample: Sample, response: str, ctx: MetricContext) -> tuple[list[str], int]:
         options = self.options
@@ -96,7 +98,7 @@ def windows(pieces: list[str], before: int) -> list[str]:
             for k in range(len(pieces))]
 
 
-def _without(text: str, votes: list[str]) -> str:
+def _without(text: str, votes: tuple[str, ...]) -> str:
     """`text` without the units that address the judge, "" when nothing that states is left."""
     for vote in votes:
         text = text.replace(vote, "")

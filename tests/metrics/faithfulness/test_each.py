@@ -87,7 +87,7 @@ def test_emphasis_is_markup_not_a_literal_detail():
 
 
 def test_a_part_is_judged_with_the_part_before_it_and_never_with_one_after_it():
-    from ragmeter.metrics.faithfulness_claims import windows
+    from ragmeter.metrics.faithfulness.claims import windows
 
     assert windows(["A.", "B.", "C."], 1) == ["A.", "A.\nB.", "B.\nC."]
     assert windows(["L:\n- x", "L:\n- y"], 1) == ["L:\n- x", "L:\n- x\n- y"]  # the shared lead shown once
