@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragmeter.reading.blocks import _segments
+from ragmeter.reading.document import Document
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import tokens
 
@@ -87,7 +87,7 @@ def _prose(text: str) -> list[tuple[str, bool, int]]:
     headings and table rows left out."""
     out: list[tuple[str, bool, int]] = []
     offset = 0
-    for fenced, lines in _segments(text.split("\n")):
+    for fenced, lines in Document.of(text).segments:
         if fenced:
             offset += sum(len(line) + 1 for line in lines)
             continue
