@@ -77,7 +77,7 @@ def _text_readers() -> dict[str, Any]:
     try:
         from ragmeter.reading.markup import clean_markup
     except ImportError:
-        from ragmeter.testset.markdown import clean_markup  # type: ignore[no-redef]
+        from ragmeter.testset.markdown import clean_markup  # type: ignore[no-redef]  # before reading/markup.py
 
     def heads(text: str) -> Any:
         found = outline(text)

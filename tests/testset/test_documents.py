@@ -10,7 +10,7 @@ import time
 import pytest
 
 from ragmeter.testset.documents import load_documents, supported_text
-from ragmeter.testset.markdown import clean_markup
+from ragmeter.reading.markup import clean_markup
 
 PAGE = """# Primeros pasos { #first-steps }
 

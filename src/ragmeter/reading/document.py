@@ -14,6 +14,7 @@ read them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Literal
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 Kind = Literal["markdown", "text"]
 #: documents kept parsed: a row's answer and contexts, and the rows around it
 CACHED = 256
+_BREAK = re.compile(r"\r\n|\r|\n")
 #: token types of markdown-it that open a block worth a Block, and the kind they give
 _KINDS = {"heading_open": "heading", "fence": "fence", "code_block": "code", "list_item_open": "list_item",
           "tr_open": "table_row", "html_block": "html", "paragraph_open": "paragraph", "blockquote_open": "quote",
@@ -62,6 +64,11 @@ class Document:
         return _normalized(self.text).split("\n")
 
     @cached_property
+    def offsets(self) -> list[int]:
+        """Where each line starts in the text as given (after \\n, \\r\\n or a lone \\r)."""
+        return [0] + [m.end() for m in _BREAK.finditer(self.text)]
+
+    @cached_property
     def blocks(self) -> tuple[Block, ...]:
         """Every block in document order, containers before what they hold (a list item, then its
         paragraph)."""
@@ -80,9 +87,9 @@ class Document:
         return tuple(out)
 
     @cached_property
-    def fence_lines(self) -> frozenset[int]:
-        """The lines of fenced code blocks, their fences included."""
-        return frozenset(i for b in self.blocks if b.kind == "fence" for i in range(b.start, b.end))
+    def fences(self) -> dict[int, Block]:
+        """Each line of a fenced code block (its fences included) and the block."""
+        return {i: b for b in self.blocks if b.kind == "fence" for i in range(b.start, b.end)}
 
     @cached_property
     def segments(self) -> list[tuple[bool, list[str]]]:
@@ -101,9 +108,7 @@ class Document:
 
     def fence_at(self, line: int) -> Block | None:
         """The fenced code block that holds line `line`, if one does."""
-        if line not in self.fence_lines:
-            return None
-        return next(b for b in self.blocks if b.kind == "fence" and b.start <= line < b.end)
+        return self.fences.get(line)
 
     @cached_property
     def heading_lines(self) -> dict[int, int]:
@@ -129,7 +134,8 @@ def _paragraphs(lines: list[str]) -> list[Block]:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    """CommonMark with tables, built once (markdown-it-py imported on first use)."""
+    """CommonMark with tables, built once (markdown-it-py imported on first use); blocks only:
+    the inline parse (emphasis, links) is not read here, and was quadratic on a line of `<`."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
