@@ -10,10 +10,10 @@ attributes (`=`), is void (`<br>`), or opens an element closed later in the docu
 `<file>` in prose is a placeholder and stays. Code spans and code fences are programs and
 stay as written, except a terminal session's fence (```console), where tags are the
 terminal's colours, never the program's output; what is a fence is the document's one parse
-(reading/document.py: a fence indented under a list item is code here as it is to `blocks()`). A page's front matter (reading/front_matter.py)
-is the site's, not the page's: taken out, its title kept as the page's heading; Kramdown's
-attribute lists (`{: datetime="..." }`, `{:.note}`) only style what they follow and are
-taken out too. Every pattern here is linear in its input.
+(reading/document.py: a fence indented under a list item is code here as it is to `blocks()`).
+A page's front matter (reading/front_matter.py) is the site's, not the page's: taken out,
+its title kept as the page's heading; Kramdown's attribute lists (`{: datetime="..." }`,
+`{:.note}`) only style what they follow and are taken out too. Every pattern here is linear in its input.
 """
 
 from __future__ import annotations
