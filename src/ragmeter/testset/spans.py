@@ -89,13 +89,14 @@ def _prose(text: str) -> list[tuple[str, bool, int]]:
     continue it) with whether each is a numbered step and where it starts in the chunk; code,
     headings and table rows left out."""
     out: list[tuple[str, bool, int]] = []
-    offset = 0
-    for fenced, lines in Document.of(text).segments:
+    doc = Document.of(text)
+    at = 0  # the line's number in the chunk: where it starts is read from the parse (a \r\n is two characters)
+    for fenced, lines in doc.segments:
         if fenced:
-            offset += sum(len(line) + 1 for line in lines)
+            at += len(lines)
             continue
         item: list[str] = []
-        start = offset
+        start = 0
         for line in lines + [""]:
             prose = bool(line.strip()) and not (heading_line(line) or table_row(line)
                                                 or _code_line(line, bool(item) and bool(list_marker(item[0]))))
@@ -103,10 +104,10 @@ def _prose(text: str) -> list[tuple[str, bool, int]]:
                 out.append(_item(item, start))
                 item = []
             if prose:
-                start = offset if not item else start
+                start = doc.offsets[at] if not item else start
                 item.append(line.strip())
-            offset += len(line) + 1
-        offset -= 1  # the "" appended above is no line of the chunk
+            at += 1
+        at -= 1  # the "" appended above is no line of the chunk
     return out
 
 
