@@ -300,3 +300,68 @@ def test_a_row_comes_in_by_one_door_and_passes_through_at_most_eight_files(tmp_p
                 and not e.endswith(":iter_rows")]
         assert data == ["io/datasets.py:load_dataset"], entries
         assert len(files) <= 8 and "io/data_file.py" in files, sorted(files)
+
+
+def regex_uses(packages: tuple[str, ...] = ("metrics", "testset")) -> list[str]:
+    """Where these packages' modules import `re` or call it: what a text says is read in
+    reading/, by functions named for what they read (issue 74), never by a pattern at the
+    point of use."""
+    found = set()
+    for package in packages:
+        for path in (SRC / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                imported = (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "re" for a in node.names)) \
+                    or (isinstance(node, ast.ImportFrom) and node.module == "re")
+                used = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re"
+                if imported or used:
+                    found.add(f"{path.relative_to(SRC)}:{node.lineno}")
+    return sorted(found)
+
+
+def test_metrics_and_the_test_set_hold_no_regular_expression():
+    assert regex_uses() == []
+
+
+def test_a_regular_expression_in_the_test_set_is_found(tmp_path, monkeypatch):
+    (tmp_path / "testset").mkdir()
+    (tmp_path / "testset" / "m.py").write_text("import re\n\nX = re.compile('a')\n")
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "n.py").write_text("from re import sub\n\nY = 'a'.split()\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    assert regex_uses() == ["metrics/n.py:1", "testset/m.py:1", "testset/m.py:3"]
+
+
+#: a pattern that is a run of word characters and nothing else: a word tokenizer
+WORD_RUN = frozenset({r"\w+", r"\b\w+\b", r"[\w]+", r"\w+\b", r"\b\w+", r"[^\W_]+", r"\w*"})
+#: the one word tokenizer (issue 59): every other reader calls it
+WORDS_MODULE = "reading/words.py"
+
+
+def word_tokenizers() -> list[str]:
+    """Calls of re.findall, finditer, compile or split with a bare word-run pattern outside
+    reading/words.py: a second tokenizer that may count words otherwise than the first."""
+    found = []
+    for path in SRC.rglob("*.py"):
+        if str(path.relative_to(SRC)) == WORDS_MODULE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("findall", "finditer", "compile", "split") \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args \
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value in WORD_RUN:
+                found.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    return sorted(found)
+
+
+def test_one_word_tokenizer():
+    assert word_tokenizers() == []
+
+
+def test_a_second_word_tokenizer_is_found(tmp_path, monkeypatch):
+    (tmp_path / "rag").mkdir()
+    (tmp_path / "rag" / "p.py").write_text("import re\n\nW = re.compile(r'\\w+')\nV = re.findall(r'\\b\\w+\\b', 'a b')\n"
+                                           "N = re.compile(r'\\d+')\n")
+    (tmp_path / "reading").mkdir()
+    (tmp_path / "reading" / "words.py").write_text("import re\n\nW = re.compile(r'\\w+')\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    assert word_tokenizers() == ["rag/p.py:3", "rag/p.py:4"]

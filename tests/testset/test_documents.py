@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from ragmeter.reading.markup import clean_markup
 from ragmeter.testset.documents import load_documents, supported_text
-from ragmeter.testset.markdown import clean_markup
 
 PAGE = """# Primeros pasos { #first-steps }
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ragmeter.reading.document import Document
 from ragmeter.reading.sentences import split_sentences, starts_sentence
 from ragmeter.reading.words import plain, word_count
 
@@ -20,7 +21,6 @@ from ragmeter.reading.words import plain, word_count
 CODE_MAX = 500
 #: a paragraph or list item up to this many characters is one block; longer prose is cut into sentences
 WHOLE_MAX = 250
-_FENCE = re.compile(r"^\s*(```|~~~)")
 #: lines that start a block of their own: headings, table rows, list items, quotes, HTML,
 #: prompts and REPL lines, reStructuredText directives, options of a manual page
 _STARTS = re.compile(r"^\s*(?:#{1,6}\s|\||[-*+]\s|\d+[.)]\s|>\s|<[A-Za-z!/]|\$\s|>>>\s|\.\.\s|--?[A-Za-z0-9])")
@@ -33,7 +33,7 @@ def blocks(text: str) -> list[str]:
     grouped into paragraphs, each paragraph cut into its items (headings, table rows, list
     items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code."""
     out: list[str] = []
-    for fenced, lines in _segments(text.splitlines()):
+    for fenced, lines in Document.of(text).segments:
         if fenced:
             out.extend(_runs(lines, CODE_MAX))
             continue
@@ -95,7 +95,7 @@ def units(answer: str) -> list[str]:
     follows. Nothing is merged or dropped: faithfulness judges the answer without its last
     or first units as well, so that nothing added at either end can raise its score."""
     out: list[str] = []
-    for fenced, lines in _segments(answer.splitlines()):
+    for fenced, lines in Document.of(answer).segments:
         if fenced:
             out.append("\n".join(lines).strip())
             continue
@@ -160,35 +160,12 @@ def _answer_pieces(answer: str) -> list[str]:
     """An answer's code blocks whole, everything else in sentences (a list item with the
     lines that continue it read as one)."""
     out: list[str] = []
-    for fenced, lines in _segments(answer.splitlines()):
+    for fenced, lines in Document.of(answer).segments:
         if fenced:
             out.append("\n".join(lines).strip())
         else:
             out.extend(s for item in _items(lines) for s in split_sentences("\n".join(item)))
     return [p for p in out if p.strip()]
-
-
-def _segments(lines: list[str]) -> list[tuple[bool, list[str]]]:
-    """Runs of lines: (True, a fenced code block with its fences) or (False, other lines)."""
-    out: list[tuple[bool, list[str]]] = []
-    current: list[str] = []
-    fence: str | None = None
-    for line in lines:
-        opener = _FENCE.match(line)
-        if fence is None and opener:
-            if current:
-                out.append((False, current))
-            current, fence = [line], opener.group(1)
-        elif fence is not None:
-            current.append(line)
-            if line.strip().startswith(fence) and len(current) > 1:
-                out.append((True, current))
-                current, fence = [], None
-        else:
-            current.append(line)
-    if current:
-        out.append((fence is not None, current))
-    return out
 
 
 def _items(lines: list[str]) -> list[list[str]]:

@@ -23,6 +23,7 @@ import re
 
 from ragmeter.reading.blocks import blocks
 from ragmeter.reading.literals import literals
+from ragmeter.reading.marks import item_number
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.shapes import URL as _URL
 from ragmeter.reading.words import match_words as words
@@ -42,7 +43,6 @@ GAP = " … "
 QUESTION_WEIGHT = 0.5
 #: and a sentence's own share of claim and question words this much (a tie-break by focus)
 FOCUS = 0.1
-_NUMBERED = re.compile(r"\d+[.)]\s")
 
 
 def sentence_words(sentence: str, keep_urls: bool) -> set[str]:
@@ -127,7 +127,7 @@ def _own_line(block: str) -> bool:
     """Blocks shown on lines of their own: several lines (code, an option), headings, list
     items, table rows, and short lines that introduce what follows; sentences run on."""
     text = block.strip()
-    listed = text.startswith(("-", "*", "+", "|", ">")) or bool(_NUMBERED.match(text))
+    listed = text.startswith(("-", "*", "+", "|", ">")) or item_number(text) is not None
     return "\n" in text or _introduces(text) or listed
 
 

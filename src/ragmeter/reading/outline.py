@@ -12,11 +12,12 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from ragmeter.reading.document import Document
+
 #: a Sphinx or reStructuredText role (`:mod:`!textwrap``) -> its text
 _ROLE = re.compile(r":[\w:.-]+:`[!~]?([^`<]*?)\s*(?:<[^>]*>)?`")
 _MARKUP = re.compile(r"[*`]+|\\(?=\S)")
 _ATX = re.compile(r"(#{1,6})[ \t]+(\S.*?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"(`{3,}|~{3,})")
 _HEADER = re.compile(r"title[ \t]*:[ \t]*(\S.*)$", re.I)
 #: `.. name:: object(signature)`: the object's name
 _DIRECTIVE = re.compile(r"([ \t]*)\.\. [\w:-]+:: ([A-Za-z_][\w.]*)(?:\(.*)?[ \t\\]*$")
@@ -63,40 +64,29 @@ def clean(line: str) -> str:
 
 
 def _headings(text: str) -> list[Heading]:
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-    stripped = [line.rstrip("\r\n") for line in lines]
+    doc = Document.of(text)
+    offsets, stripped = doc.offsets, doc.lines
     following = _following(stripped)
     body_indented = _mostly_indented(stripped)
     # Markdown (a `#` heading anywhere) ranks = over -; reStructuredText ranks styles as they come
-    underline_levels: dict[tuple[str, bool], int] = \
-        {("=", False): 1, ("-", False): 2} if any(_atx(line) for line in stripped) else {}
+    atx = {i: level for i, level in doc.heading_lines.items() if stripped[i].startswith("#")}
+    underline_levels: dict[tuple[str, bool], int] = {("=", False): 1, ("-", False): 2} if atx else {}
     found: list[Heading] = []
-    fence: str | None = None
     for i, line in enumerate(stripped):
-        if fence is not None or _FENCE.match(line.lstrip()):
-            fence = _fence_state(fence, line)
+        if i in doc.fences:
             continue
-        heading = _atx(line) or _underlined(stripped, i, underline_levels) or _described(line, following[i]) \
-            or (_man_section(line, following[i]) if body_indented else None)
+        heading = _atx(line, atx.get(i)) or _underlined(stripped, i, underline_levels) \
+            or _described(line, following[i]) or (_man_section(line, following[i]) if body_indented else None)
         if heading and (text_ := clean(heading[1])) and len(text_) <= HEADING_MAX:
             found.append(Heading(offsets[i], heading[0], text_))
     return found
 
 
-def _fence_state(fence: str | None, line: str) -> str | None:
-    """The open code fence after `line` (Markdown's ``` or ~~~), None when it closed."""
-    match = _FENCE.match(line.lstrip())
-    if fence is None:
-        return match.group(1) if match else None
-    return None if match and match.group(1).startswith(fence) else fence
-
-
-def _atx(line: str) -> tuple[int, str] | None:
-    match = _ATX.match(line)
-    return (len(match.group(1)), match.group(2)) if match and not line.startswith((" ", "\t")) else None
+def _atx(line: str, level: int | None) -> tuple[int, str] | None:
+    """A `#` heading the parse found on this line (not one inside code, HTML or a list item):
+    its level and its text without the closing #s."""
+    match = _ATX.match(line) if level else None
+    return (level, match.group(2)) if level and match else None
 
 
 def _underlined(lines: list[str], i: int, levels: dict[tuple[str, bool], int]) -> tuple[int, str] | None:

@@ -15,10 +15,11 @@ is skipped with that line, never a crash, and an HTML page is read by the built-
 from __future__ import annotations
 
 import functools
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
+
+from ragmeter.reading.marks import images_as_alt_text, without_nan_cells
 
 INSTALL = "pip install 'ragmeter[documents]'"
 #: suffix -> pandoc's name for the format it reads
@@ -133,8 +134,8 @@ def _markitdown(path: Path) -> str:
         if type(exc).__name__ == "MissingDependencyException":
             raise Unconverted(f"reading {suffix} files needs markitdown's {suffix[1:]} extra: {INSTALL}") from None
         raise Unconverted(f"cannot convert this {suffix} ({type(exc).__name__}: {str(exc)[:80]})") from None
-    text = _IMAGE.sub(r"\1", text)  # an image is its alt text, as through pandoc
-    return _NAN_CELL.sub(" ", text) if suffix == ".xlsx" else _paragraphs(text)
+    text = images_as_alt_text(text)  # as through pandoc
+    return without_nan_cells(text) if suffix == ".xlsx" else _paragraphs(text)
 
 
 def _paragraphs(text: str) -> str:
@@ -147,12 +148,6 @@ def _paragraphs(text: str) -> str:
             out.append("")
         out.append(line)
     return "\n".join(out)
-
-
-#: markitdown's image: ![alt](address)
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-#: an empty cell (or one reading NA, N/A, null: pandas reads them as missing) that pandas writes "NaN"
-_NAN_CELL = re.compile(r"(?<=\|) NaN (?=\|)")
 
 
 @functools.cache

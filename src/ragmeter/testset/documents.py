@@ -4,7 +4,7 @@ seed's m-ric/huggingface_doc. A file that cannot be read (a damaged PDF, not UTF
 the memory free allows) is skipped with its reason, never fatal; files of other types in a
 folder are counted by type; Word, OpenDocument, EPUB, PowerPoint, Excel and HTML files are
 converted to Markdown (testset/converters.py) and read as Markdown is; Markdown's inline HTML and
-unresolved include directives are taken out (testset/markdown.py). `Corpus.said()` is the line a
+unresolved include directives are taken out (reading/markup.py). `Corpus.said()` is the line a
 user reads about all of it, naming what read each file.
 """
 
@@ -51,7 +51,7 @@ class Corpus:
     read_types: dict[str, int] = field(default_factory=dict)
     #: include directives taken out, by document: (count, the first few as written)
     includes: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
-    #: front matter taken out, by document: its keys (testset/markdown.py)
+    #: front matter taken out, by document: its keys (reading/markup.py)
     front_matter: dict[str, list[str]] = field(default_factory=dict)
     #: documents read, by what read them: "text", "pypdf", "pandoc", "markitdown", "html.parser"
     read_by: dict[str, int] = field(default_factory=dict)
@@ -209,7 +209,7 @@ def _bytes(n: float) -> str:
 
 def _cleaned(corpus: Corpus, name: str, text: str, markdown: bool) -> str:
     """Markdown's inline HTML dropped and include directives taken out, counted on the corpus."""
-    from ragmeter.testset.markdown import clean_markup
+    from ragmeter.reading.markup import clean_markup
 
     cleaned = clean_markup(text, markdown)
     if cleaned.include_count:

@@ -13,25 +13,28 @@ sentence holding none of these is still asked, after them."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ragmeter.reading.blocks import _segments
+from ragmeter.reading.document import Document
+from ragmeter.reading.marks import (
+    after_lead,
+    heading_line,
+    holds_digit,
+    holds_identifier,
+    item_number,
+    labelled,
+    list_marker,
+    listed_pieces,
+    table_row,
+    without_addresses,
+    without_list_marker,
+    without_marks,
+)
 from ragmeter.reading.sentences import split_sentences
 from ragmeter.reading.words import tokens
 
 #: a span's bounds: fewer words state no fact; more characters are no answer to one question
 MIN_WORDS, MAX_CHARS = 6, 300
-_HEADING = re.compile(r"^\s*(#{1,6}\s|[=\-~^*#]{3,}\s*$)")
-_TABLE = re.compile(r"^\s*\|")
-_BULLET = re.compile(r"^\s*(?:[-*+]|(\d+)[.)])\s+")
-#: a list item's label: "**Term**: ...", "Term: ...", "Term - ..." (a few words before the mark)
-_LABEL = re.compile(r"^\s*(?:\*\*|__)?([^:\n]{1,40}?)(?:\*\*|__)?\s*(?::|\s[-\u2013\u2014]\s)\s*\S")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`")
-_URL = re.compile(r"https?://\S+|\bdoi:\s*\S+|\b10\.\d{4,}/\S+", re.I)
-_DIGIT = re.compile(r"\d")
-_IDENTIFIER = re.compile(r"`[^`]+`|(?<!\w)--?[a-z][\w-]*|\w+[._]\w+|[a-z]+[A-Z]\w*")
 
 
 @dataclass(frozen=True)
@@ -86,44 +89,42 @@ def _prose(text: str) -> list[tuple[str, bool, int]]:
     continue it) with whether each is a numbered step and where it starts in the chunk; code,
     headings and table rows left out."""
     out: list[tuple[str, bool, int]] = []
-    offset = 0
-    for fenced, lines in _segments(text.split("\n")):
+    doc = Document.of(text)
+    at = 0  # the line's number in the chunk: where it starts is read from the parse (a \r\n is two characters)
+    for fenced, lines in doc.segments:
         if fenced:
-            offset += sum(len(line) + 1 for line in lines)
+            at += len(lines)
             continue
         item: list[str] = []
-        start = offset
+        start = 0
         for line in lines + [""]:
-            prose = bool(line.strip()) and not (_HEADING.match(line) or _TABLE.match(line)
-                                                or _code_line(line, bool(item) and bool(_BULLET.match(item[0]))))
-            if item and (not prose or _BULLET.match(line)):
+            prose = bool(line.strip()) and not (heading_line(line) or table_row(line)
+                                                or _code_line(line, bool(item) and bool(list_marker(item[0]))))
+            if item and (not prose or list_marker(line)):
                 out.append(_item(item, start))
                 item = []
             if prose:
-                start = offset if not item else start
+                start = doc.offsets[at] if not item else start
                 item.append(line.strip())
-            offset += len(line) + 1
-        offset -= 1  # the "" appended above is no line of the chunk
+            at += 1
+        at -= 1  # the "" appended above is no line of the chunk
     return out
 
 
 def _item(lines: list[str], start: int) -> tuple[str, bool, int]:
-    first = _BULLET.match(lines[0])
-    return " ".join(lines), bool(first and first.group(1)), start
+    return " ".join(lines), item_number(lines[0]) is not None, start
 
 
 def _code_line(line: str, in_list_item: bool) -> bool:
     """An indented code line (indented text continues a list item instead), a prompt or REPL
     line, a directive, markup: not prose."""
-    indented = line.startswith(("    ", "\t")) and not _BULLET.match(line) and not in_list_item
+    indented = line.startswith(("    ", "\t")) and not list_marker(line) and not in_list_item
     return indented or line.lstrip().startswith(("$ ", ">>> ", ".. ", "<"))
 
 
 def _plain(sentence: str) -> str:
     """The sentence as a reader reads it: list marks, links' targets and emphasis marks dropped."""
-    text = _BULLET.sub("", sentence, count=1)
-    text = _LINK.sub(r"\1", text)
-    return " ".join(_MARKS.sub("", text).split())
+    return without_marks(sentence)
 
 
 def _holds(sentence: str, shown: str, step: bool) -> tuple[str, ...]:
@@ -131,12 +132,12 @@ def _holds(sentence: str, shown: str, step: bool) -> tuple[str, ...]:
     or a word capitalised past the sentence's first), a defined term (a list item's label),
     a numbered step."""
     holds = []
-    if _DIGIT.search(_URL.sub("", shown)):
+    if holds_digit(without_addresses(shown)):
         holds.append("number")
     words = tokens(shown)
-    if _IDENTIFIER.search(sentence) or any(w[:1].isupper() and len(w) > 1 for w in words[1:]):
+    if holds_identifier(sentence) or any(w[:1].isupper() and len(w) > 1 for w in words[1:]):
         holds.append("name")
-    if _BULLET.match(sentence) and _LABEL.match(_BULLET.sub("", sentence, count=1)):
+    if list_marker(sentence) and labelled(without_list_marker(sentence)):
         holds.append("term")
     if step:
         holds.append("step")
@@ -154,7 +155,7 @@ def _askable(shown: str, title: str | None) -> bool:
         return False
     if _mostly_names(shown) or _term_list(shown):
         return False
-    return len(tokens(_URL.sub("", shown))) >= MIN_WORDS
+    return len(tokens(without_addresses(shown))) >= MIN_WORDS
 
 
 def _mostly_names(shown: str) -> bool:
@@ -164,16 +165,12 @@ def _mostly_names(shown: str) -> bool:
     return sum(w[:1].isupper() for w in words) * 2 > len(words)
 
 
-_LEAD = re.compile(r"^[^:]{1,40}:\s*")
-
-
 def _term_list(shown: str) -> bool:
     """A line of terms ("Keywords: spirometry; children; Puerto Rico"): after a label, every
     piece between commas or semicolons is three words or fewer; it states nothing. A
     sentence with a list in it ("Common fixed periods are 3, 5, 7, and 10 years.") has a
     longer piece."""
-    body = _LEAD.sub("", shown, count=1)
-    pieces = [p for p in re.split(r"[;,]", body.rstrip(".")) if p.strip()]
+    pieces = listed_pieces(after_lead(shown).rstrip("."))
     return len(pieces) > 1 and all(len(tokens(p)) <= 3 for p in pieces)
 
 

@@ -9,10 +9,11 @@ By structure, not by a list of the pages seen: a tag is markup when it closes (`
 attributes (`=`), is void (`<br>`), or opens an element closed later in the document; a lone
 `<file>` in prose is a placeholder and stays. Code spans and code fences are programs and
 stay as written, except a terminal session's fence (```console), where tags are the
-terminal's colours, never the program's output. A page's front matter (reading/front_matter.py)
-is the site's, not the page's: taken out, its title kept as the page's heading; Kramdown's
-attribute lists (`{: datetime="..." }`, `{:.note}`) only style what they follow and are
-taken out too. Every pattern here is linear in its input.
+terminal's colours, never the program's output; what is a fence is the document's one parse
+(reading/document.py: a fence indented under a list item is code here as it is to `blocks()`).
+A page's front matter (reading/front_matter.py) is the site's, not the page's: taken out,
+its title kept as the page's heading; Kramdown's attribute lists (`{: datetime="..." }`,
+`{:.note}`) only style what they follow and are taken out too. Every pattern here is linear in its input.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-#: a fence's opening: three or more backticks or tildes, and its info string
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+from ragmeter.reading.document import Document
+from ragmeter.reading.front_matter import front_matter, with_title
+
 #: fences that show a terminal's session: tags in them are its colours
 TERMINAL = frozenset({"console", "terminal", "shell-session", "sh-session", "ansi"})
 #: one HTML tag: a name, attributes without angle brackets (bounded), an optional self-close
@@ -55,27 +57,22 @@ class Cleaned:
 def clean_markup(text: str, markdown: bool = True) -> Cleaned:
     """The document with includes taken out and, for Markdown, its front matter, presentational
     HTML and attribute lists dropped."""
-    from ragmeter.reading.front_matter import front_matter, with_title
-
     matter = front_matter(text) if markdown else None
     text = with_title(matter) if matter is not None else text
     closed = {m.group(2).lower() for m in _TAG.finditer(text) if m.group(1)} if markdown else set()
     out: list[str] = []
     cleaned = Cleaned("", front_matter=list(matter.fields) if matter is not None else [])
-    fence: str | None = None  # the open fence's marker
-    terminal = False
-    for line in (_without_comments(text) if markdown else text).split("\n"):
-        opened = _FENCE.match(line)
+    body = _without_comments(text) if markdown else text
+    # the parse numbers lines at \n alone, as they are split here (a \r stays on its line)
+    doc = Document.of(body.replace("\r", "")) if markdown else Document.of("", "text")
+    for i, line in enumerate(body.split("\n")):
+        fence = doc.fence_at(i) if markdown else None
         if _DIRECTIVE.match(line) and _names_a_file(line):
             cleaned.include_count += 1
             if len(cleaned.includes) < 3:
                 cleaned.includes.append(line.strip())
             continue
-        if opened and (fence is None or opened.group(1).startswith(fence) and not opened.group(2)):
-            fence, terminal = (opened.group(1), opened.group(2).lower() in TERMINAL) if fence is None else (None, False)
-            out.append(line)
-            continue
-        if markdown and (fence is None or terminal):
+        if markdown and (fence is None or _terminal(fence.info)):
             line = _without_tags(line, closed, code_spans=fence is None)
             if fence is None and line.lstrip().startswith("#"):
                 line = _without_attributes(line)
@@ -86,6 +83,11 @@ def clean_markup(text: str, markdown: bool = True) -> Cleaned:
         out.append(line)
     cleaned.text = "\n".join(out)
     return cleaned
+
+
+def _terminal(info: str) -> bool:
+    """A fence whose info string names a terminal session (```console)."""
+    return bool(info) and info.split()[0].lower() in TERMINAL
 
 
 def _without_attributes(heading: str) -> str:
