@@ -13,11 +13,11 @@ OTHER = "Configuration: the server listens on port 9090 by default."
 
 
 def test_a_changed_detail_and_a_negation_are_disagreements_with_both_spans():
-    found = disagreements([PORT], [HOLDS, "Bananas are yellow.", OTHER])
+    found = disagreements([PORT], [HOLDS, "Bananas are yellow.", OTHER], language="english")
     assert found == [{"statement": PORT, "statement_index": 0, "holds": {"chunk": 0, "span": HOLDS},
                       "contradicts": {"chunk": 2, "span": OTHER, "detail": "8080 -> 9090"}}]
     negated = disagreements(["The cache is enabled by default."],
-                            ["The cache is enabled by default.", "Note: the cache is not enabled by default."])
+                            ["The cache is enabled by default.", "Note: the cache is not enabled by default."], language="english")
     assert negated[0]["contradicts"]["detail"] == "negated"
     spanish = disagreements(["El servidor escucha en el puerto 8080 por defecto."],
                             ["El servidor escucha en el puerto 8080 por defecto.",
@@ -30,11 +30,11 @@ def test_a_changed_detail_and_a_negation_are_disagreements_with_both_spans():
 
 
 def test_agreeing_unrelated_or_unsupported_chunks_are_no_disagreement():
-    assert disagreements([PORT], [HOLDS, HOLDS]) == []
-    assert disagreements([PORT], [HOLDS, "Bananas are yellow, and 9090 is a number."]) == []
+    assert disagreements([PORT], [HOLDS, HOLDS], language="english") == []
+    assert disagreements([PORT], [HOLDS, "Bananas are yellow, and 9090 is a number."], language="english") == []
     # no chunk holds it: unsupported, which the verdict says, not a disagreement
-    assert disagreements([PORT], [OTHER, OTHER.replace("9090", "7070")]) == []
-    assert disagreements(["Yes 8080."], [HOLDS, OTHER]) == []  # too few words to tell
+    assert disagreements([PORT], [OTHER, OTHER.replace("9090", "7070")], language="english") == []
+    assert disagreements(["Yes 8080."], [HOLDS, OTHER], language="english") == []  # too few words to tell
 
 
 def rows():
@@ -75,5 +75,5 @@ def test_disagreement_off_leaves_no_flag():
 def test_a_spanish_no_is_a_negation_even_where_the_rest_is_copied_word_for_word():
     statement = '"FMT" puede ser "date", "seconds" o "ns" según la precisión deseada.'
     found = disagreements([statement], [f"--rfc-3339=FMT\n muestra la fecha. {statement}",
-                                        '"FMT" no puede ser "date", "seconds" o "ns" según la precisión deseada.'])
+                                        '"FMT" no puede ser "date", "seconds" o "ns" según la precisión deseada.'], language="english")
     assert found and found[0]["holds"]["chunk"] == 0 and found[0]["contradicts"]["detail"] == "negated"

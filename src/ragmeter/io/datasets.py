@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
 from ragmeter.io.data_file import open_data_file
 from ragmeter.io.readers import Dataset, build_dataset, dataset_from_object
@@ -17,14 +17,14 @@ from ragmeter.io.stream import StreamedDataset, stream_file
 
 
 @overload
-def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None, stream: Literal[False] = False,
+def load_dataset(data: object, *, columns: Mapping[str, str] | None = None, stream: Literal[False] = False,
                  limit: int | None = None, shard: str | None = None) -> Dataset: ...
 @overload
-def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None, stream: bool,
+def load_dataset(data: object, *, columns: Mapping[str, str] | None = None, stream: bool,
                  limit: int | None = None, shard: str | None = None) -> Dataset | StreamedDataset: ...
 
 
-def load_dataset(data: Any, *, columns: Mapping[str, str] | None = None, stream: bool = False,
+def load_dataset(data: object, *, columns: Mapping[str, str] | None = None, stream: bool = False,
                  limit: int | None = None, shard: str | None = None) -> Dataset | StreamedDataset:
     """Rows checked whole before any judge call. `data`: a path, a list of dicts, a pandas
     DataFrame or a datasets.Dataset; `columns`: FIELD -> COLUMN; `stream`: a file whose format

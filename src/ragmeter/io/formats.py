@@ -135,7 +135,7 @@ def decoded(raw: bytes, source: str) -> str:
                         "the file must be UTF-8", source=source, row=line, unit="line") from None
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:
     """numpy arrays and NaN (from pandas, Arrow) become plain lists and None."""
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         value = value.tolist()

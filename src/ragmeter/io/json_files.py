@@ -48,7 +48,7 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON has")
 
 
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     """Whether containers nest deeper than `limit`, walked without recursion (rows hold few)."""
     stack = [(value, 1)]
     while stack:

@@ -63,7 +63,7 @@ class Dataset:
         return zip(self.samples, self.records)
 
 
-def dataset_from_object(data: Any, columns: Mapping[str, str] | None = None) -> Dataset:
+def dataset_from_object(data: object, columns: Mapping[str, str] | None = None) -> Dataset:
     """A list of dicts, a DataFrame or an HF Dataset as a Dataset (a path comes in by
     io/datasets.py's `load_dataset`)."""
     records = _records_from_object(data)
@@ -79,7 +79,7 @@ def _records_digest(records: list[dict[str, object]]) -> str | None:
         return None
 
 
-def _records_from_object(data: Any) -> list[dict[str, object]]:
+def _records_from_object(data: object) -> list[dict[str, object]]:
     if hasattr(data, "to_dict") and hasattr(data, "columns"):  # pandas.DataFrame
         records = data.to_dict(orient="records")
     elif hasattr(data, "to_list") and hasattr(data, "features"):  # datasets.Dataset
@@ -134,7 +134,7 @@ def to_sample(record: dict[str, object], mapping: dict[str, str], source: str,
     return Sample(**values)
 
 
-def _coerce(canonical: str, value: Any, column: str, source: str, number: int, unit: str) -> Any:
+def _coerce(canonical: str, value: object, column: str, source: str, number: int, unit: str) -> Any:
     def fail(message: str) -> DataError:
         return DataError(message, source=source, row=number, field=column, unit=unit)
 
@@ -189,7 +189,7 @@ def check_encodable(record: dict[str, object], source: str, number: int, unit: s
     """Refuse text UTF-8 cannot encode (a lone surrogate such as "\\ud800" in JSON) at load,
     not in the cache key or the results writer after the judge calls were paid for; say once
     per file that NaN or Infinity (which JSON has not) will be written back as null."""
-    def bad(value: Any) -> bool:
+    def bad(value: object) -> bool:
         if isinstance(value, float) and not math.isfinite(value):
             _say_nonfinite(source, number, unit)
             return False
@@ -224,7 +224,7 @@ def _say_nonfinite(source: str, number: int, unit: str) -> None:
         source, unit, number)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     if isinstance(value, list):
         kinds = sorted({type(v).__name__ for v in value})
         return f"a list of {', '.join(kinds) or 'nothing'}"

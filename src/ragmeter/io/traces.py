@@ -141,7 +141,7 @@ def phoenix_span(record: dict[str, object], source: str, line: int) -> Span:
                         unit="line" if "__line__" in record else "row") from None
 
 
-def flatten(value: Any, prefix: str = "") -> dict[str, object]:
+def flatten(value: object, prefix: str = "") -> dict[str, object]:
     """Nested attributes as OpenInference's flat keys: `{"retrieval": {"documents": [{"document.
     content": "x"}]}}` -> `retrieval.documents.0.document.content`. Lists of scalars stay lists;
     missing values (None, NaN) are left out."""
@@ -284,7 +284,7 @@ def _documents(attributes: dict[str, object]) -> list[dict[str, object]]:
     return [documents[i] for i in sorted(documents)]
 
 
-def _metadata_id(value: Any) -> Any:
+def _metadata_id(value: object) -> Any:
     """`id` of a document's metadata, given as a JSON object's text (or an object)."""
     if isinstance(value, str):
         try:

@@ -46,7 +46,7 @@ def write_results(rows: list[dict[str, object]], out_dir: Path, fmt: str) -> Pat
     return path
 
 
-def _flat(value: Any) -> Any:
+def _flat(value: object) -> Any:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
 
 
@@ -54,7 +54,7 @@ def _flat(value: Any) -> Any:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: object) -> Any:
     """A value (or a column name) as a results CSV holds it: lists and objects as JSON, and
     text a spreadsheet would run as a formula prefixed with a single quote, as OWASP
     recommends (`read_cell` takes it off when ragmeter reads its own results back). Text that
@@ -63,7 +63,7 @@ def csv_cell(value: Any) -> Any:
     return "'" + value if isinstance(value, str) and value.lstrip("'").startswith(FORMULA_STARTS) else value
 
 
-def read_cell(value: Any) -> Any:
+def read_cell(value: object) -> Any:
     """A results CSV cell (or column name) as written before `csv_cell` quoted it."""
     if isinstance(value, str) and value.startswith("'") and value.lstrip("'").startswith(FORMULA_STARTS):
         return value[1:]
@@ -99,12 +99,12 @@ def parquet_bytes(rows: list[dict[str, object]]) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def parquet_value(value: Any, column: str) -> Any:
+def parquet_value(value: object, column: str) -> Any:
     """Evidence is heterogeneous: JSON text keeps one schema per column."""
     return _flat(value) if column.endswith(("_evidence", "metadata")) else value
 
 
-def write_json(path: Path, obj: Any) -> None:
+def write_json(path: Path, obj: object) -> None:
     """`obj` as JSON, whole or not at all, with known secrets redacted (text.redact)."""
     write_redacted(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 

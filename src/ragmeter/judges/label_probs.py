@@ -41,7 +41,7 @@ def label_fields(schema: dict[str, Any] | None) -> dict[str, tuple[str, ...]]:
     return {k: v for k, v in found.items() if k not in clash}
 
 
-def _objects(node: Any) -> Iterable[dict[str, Any]]:
+def _objects(node: object) -> Iterable[dict[str, Any]]:
     if isinstance(node, dict):
         if "properties" in node:
             yield node
@@ -143,7 +143,8 @@ def candidate_texts(typed: str, labels: list[str]) -> list[str]:
     return out
 
 
-def align(reply: Any, found: list[LabelDist] | None, fields: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
+def align(reply: object, found: list[LabelDist] | None,
+          fields: dict[str, tuple[str, ...]]) -> dict[str, dict[str, float]]:
     """Attach each recorded distribution to its place in the parsed reply: JSON path
     ("verdicts.1.verdict") -> {label: p}. The k-th label field met walking the reply in
     order is the k-th one decoded. Any mismatch (a count, a field, a label the
@@ -161,7 +162,7 @@ def align(reply: Any, found: list[LabelDist] | None, fields: dict[str, tuple[str
     return out
 
 
-def _label_leaves(node: Any, fields: dict[str, tuple[str, ...]], path: str) -> Iterable[tuple[str, str, str]]:
+def _label_leaves(node: object, fields: dict[str, tuple[str, ...]], path: str) -> Iterable[tuple[str, str, str]]:
     if isinstance(node, dict):
         for key, value in node.items():
             here = f"{path}.{key}" if path else key
@@ -268,6 +269,6 @@ def _number(value: object, where: str) -> float:
 
 def _fixed(alternatives: dict[str, float]) -> Callable[[str, Any], dict[str, float]]:
     """A probability reader that returns one step's top_logprobs, whatever is asked."""
-    def read(typed: str, labels: Any) -> dict[str, float]:
+    def read(typed: str, labels: object) -> dict[str, float]:
         return dict(alternatives)
     return read

@@ -304,7 +304,7 @@ def no_answer(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _first_choice(data: Any, base_url: str) -> dict[str, Any]:
+def _first_choice(data: object, base_url: str) -> dict[str, Any]:
     """The reply's first choice. A 200 without one (an empty list, or an {"error": ...} body,
     as proxies send when the model behind them failed) is a transient judge error."""
     choices = data.get("choices") if isinstance(data, dict) else None

@@ -30,7 +30,7 @@ def mode_for(mode: str, schema: dict[str, Any]) -> str:
     return mode if any("reason" in node.get("properties", {}) for node in nodes) else "all"
 
 
-def unwritten(parsed: Any, mode: str) -> Any:
+def unwritten(parsed: object, mode: str) -> Any:
     """`parsed` (a reply's JSON) with each empty reason saying it was not written."""
     if mode == "all":
         return parsed
@@ -61,7 +61,7 @@ def fill_reasons(text: str, schema: dict[str, Any]) -> str:
         return text
     defs = schema.get("$defs", {})
 
-    def fill(value: Any, node: dict[str, Any]) -> Any:
+    def fill(value: object, node: dict[str, Any]) -> Any:
         node = defs.get(node["$ref"].rsplit("/", 1)[-1], {}) if "$ref" in node else node
         if isinstance(value, dict):
             props = node.get("properties", {})

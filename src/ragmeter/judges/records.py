@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from ragmeter.cache import default_cache_path, make_key
 
@@ -32,7 +31,7 @@ def read_records(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def write_record(path: Path, key: str, value: Any) -> Path:
+def write_record(path: Path, key: str, value: object) -> Path:
     """Store `value` under `key` (replacing an earlier one), atomically."""
     records = read_records(path)
     records[key] = value

@@ -44,7 +44,7 @@ class Weighed:
         return LABEL if self.probs is None else PROBABILITY
 
 
-def weigh(answer: Answer, path: str, label: Any, scale: Mapping[Any, float], judgment: str) -> Weighed:
+def weigh(answer: Answer, path: str, label: object, scale: Mapping[Any, float], judgment: str) -> Weighed:
     """The expected value of `scale` over the label's probabilities at `path`, or the label's
     own value when probabilities are off or missing."""
     probs = answer.probs.get(path) if judgment == PROBABILITY else None

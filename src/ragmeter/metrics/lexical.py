@@ -96,7 +96,7 @@ def _rouge_scorer(rouge_type: str) -> Any:
 
 
 class _Stems:
-    def __init__(self, stem: Any) -> None:
+    def __init__(self, stem: object) -> None:
         self.stem = stem
 
 

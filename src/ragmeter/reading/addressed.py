@@ -44,7 +44,7 @@ class Reader:
                     or self.instruction.search(text) or self.vouch.search(text))
 
 
-def addressed_to_judge(sentence: str, language: str = "english") -> bool:
+def addressed_to_judge(sentence: str, language: str) -> bool:
     """Whether `sentence` addresses the judge, read in `language` (False where not covered)."""
     found = reader(language)
     return found is not None and found.addresses(sentence)

@@ -54,7 +54,7 @@ class Piece:
         return cls(text, details, found, found - {w for d in details for w in words(d)})
 
 
-def disagreements(statements: list[str], contexts: list[str], language: str = "english",
+def disagreements(statements: list[str], contexts: list[str], language: str,
                   cut: list[list[str]] | None = None) -> list[dict[str, object]]:
     """One entry per statement the chunks disagree about: the statement, the chunk that
     holds it and the chunk that contradicts it, each with its span. Negations are read in
@@ -89,7 +89,7 @@ def _read(statement: Piece, chunk: int, chunk_blocks: list[Piece], language: str
 
 def _reading(statement: Piece, chunk: int, block: Piece, language: str) -> Reading | None:
     negated = negations(statement.text, language) != negations(block.text, language)
-    absent = missing(statement.text, [block.text], language=language)
+    absent = missing(statement.text, [block.text])
     if _plain(statement.text) in _plain(block.text) or (not absent and not negated):
         return Reading(chunk, block.text, True, "")
     if len(statement.own & block.own) < SAME_WORDS * len(block.own):  # a longer block about more: not the same

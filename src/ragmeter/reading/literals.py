@@ -74,25 +74,24 @@ def _negating(found: Vocabulary) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{words})\b{endings}", re.IGNORECASE)
 
 
-def negations(text: str, language: str = "english") -> int:
+def negations(text: str, language: str) -> int:
     """How many negations `text` holds in `language`: "not", "never", "no", "nunca"... (0
     where the language is not covered)."""
     pattern = negation_pattern(language)
     return len(pattern.findall(text)) if pattern else 0
 
 
-def missing(claim: str, contexts: list[str], question: str | None = None, language: str = "english") -> list[str]:
+def missing(claim: str, contexts: list[str], question: str | None = None) -> list[str]:
     """The literal details of `claim` that appear in none of `contexts` (case and spacing
     aside; a number also as the same value written another way, 95 for 95.0). A detail the
     question names is the question's, never one the answer invented ("the option `-u` is not
     documented here" declines; "the 5 and the 1 in a 5/1 ARM are ..." repeats what was asked):
     the judge reads those. What the answer adds counts: "the version released on March 27,
     2021 is 0.16.0" against chunks with neither states 0.16.0 (issue 72)."""
-    return missing_each([claim], contexts, question, language)[0]
+    return missing_each([claim], contexts, question)[0]
 
 
-def missing_each(claims: list[str], contexts: list[str], question: str | None = None,
-                 language: str = "english") -> list[list[str]]:
+def missing_each(claims: list[str], contexts: list[str], question: str | None = None) -> list[list[str]]:
     """`missing` for each of several claims against the same contexts, read once."""
     haystack = _normal(" ".join(contexts))
     numbers = {v for n in _NUMBER.findall(haystack) for v in _values(n)}

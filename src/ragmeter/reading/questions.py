@@ -16,7 +16,7 @@ from ragmeter.reading.languages import Vocabulary, vocabulary
 from ragmeter.reading.words import content_words, lower_words, tokens
 
 
-def points_at_source(question: str, language: str = "english") -> str | None:
+def points_at_source(question: str, language: str) -> str | None:
     """The words with which `question` points at the text it was written from ("according
     to the passage": the generation prompt forbids them), or None."""
     found = vocabulary(language)
@@ -41,7 +41,7 @@ def from_example(question: str, contexts: list[str], prompt: Any) -> list[str]:
     return sorted((names & asked) - held)
 
 
-def restates_question(question: str, answer: str, language: str = "english") -> bool:
+def restates_question(question: str, answer: str, language: str) -> bool:
     """True when every word of the answer comes from its question ("What is the training
     mode for Zstd?" -> "Training mode."), or its letters stand in it, spaces and case aside
     ("the disk cache library" -> "DiskCache"): it gives a RAG nothing to find, yet the critiques,
@@ -60,7 +60,7 @@ def _squashed(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum()) or "\0"
 
 
-def asked_words(question: str, language: str = "english") -> set[str]:
+def asked_words(question: str, language: str) -> set[str]:
     """The question's content words that name what it asks about: stop words and words that
     only frame a question ("what is the purpose of") aside, in `language`."""
     found = vocabulary(language)
@@ -75,7 +75,7 @@ def _words(text: str, language: str) -> set[str]:
             if (len(t) > 2 or any(ch.isdigit() for ch in t)) and t not in stop}
 
 
-def naming_words(text: str, language: str = "english", names_only: bool = False, short: bool = False) -> set[str]:
+def naming_words(text: str, language: str, names_only: bool = False, short: bool = False) -> set[str]:
     """The words of `text` that can name a question's subject, folded as `names_subject`
     compares them: every content word of a title or heading (with `short`, two-letter words
     too: a file named `tr.txt`); with `names_only`, only the words shaped as names (a capital
@@ -88,7 +88,7 @@ def naming_words(text: str, language: str = "english", names_only: bool = False,
     return _folded(words | _identifiers(text))
 
 
-def names_subject(question: str, subject: set[str], held: set[str], language: str = "english") -> bool:
+def names_subject(question: str, subject: set[str], held: set[str], language: str) -> bool:
     """Whether the question names what it asks about: a word of its subject (`naming_words`
     of the document's name, title and section path), or a name (`names_only`) that its
     document holds (`held`: the document's folded words), as an option or a function named

@@ -126,7 +126,7 @@ class NoEmbedder(Embedder):
         return [[1.0, 0.0] for _ in texts]
 
 
-async def dry_run(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,
+async def dry_run(cfg: RunConfig, *, data: object = None, judge: Judge | None = None, embedder: Embedder | None = None,
                   metrics: list[Any] | None = None) -> Estimate:
     """The estimate for a run config, with no judge call and nothing written but the estimate
     itself (in the cache, where the real run finds it and reports it beside its actuals).
@@ -225,7 +225,7 @@ def _rate(value: float | None) -> str:
     return "no measurable cost" if value is None else f"{value:,.0f} tokens/s"
 
 
-def synthesize(schema: dict[str, Any], example: Any = None, root: dict[str, Any] | None = None) -> Any:
+def synthesize(schema: dict[str, Any], example: object = None, root: dict[str, Any] | None = None) -> Any:
     """A value that fits `schema`, shaped like `example` (the prompt's few-shot reply) where
     it can be: its strings, its labels and as many list items as the schema allows."""
     root = root or schema
@@ -261,7 +261,7 @@ def synthesize(schema: dict[str, Any], example: Any = None, root: dict[str, Any]
     return example
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value] if len(value) >= SYNTHETIC_MIN else []
     if isinstance(value, dict):

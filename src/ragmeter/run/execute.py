@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ragmeter.cache import Cache, open_cache
 from ragmeter.engine.local import RunResult, run_metrics
@@ -36,7 +36,7 @@ BATCH_IN_FLIGHT = 10**6  # with --batch, every request is asked at once: they ar
 BATCH_TIMEOUT = 25 * 3600.0  # a batch has 24 hours to complete
 
 
-async def run_config(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None,
+async def run_config(cfg: RunConfig, *, data: object = None, judge: Judge | None = None,
                      embedder: Embedder | None = None, write: bool = True,
                      metrics: list[Metric] | None = None) -> EvaluationResult:
     """Everything a run does, for the CLI and the API alike (arguments as `prepare`). Written

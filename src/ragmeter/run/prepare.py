@@ -84,7 +84,7 @@ def sample_texts(dataset: Rows, rows: int = 200) -> list[str]:
             for text in (sample.user_input, sample.response) if isinstance(text, str)]
 
 
-def prepare(cfg: RunConfig, *, data: Any = None, judge: Judge | None = None, embedder: Embedder | None = None,
+def prepare(cfg: RunConfig, *, data: object = None, judge: Judge | None = None, embedder: Embedder | None = None,
             metrics: list[Metric] | None = None, stream: bool = False) -> Prepared:
     """Read and check the config, the data and the metrics; build (not load) the judge and
     the embedder. `data`: an in-memory dataset or a path (default: the config's);

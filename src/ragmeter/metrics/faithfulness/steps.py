@@ -256,7 +256,7 @@ class Literals:
         if self.options.mode == "off":
             return None
         texts = [s.text for s in row.statements]
-        found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input, row.language)
+        found = await off_loop(row, missing_each, texts, row.contexts, row.sample.user_input)
         for statement, absent in zip(row.statements, found):
             statement.absent = absent
             statement.failed = bool(absent) and self.options.mode == "score"
