@@ -26,6 +26,10 @@ from ragmeter.reading.sentences import split_sentences, starts_sentence
     ("Die Tür ist offen. Öffnen Sie das Fenster.", ["Die Tür ist offen.", "Öffnen Sie das Fenster."]),
     ("东京是日本的首都。它很大。", ["东京是日本的首都。", "它很大。"]),
     ("Ver p. ej. la tabla. El resto sigue.", ["Ver p. ej. la tabla.", "El resto sigue."]),
+    ("Vivió en EE. UU. durante años. Volvió en 1990.", ["Vivió en EE. UU. durante años.", "Volvió en 1990."]),
+    ("Llegó a EE. UU. Allí trabajó.", ["Llegó a EE. UU.", "Allí trabajó."]),  # "UU." may end a sentence
+    ("Ver la pág. 4 del informe. Fin.", ["Ver la pág. 4 del informe.", "Fin."]),
+    ("I love art. It is great.", ["I love art.", "It is great."]),
     ("It ends here. but this is lowercase, so it goes on.", ["It ends here. but this is lowercase, so it goes on."]),
 ])
 def test_sentences_are_cut_in_any_script(text, sentences):

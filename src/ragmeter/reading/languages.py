@@ -158,7 +158,8 @@ SPANISH = Vocabulary(
     negations=("no", "ni", "nunca", "ningún", "ninguna", "sin"), negation_endings=(),
     stop_words=frozenset({"el", "la", "de", "que", "en", "los", "las", "es", "qué", "cuál", "cómo", "del", "por",
                           "para", "con", "una", "se", "cuándo"}),
-    abbreviations=frozenset({"dr", "sr", "sra", "dra", "etc", "ee.uu", "p.ej"}),
+    # "ee" of "EE. UU." (the "UU." may end a sentence); no word another language writes ("art")
+    abbreviations=frozenset({"dr", "sr", "sra", "dra", "etc", "ee.uu", "p.ej", "ee", "pág", "págs", "núm", "aprox"}),
     asking=frozenset({"qué", "sirve", "significa", "hace"}),
     yes_no=frozenset({"sí", "no"}),
     pointing=(r"(?:el|este|ese|del)\s+(?:contexto|pasaje|fragmento|extracto)"
