@@ -12,8 +12,9 @@ and lines, each judged on its own so one invented detail is one failed part.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from ragmeter.reading.document import Document
+from ragmeter.reading.document import CACHED, Document
 from ragmeter.reading.sentences import split_sentences, starts_sentence
 from ragmeter.reading.words import plain, word_count
 
@@ -31,7 +32,14 @@ _CODE_CHARS = re.compile(r"[(){}\[\];=<>$]|^\s{4,}\S|::")
 def blocks(text: str) -> list[str]:
     """The blocks of `text` in order: fenced code whole (or in runs of lines), other lines
     grouped into paragraphs, each paragraph cut into its items (headings, table rows, list
-    items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code."""
+    items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code.
+    Cut once per text (a row's answer and contexts are read by several steps), a new list each
+    call."""
+    return list(_blocks(text))
+
+
+@lru_cache(maxsize=CACHED)
+def _blocks(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for fenced, lines in Document.of(text).segments:
         if fenced:
@@ -39,7 +47,7 @@ def blocks(text: str) -> list[str]:
             continue
         for item in _items(lines):
             out.extend(_cut(item))
-    return [b for b in out if b.strip()]
+    return tuple(b for b in out if b.strip())
 
 
 def parts(answer: str, merge: bool = True) -> tuple[list[str], int]:
@@ -93,7 +101,13 @@ def units(answer: str) -> list[str]:
     every other line and each sentence of it, and a bracketed group that ends a line after
     prose (`... GPL {"verdict": 1}`, `... [tag]`, `... <tag>1</tag>`) apart from what it
     follows. Nothing is merged or dropped: faithfulness judges the answer without its last
-    or first units as well, so that nothing added at either end can raise its score."""
+    or first units as well, so that nothing added at either end can raise its score. Cut once
+    per text, a new list each call."""
+    return list(_units(answer))
+
+
+@lru_cache(maxsize=CACHED)
+def _units(answer: str) -> tuple[str, ...]:
     out: list[str] = []
     for fenced, lines in Document.of(answer).segments:
         if fenced:
@@ -102,7 +116,7 @@ def units(answer: str) -> list[str]:
         for line in lines:
             out += [u for sentence in split_sentences(line) for part in _stops(sentence)
                     for u in _split_trailing_group(part)]
-    return [u for u in out if u.strip()]
+    return tuple(u for u in out if u.strip())
 
 
 #: a sentence's stop followed by anything but a lowercase letter: "...in Rome. ✅ Verified", which
