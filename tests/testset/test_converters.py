@@ -137,3 +137,18 @@ def test_a_damaged_file_is_skipped_with_its_name(tmp_path):
     for suffix in (".pptx", ".xlsx"):
         assert skipped[str(tmp_path / f"damaged{suffix}")] == (f"cannot convert this {suffix} "
                                                                "(BadZipFile: File is not a zip file)")
+
+
+def test_a_pages_plain_words_are_written_without_escapes_but_markup_stays_text(tmp_path):
+    """pandoc's gfm writer escapes each character that could be markup anywhere; pandoc.lua writes
+    a word as it reads, escaping only what would be read as markup where it stands."""
+    page = ("<p>Help &gt; Cheatsheets &gt;<br>R Markdown, #channel, [Y/n], *.pc, $(CFLAGS), a_b</p>"
+            "<p><br> <br></p><p># not a heading, &lt;/b&gt; and [a](b) as written</p>"
+            "<p>x<sup>[4]</sup> m<sup>2</sup> <strong>Ctrl-\\</strong> done</p>"
+            "<table><tr><th>Key</th><th>Value</th></tr><tr><td>a|b</td><td>one<br>two</td></tr></table>")
+    (tmp_path / "page.html").write_text(f"<html><body><main>{page}</main></body></html>")
+    lines = load_documents(tmp_path / "page.html").documents[0].text.splitlines()
+    assert lines[:2] == ["Help > Cheatsheets >  ", "R Markdown, #channel, [Y/n], *.pc, $(CFLAGS), a_b"]
+    assert lines[3] == "\\# not a heading, \\</b\\> and [a\\](b) as written"  # a block, a tag, a link: escaped
+    assert lines[5] == "x[4] m² Ctrl-\\ done"
+    assert "| a\\|b | one two |" in squeezed("\n".join(lines))

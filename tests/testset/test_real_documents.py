@@ -110,16 +110,12 @@ def test_the_rendered_vignette_reads_into_the_same_headings_and_list_items_as_it
             "away in your browser.") in paragraphs(page)
 
 
-@pytest.mark.xfail(strict=True, reason="pandoc's gfm writer escapes '>' in plain words: the last list item reads "
-                                       "'*Help \\> Cheatsheets \\>\\' where the page shows 'Help > Cheatsheets >'")
 def test_the_rendered_vignettes_list_items_read_as_its_markdowns():
     _, markdown = read("learn-r-markdown.md")
     _, page = read("learn-r-markdown.html")
     assert [plain_quotes(t)[:40] for _, _, t in items(page)] == [t[:40] for _, _, t in items(markdown)]
 
 
-@pytest.mark.xfail(strict=True, reason="each <br> on the page becomes a paragraph of a lone backslash (pandoc's hard "
-                                       "line break), and '>' is written '\\>'")
 def test_the_rendered_vignette_has_no_markup_residue():
     _, page = read("learn-r-markdown.html")
     assert residue(page) == []
@@ -154,9 +150,6 @@ def test_a_docbook_chapters_navigation_is_taken_out():
     assert not any("[Prev](ch01.en.html)" in line or "[Home](index.en.html)" in line for line in doc.lines)
 
 
-@pytest.mark.xfail(strict=True, reason="in both, footnote marks read '[^(\\[4\\])](#ftn.idm336)' (a superscript "
-                                       "as ^(...), brackets escaped); on the page a note's icon also reads '\\[Note\\]' "
-                                       "and '#' is written '\\#'")
 @pytest.mark.parametrize("name", ["guide-for-debian-maintainers-ch02.html", "guide-for-debian-maintainers.epub"])
 def test_a_docbook_chapter_has_no_markup_residue(name):
     _, doc = read(name)
