@@ -142,9 +142,6 @@ def test_a_docbook_chapter_reads_into_headings_nested_list_items_a_fence_and_par
             in paragraphs(doc))
 
 
-@pytest.mark.xfail(strict=True, reason="DocBook's navigation (div.navheader, div.navfooter: Prev, Next, Home) is kept "
-                                       "as table rows; the site's chrome is taken out only where it is <nav> or has an "
-                                       "ARIA role")
 def test_a_docbook_chapters_navigation_is_taken_out():
     _, doc = read("guide-for-debian-maintainers-ch02.html")
     assert not any("[Prev](ch01.en.html)" in line or "[Home](index.en.html)" in line for line in doc.lines)

@@ -34,7 +34,9 @@ TIMEOUT_S = 600
 FILTER = Path(__file__).with_name("pandoc.lua")
 #: an HTML page's parts that are the site around the text, not the text (read by no one who asks)
 CHROME = ("script, style, noscript, template, nav, form, input, button, select, textarea, "
-          "[role=navigation], [role=search], [role=banner], [role=contentinfo], [role=complementary]")
+          "[role=navigation], [role=search], [role=banner], [role=contentinfo], [role=complementary], "
+          # DocBook's XSL stylesheets: the Prev/Up/Next/Home tables above and below each page
+          "div.navheader, div.navfooter")
 
 
 class Unconverted(Exception):
