@@ -23,7 +23,8 @@ _IDENTIFIER = re.compile(r"`[^`]+`|(?<!\w)--?[a-z][\w-]*|\w+[._]\w+|[a-z]+[A-Z]\
 #: a short label and its colon, at the start of a line ("Keywords: ")
 _LEAD = re.compile(r"^[^:]{1,40}:\s*")
 #: markitdown's image: ![alt](address)
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
+_NOT_WORD = re.compile(r"\W")
 #: an empty cell (or one reading NA, N/A, null: pandas reads them as missing) that pandas writes "NaN"
 _NAN_CELL = re.compile(r"(?<=\|) NaN (?=\|)")
 
@@ -92,8 +93,17 @@ def listed_pieces(text: str) -> list[str]:
 
 
 def images_as_alt_text(text: str) -> str:
-    """Markdown images as their alt text, as pandoc writes a page."""
-    return _IMAGE.sub(r"\1", text)
+    """Markdown images as their alt text, as pandoc writes a page; an image whose alt text is only
+    its file's name as nothing: markitdown reads a PowerPoint picture with no description as its
+    shape's name ("Espace réservé du contenu 16", "Picture 3"), its file named after it with the
+    name's non-word characters taken out (`![Picture 3](Picture3.jpg)`), text no slide shows."""
+    return _IMAGE.sub(_alt_text, text)
+
+
+def _alt_text(image: re.Match[str]) -> str:
+    alt, address = image.group(1), image.group(2)
+    stem = address.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return "" if stem and _NOT_WORD.sub("", alt) == stem else alt
 
 
 def without_nan_cells(text: str) -> str:
