@@ -257,8 +257,6 @@ def test_a_workbook_reads_into_a_heading_per_sheet_and_its_rows():
     assert ["simply cannot resist writing", "", "", "", "", "some notes"] in table  # a note above the data
 
 
-@pytest.mark.xfail(strict=True, reason="the first row is taken as a header and the empty cells named by pandas: "
-                                       "'Unnamed: 1' ... 'Unnamed: 5', in no cell of the sheet")
 def test_a_workbooks_empty_cells_are_not_named():
     _, doc = read("readxl-deaths.xlsx")
     assert not any(cell.startswith("Unnamed: ") for row in rows(doc) for cell in row)

@@ -27,6 +27,8 @@ _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
 _NOT_WORD = re.compile(r"\W")
 #: an empty cell (or one reading NA, N/A, null: pandas reads them as missing) that pandas writes "NaN"
 _NAN_CELL = re.compile(r"(?<=\|) NaN (?=\|)")
+#: the name pandas gives a blank cell of the row it takes as the header
+_UNNAMED_CELL = re.compile(r"(?<=\|) Unnamed: \d+ (?=\|)")
 
 
 def list_marker(line: str) -> str | None:
@@ -109,3 +111,18 @@ def _alt_text(image: re.Match[str]) -> str:
 def without_nan_cells(text: str) -> str:
     """A table's cells that pandas wrote "NaN" for a missing value, empty."""
     return _NAN_CELL.sub(" ", text)
+
+
+def without_unnamed_headers(text: str) -> str:
+    """A table's header cells that pandas named "Unnamed: 1", "Unnamed: 2"... for a blank cell of
+    the sheet's first row (its header), empty: only in a header row, the line above a separator."""
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        if "Unnamed: " in lines[i] and _separator(lines[i + 1]):
+            lines[i] = _UNNAMED_CELL.sub(" ", lines[i])
+    return "\n".join(lines)
+
+
+def _separator(line: str) -> bool:
+    """A table's line under its header: `| --- | :---: |`."""
+    return table_row(line) and "-" in line and not line.replace("|", "").replace("-", "").replace(":", "").strip()

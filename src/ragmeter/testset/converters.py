@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ragmeter.reading.marks import images_as_alt_text, without_nan_cells
+from ragmeter.reading.marks import images_as_alt_text, without_nan_cells, without_unnamed_headers
 
 INSTALL = "pip install 'ragmeter[documents]'"
 #: suffix -> pandoc's name for the format it reads
@@ -137,7 +137,13 @@ def _markitdown(path: Path) -> str:
             raise Unconverted(f"reading {suffix} files needs markitdown's {suffix[1:]} extra: {INSTALL}") from None
         raise Unconverted(f"cannot convert this {suffix} ({type(exc).__name__}: {str(exc)[:80]})") from None
     text = images_as_alt_text(text)  # as through pandoc
-    return without_nan_cells(text) if suffix == ".xlsx" else _paragraphs(text)
+    return _sheet_cells(text) if suffix == ".xlsx" else _paragraphs(text)
+
+
+def _sheet_cells(text: str) -> str:
+    """A workbook's cells as the sheet holds them, not as pandas names them: a missing value
+    ("NaN") and a blank header cell ("Unnamed: 1") empty."""
+    return without_unnamed_headers(without_nan_cells(text))
 
 
 def _paragraphs(text: str) -> str:
