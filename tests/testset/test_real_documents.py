@@ -262,8 +262,6 @@ def test_a_workbooks_empty_cells_are_not_named():
     assert not any(cell.startswith("Unnamed: ") for row in rows(doc) for cell in row)
 
 
-@pytest.mark.xfail(strict=True, reason="a date cell (number format mm-dd-yy) reads '1947-01-08 00:00:00': a time "
-                                       "of day the sheet does not hold")
 def test_a_workbooks_dates_have_no_time_of_day():
     _, doc = read("readxl-deaths.xlsx")
     assert not any(cell.endswith(" 00:00:00") for row in rows(doc) for cell in row)

@@ -27,6 +27,8 @@ _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
 _NOT_WORD = re.compile(r"\W")
 #: an empty cell (or one reading NA, N/A, null: pandas reads them as missing) that pandas writes "NaN"
 _NAN_CELL = re.compile(r"(?<=\|) NaN (?=\|)")
+#: a date cell as pandas writes it, with the time of day a date has not: "1947-01-08 00:00:00"
+_MIDNIGHT_CELL = re.compile(r"(?<=\| )(\d{4}-\d\d-\d\d) 00:00:00(?= \|)")
 #: the name pandas gives a blank cell of the row it takes as the header
 _UNNAMED_CELL = re.compile(r"(?<=\|) Unnamed: \d+ (?=\|)")
 
@@ -121,6 +123,13 @@ def without_unnamed_headers(text: str) -> str:
         if "Unnamed: " in lines[i] and _separator(lines[i + 1]):
             lines[i] = _UNNAMED_CELL.sub(" ", lines[i])
     return "\n".join(lines)
+
+
+def dates_without_midnight(text: str) -> str:
+    """A table's date cells without the " 00:00:00" pandas writes after each (it reads every date
+    cell as a timestamp, whatever the cell's number format shows); any other time of day stays (a
+    cell that holds exactly midnight reads as its date alone)."""
+    return _MIDNIGHT_CELL.sub(r"\1", text)
 
 
 def _separator(line: str) -> bool:

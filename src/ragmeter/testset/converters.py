@@ -19,7 +19,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ragmeter.reading.marks import images_as_alt_text, without_nan_cells, without_unnamed_headers
+from ragmeter.reading.marks import (
+    dates_without_midnight,
+    images_as_alt_text,
+    without_nan_cells,
+    without_unnamed_headers,
+)
 
 INSTALL = "pip install 'ragmeter[documents]'"
 #: suffix -> pandoc's name for the format it reads
@@ -142,8 +147,9 @@ def _markitdown(path: Path) -> str:
 
 def _sheet_cells(text: str) -> str:
     """A workbook's cells as the sheet holds them, not as pandas names them: a missing value
-    ("NaN") and a blank header cell ("Unnamed: 1") empty."""
-    return without_unnamed_headers(without_nan_cells(text))
+    ("NaN") and a blank header cell ("Unnamed: 1") empty, a date without the time of day pandas
+    adds ("1947-01-08", not "1947-01-08 00:00:00")."""
+    return dates_without_midnight(without_unnamed_headers(without_nan_cells(text)))
 
 
 def _paragraphs(text: str) -> str:
