@@ -184,8 +184,6 @@ def test_the_books_chapter_and_its_web_page_read_into_the_same_sections_and_list
         re.sub(r"\(#[^)]*\)", "", t) for *_, t in items(page)]
 
 
-@pytest.mark.xfail(strict=True, reason="pandoc fails on this book ('No entry on path: OEBPS/about-manual.xhtml#o8': "
-                                       "its manifest lists items with a #fragment), so the whole book is skipped")
 def test_an_epub_whose_manifest_names_fragments_is_read():
     try:
         _, doc = read("live-systems-manual.epub")

@@ -15,7 +15,10 @@ is skipped with that line, never a crash, and an HTML page is read by the built-
 from __future__ import annotations
 
 import functools
+import io
 import subprocess
+import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -95,16 +98,72 @@ def _pandoc(path: Path) -> str:
             raise Unconverted("not UTF-8 text") from None
         stdin: bytes | None = main_content(markup).encode("utf-8")
     else:
-        command.append(str(path.absolute()))  # absolute: a name starting with "-" is not an option
         stdin = None
     try:
-        done = subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT_S, check=False)
+        with tempfile.TemporaryDirectory(prefix="ragmeter-") as folder:
+            source = _openable_epub(path, Path(folder)) if suffix == ".epub" else path
+            if stdin is None:
+                command.append(str(source.absolute()))  # absolute: a name starting with "-" is not an option
+            done = subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         raise Unconverted(f"pandoc took over {TIMEOUT_S} s to read it") from None
     if done.returncode:
         said = done.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit {done.returncode}"]
         raise Unconverted(f"cannot convert this {suffix} (pandoc: {said[-1][:100]})")
     return done.stdout.decode("utf-8", "replace")
+
+
+def _openable_epub(path: Path, folder: Path) -> Path:
+    """The book as pandoc can open it. A manifest item whose address names a place in a file
+    ("about-manual.xhtml#o8": SiSU lists each section so) stops pandoc ("No entry on path"), the
+    whole book unread: in a copy in `folder`, such an item is taken out of the manifest and the
+    spine where its file is listed already, else it names the file. The book itself where no item
+    names a place, or where it cannot be read (pandoc then says what is wrong with it)."""
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(path) as book:
+            container = ElementTree.fromstring(book.read("META-INF/container.xml"))
+            opf_path = next(e.get("full-path", "") for e in container.iter() if e.tag.endswith("rootfile"))
+            opf = book.read(opf_path)
+            if b"#" not in opf:
+                return path
+            package = ElementTree.fromstring(opf)
+            dropped = _without_places(package)
+            if not dropped:
+                return path
+            for _, (prefix, uri) in ElementTree.iterparse(io.BytesIO(opf), events=("start-ns",)):
+                ElementTree.register_namespace(prefix, uri)
+            copy = folder / "book.epub"
+            with zipfile.ZipFile(copy, "w") as out:
+                for info in book.infolist():  # in order, each as stored: "mimetype" first, uncompressed
+                    data = book.read(info)
+                    out.writestr(info, ElementTree.tostring(package, xml_declaration=True, encoding="utf-8")
+                                 if info.filename == opf_path else data)
+            return copy
+    except (zipfile.BadZipFile, KeyError, StopIteration, ElementTree.ParseError, OSError):
+        return path
+
+
+def _without_places(package: Any) -> set[str]:
+    """The OPF's manifest items whose address names a place in a file that another item lists,
+    taken out with their places in the spine; the others made to name their file. Their ids."""
+    items = [e for e in package.iter() if e.tag.endswith("}item")]
+    listed = {e.get("href", "") for e in items if "#" not in e.get("href", "")}
+    dropped = set()
+    for manifest in (e for e in package.iter() if e.tag.endswith("}manifest")):
+        for item in [e for e in manifest if e.tag.endswith("}item") and "#" in e.get("href", "")]:
+            file = item.get("href", "").split("#", 1)[0]
+            if file in listed:
+                manifest.remove(item)
+                dropped.add(item.get("id", ""))
+            else:
+                item.set("href", file)
+                listed.add(file)
+    for spine in (e for e in package.iter() if e.tag.endswith("}spine")):
+        for itemref in [e for e in spine if e.get("idref") in dropped]:
+            spine.remove(itemref)
+    return dropped
 
 
 def main_content(markup: str) -> str:
