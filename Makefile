@@ -34,8 +34,11 @@ $(STAMP): pyproject.toml
 quickstart: setup
 	$(BIN)/ragmeter run examples/quickstart.yaml
 
+# The fast tests on every core (pytest-xdist), then the model tests one at a time: each runs
+# llama.cpp on every core already.
 test: setup lint docs browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not model" -n auto
+	$(BIN)/python -m pytest -q -m model
 
 # The HTML report is tested in Debian's Chromium (driven by Playwright, no browser download);
 # installed here when missing and this is root on Debian, otherwise that one test is skipped.

@@ -19,16 +19,17 @@ pytestmark = pytest.mark.model
 
 
 def test_the_default_judge_reads_copied_answers_high_and_unrelated_ones_low(tmp_path):
-    result = judge_check(EXAMPLES / "docs", ["faithfulness"], judge="llamacpp", chunk_size=500, limit=6, sizes=(3,),
+    result = judge_check(EXAMPLES / "docs", ["faithfulness"], judge="llamacpp", chunk_size=500, limit=4, sizes=(3,),
                          out=tmp_path / "jc", cache=tmp_path / "c.sqlite", progress=False)
     faith = result.metrics["faithfulness"]
     checks = {c.check: c for c in faith.checks}
-    # metrics.html as real HTML through pandoc (issue 74) chunks otherwise: 6 sources of 6 give cases (5 before)
+    # four sources of the six (measured 2026-11-29: medians 0.953 and 0.086, ROC-AUC 0.895 over 34
+    # cases, 83 s; six sources took 189 s, the suite's slowest test)
     for name in ("verbatim_sentence", "whole_context"):
-        assert checks[name].n == 6 and checks[name].pass_rate == 1.0 and checks[name].median >= 0.93
-    assert checks["unrelated_sentence"].n == 6 and checks["unrelated_sentence"].pass_rate == 1.0
+        assert checks[name].n == 4 and checks[name].pass_rate == 1.0 and checks[name].median >= 0.93
+    assert checks["unrelated_sentence"].n == 4 and checks["unrelated_sentence"].pass_rate == 1.0
     assert checks["unrelated_sentence"].median <= 0.2
-    assert checks["short_other"].n == 5 and checks["short_other"].pass_rate == 1.0
+    assert checks["short_other"].n == 4 and checks["short_other"].pass_rate == 1.0
     assert faith.roc_auc >= 0.85
     rows = [json.loads(line) for line in (tmp_path / "jc" / "runs" / "faithfulness" / "results.jsonl").open()]
     reasons = [s["reason"] for r in rows for s in r["faithfulness_evidence"]["statements"]]

@@ -112,27 +112,29 @@ def _cached_replies(path: Path) -> int:
 
 
 def test_llama_cpp_server_every_row_gets_a_score_or_an_unscored_reason(llama_server, tmp_path):
-    """Five rows through the server, which cannot use the fast grammar path (five, not eight:
-    the suite's slowest test, 148 s, and the rows past five test nothing these do). Without
-    logprobs: llama_cpp.server computes them in Python over the whole vocabulary (8x slower
-    per call)."""
+    """Three rows through the server, which cannot use the fast grammar path (three, not eight:
+    the suite's slowest test, 148 s with eight, 177 s with five on a busy machine, and the rows
+    past three test nothing these do: q02's date in no context is unscored without a call).
+    Without logprobs: llama_cpp.server computes them in Python over the whole vocabulary (8x
+    slower per call)."""
     judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions", "logprobs": False}
     result = ragmeter.evaluate(DATASET, METRICS, judge=judge, cache=tmp_path / "server.sqlite",
-                               out=tmp_path / "out", progress=False, limit=5)
-    assert_every_row_scored_or_explained(result.rows, 5)
+                               out=tmp_path / "out", progress=False, limit=3)
+    assert_every_row_scored_or_explained(result.rows, 3)
     assert result.manifest["judge"]["base_url"] == llama_server
     for metric in METRICS:
         assert result.manifest["metrics"][metric]["unparseable"] == 0, metric
-    assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 25
+    assert sum(m["judge_calls"] for m in result.manifest["metrics"].values()) > 15
 
 
 def test_llama_cpp_server_logprobs_weigh_the_verdicts(llama_server, tmp_path):
-    """The HTTP path of probability-weighted verdicts: top_logprobs from a real server."""
+    """The HTTP path of probability-weighted verdicts: top_logprobs from a real server (one row:
+    llama_cpp.server computes them in Python over the whole vocabulary, 30 s a row)."""
     judge = {"spec": f"openai-compat:{llama_server}#gemma", "api": "completions"}
     rows = [json.loads(line) for line in DATASET.read_text().splitlines()]
-    rows = [r for r in rows if r["id"] in {"q01", "q03"}]  # q02's date is in no context: 0 without a call
+    rows = [r for r in rows if r["id"] == "q01"]  # q02's date is in no context: 0 without a call
     result = ragmeter.evaluate(rows, ["faithfulness"], judge=judge, cache=tmp_path / "lp.sqlite", progress=False)
-    assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"probability": 2}
+    assert result.manifest["metrics"]["faithfulness"]["judgment"] == {"probability": 1}
     for row in result.rows:
         statement = row["faithfulness_evidence"]["statements"][0]
         assert 0.0 < statement["p_supported"] < 1.0
