@@ -56,7 +56,7 @@ docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 test-unit: setup
-	$(BIN)/python -m pytest -q -m "not model"
+	$(BIN)/python -m pytest -q -m "not model" -n auto
 
 bench: setup
 	$(BIN)/python benchmarks/bench_core.py
