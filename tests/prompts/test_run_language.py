@@ -88,13 +88,27 @@ def test_the_dry_run_names_the_language_and_where_it_came_from(tmp_path):
     assert "".join(said.split()) in "".join(proc.stdout.split())  # the console wraps long paths
 
 
-def test_a_corpus_in_a_language_without_an_entry_is_named_never_given_anothers_words(tmp_path):
+#: one policy paragraph in three languages ragmeter has no entry for
+UNCOVERED = {
+    "french": "Le télétravail est possible jusqu'à trois jours par semaine. La demande va au responsable d'équipe.",
+    "german": "Homeoffice ist an bis zu drei Tagen pro Woche möglich. Der Antrag geht an die Teamleitung.",
+    "russian": "Удалённая работа возможна до трёх дней в неделю. Заявка подаётся руководителю команды.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNCOVERED))
+def test_a_corpus_in_a_language_without_an_entry_is_named_never_given_anothers_words(tmp_path, name):
     from ragmeter.testset.build import corpus_language
     from ragmeter.testset.documents import Document
 
-    text = "Le télétravail est possible jusqu'à trois jours par semaine. La demande va au responsable d'équipe."
-    with pytest.raises(ConfigError, match="read as french .*not covered: french; give --language"):
-        corpus_language([Document("politique.md", text)])
+    with pytest.raises(ConfigError, match=f"read as {name} .*not covered: {name}; give --language"):
+        corpus_language([Document("politique.md", UNCOVERED[name])])
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "politique.md").write_text(" ".join([UNCOVERED[name]] * 3), encoding="utf-8")
+    proc = run_cli("testset", str(docs), "--size", "1", "--out", str(tmp_path / "ts"))
+    assert proc.returncode == 2 and f"not covered: {name}" in proc.stderr
+    assert not list((tmp_path / "ts").glob("*"))  # no question written, in Spanish, English or any other
     spanish = corpus_language([Document("p.md", ES[0]["retrieved_contexts"][0] + " " + ES[1]["retrieved_contexts"][0])])
     assert spanish.name == "spanish" and spanish.source.startswith("read from the documents' text")
 
