@@ -5,6 +5,7 @@ at most 12 top-level modules and no module over 350 lines."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -334,6 +335,8 @@ def test_a_regular_expression_in_the_test_set_is_found(tmp_path, monkeypatch):
 
 #: a pattern that is a run of word characters and nothing else: a word tokenizer
 WORD_RUN = frozenset({r"\w+", r"\b\w+\b", r"[\w]+", r"\w+\b", r"\b\w+", r"[^\W_]+", r"\w*"})
+#: a run of a character class that holds \w ("[\wáéíóúñü]+", "[\w'-]+"): a word tokenizer too
+WORD_CLASS_RUN = re.compile(r"^(?:\\b)?\[[^\]]*\\w[^\]]*\][+*](?:\\b)?$")
 #: the one word tokenizer (issue 59): every other reader calls it
 WORDS_MODULE = "reading/words.py"
 
@@ -349,7 +352,8 @@ def word_tokenizers() -> list[str]:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("findall", "finditer", "compile", "split") \
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args \
-                    and isinstance(node.args[0], ast.Constant) and node.args[0].value in WORD_RUN:
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str) \
+                    and (node.args[0].value in WORD_RUN or WORD_CLASS_RUN.match(node.args[0].value)):
                 found.append(f"{path.relative_to(SRC)}:{node.lineno}")
     return sorted(found)
 
@@ -361,11 +365,11 @@ def test_one_word_tokenizer():
 def test_a_second_word_tokenizer_is_found(tmp_path, monkeypatch):
     (tmp_path / "rag").mkdir()
     (tmp_path / "rag" / "p.py").write_text("import re\n\nW = re.compile(r'\\w+')\nV = re.findall(r'\\b\\w+\\b', 'a b')\n"
-                                           "N = re.compile(r'\\d+')\n")
+                                           "N = re.compile(r'\\d+')\nM = re.finditer(r'[\\wáé]+', 'a b')\n")
     (tmp_path / "reading").mkdir()
     (tmp_path / "reading" / "words.py").write_text("import re\n\nW = re.compile(r'\\w+')\n")
     monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
-    assert word_tokenizers() == ["rag/p.py:3", "rag/p.py:4"]
+    assert word_tokenizers() == ["rag/p.py:3", "rag/p.py:4", "rag/p.py:6"]
 
 
 #: the module that names the languages; every other reader is told which one it reads

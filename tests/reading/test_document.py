@@ -73,3 +73,38 @@ def test_a_hash_line_inside_an_html_block_is_no_heading():
     text = "<div>\n# Inside the HTML block\n</div>\n\n# The real heading\n\nText under it.\n"
     assert [h.text for h in outline(text).headings] == ["The real heading"]
     assert outline(text).title == "The real heading"
+
+
+def test_an_answers_fence_commonmark_does_not_read_is_still_read_whole():
+    """Review of issue 74: a fence indented under its prose line, or inside <details>, is no
+    fence to CommonMark (a paragraph's continuation, an HTML block), yet an answer's reader
+    reads the code in it whole, as before the one parse."""
+    from ragmeter.reading.blocks import units
+
+    assert units("Run this:\n    ```bash\n    pip install foo\n    ```") == [
+        "Run this:", "```bash\n    pip install foo\n    ```"]
+    assert units("<details>\n```python\nx = 1\n```\n</details>") == ["<details>", "```python\nx = 1\n```", "</details>"]
+
+
+def test_a_whole_document_is_parsed_each_time_and_never_kept():
+    from ragmeter.reading.document import CACHED_CHARS
+
+    short, long = "A line.", "A line.\n" * (CACHED_CHARS // 8 + 1)
+    assert Document.of(short) is Document.of(short, "markdown")
+    assert Document.of(long) is not Document.of(long)
+
+
+def test_a_language_registered_later_changes_where_the_kept_units_end():
+    import dataclasses
+
+    from ragmeter.reading import languages
+
+    long = "The crew reports every change of course, every sighting and every signal to the cmdr. " * 3
+    text = long + "Bob knows where the log is kept."  # a paragraph past WHOLE_MAX is cut into sentences
+    assert blocks(text)[-1] == "Bob knows where the log is kept."
+    languages.register(dataclasses.replace(languages.ENGLISH, name="naval", abbreviations=frozenset({"cmdr"})))
+    try:
+        assert blocks(text)[-1].endswith("to the cmdr. Bob knows where the log is kept.")
+    finally:
+        languages.unregister("naval")
+    assert blocks(text)[-1] == "Bob knows where the log is kept."

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ragmeter.reading.document import CACHED, Document
+from ragmeter.reading.document import CACHED, Document, cacheable
+from ragmeter.reading.languages import abbreviations
 from ragmeter.reading.sentences import split_sentences, starts_sentence
 from ragmeter.reading.words import plain, word_count
 
@@ -35,11 +36,13 @@ def blocks(text: str) -> list[str]:
     items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code.
     Cut once per text (a row's answer and contexts are read by several steps), a new list each
     call."""
-    return list(_blocks(text))
+    return list(_blocks(text, abbreviations()) if cacheable(text) else _blocks.__wrapped__(text, abbreviations()))
 
 
 @lru_cache(maxsize=CACHED)
-def _blocks(text: str) -> tuple[str, ...]:
+def _blocks(text: str, known: frozenset[str]) -> tuple[str, ...]:
+    """blocks(), kept per text and per the abbreviations that end no sentence (a language
+    registered later changes where sentences end)."""
     out: list[str] = []
     for fenced, lines in Document.of(text).segments:
         if fenced:
@@ -103,11 +106,12 @@ def units(answer: str) -> list[str]:
     follows. Nothing is merged or dropped: faithfulness judges the answer without its last
     or first units as well, so that nothing added at either end can raise its score. Cut once
     per text, a new list each call."""
-    return list(_units(answer))
+    return list(_units(answer, abbreviations()) if cacheable(answer) else _units.__wrapped__(answer, abbreviations()))
 
 
 @lru_cache(maxsize=CACHED)
-def _units(answer: str) -> tuple[str, ...]:
+def _units(answer: str, known: frozenset[str]) -> tuple[str, ...]:
+    """units(), kept as _blocks is."""
     out: list[str] = []
     for fenced, lines in Document.of(answer).segments:
         if fenced:

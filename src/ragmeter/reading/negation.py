@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from ragmeter.reading.words import word_spans
+
 _EN_NEGATED = [  # a sentence already negative becomes positive: the first match is undone
     (re.compile(r"\bcannot\b", re.I), "can"),
     (re.compile(r"\bcan't\b", re.I), "can"),
@@ -53,7 +55,7 @@ def negate_spanish(sentence: str) -> str | None:
     if match:
         rest = sentence[match.end():]
         return sentence[:match.start()] + (rest[:1].upper() + rest[1:] if match.start() == 0 else rest)
-    words = list(re.finditer(r"[\wáéíóúñü]+", sentence, re.I))
+    words = word_spans(sentence)
     for index, word in enumerate(words):
         if word.group().lower() not in _ES_VERBS:
             continue

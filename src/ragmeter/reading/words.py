@@ -25,6 +25,12 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_spans(text: str) -> list[re.Match[str]]:
+    """The words of `text` as tokens() reads them, each with where it stands (a reader that puts
+    a word back in place: the judge check's negation)."""
+    return list(_WORD.finditer(text))
+
+
 def lower_words(text: str) -> list[str]:
     """Lowercased words: punctuation and spacing do not count."""
     return tokens(text.lower())

@@ -15,7 +15,6 @@ is skipped with that line, never a crash, and an HTML page is read by the built-
 from __future__ import annotations
 
 import functools
-import io
 import subprocess
 import tempfile
 import zipfile
@@ -132,8 +131,8 @@ def _openable_epub(path: Path, folder: Path) -> Path:
             dropped = _without_places(package)
             if not dropped:
                 return path
-            for _, (prefix, uri) in ElementTree.iterparse(io.BytesIO(opf), events=("start-ns",)):
-                ElementTree.register_namespace(prefix, uri)
+            # written with ElementTree's own prefixes (ns0:): the same names to a namespace-aware
+            # reader, and no prefix registered for the whole process
             copy = folder / "book.epub"
             with zipfile.ZipFile(copy, "w") as out:
                 for info in book.infolist():  # in order, each as stored: "mimetype" first, uncompressed
@@ -141,7 +140,7 @@ def _openable_epub(path: Path, folder: Path) -> Path:
                     out.writestr(info, ElementTree.tostring(package, xml_declaration=True, encoding="utf-8")
                                  if info.filename == opf_path else data)
             return copy
-    except (zipfile.BadZipFile, KeyError, StopIteration, ElementTree.ParseError, OSError):
+    except (zipfile.BadZipFile, KeyError, StopIteration, ElementTree.ParseError, OSError, ValueError):
         return path
 
 
