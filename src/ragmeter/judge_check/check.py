@@ -107,7 +107,7 @@ def plan(data: Any, metrics: list[Any] | None = None, *, sizes: tuple[int, ...] 
 
 
 #: the options that decide a row without the judge (faithfulness's copies and declines,
-#: metrics/faithfulness/decided.py; context_relevance's contexts sharing no asked word), off
+#: metrics/faithfulness/shortcuts.py; context_relevance's contexts sharing no asked word), off
 DECIDING_STEPS: dict[str, dict[str, object]] = {
     "faithfulness": {"copies": {"mode": "off"}, "declines": {"mode": "off"}},
     "context_relevance": {"unshared": "judge"}}

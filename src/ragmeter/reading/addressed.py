@@ -2,7 +2,7 @@
 score, an instruction to the evaluator, or the answer vouching for its own support.
 Faithfulness flags them (`addressed_to_judge` in the evidence, counted in the summary, and
 `--max-flagged` can fail a run on them) and judges the answer without them as one more view
-(metrics/faithfulness_views.py), which can lower its score and never raise it. Nothing is
+(metrics/faithfulness/views.py), which can lower its score and never raise it. Nothing is
 taken out unjudged: a unit this reader mistakes for a vote ("Ignore the warnings above: the
 installer uses port 9999.") is still judged with the answer, and its details are checked.
 This reader lists forms people wrote down; the views bound a vote in any words.

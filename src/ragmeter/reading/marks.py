@@ -1,7 +1,8 @@
 """What a line of Markdown is marked as, and a sentence read without its marks: the list
 marker, a heading's or a table row's line, a list item's label, emphasis, links and web
-addresses. One definition each, for every reader (the test set's spans, judge-check's claims,
-the converters), so that no two disagree about what a list item is (issue 74)."""
+addresses. One definition each for the readers that call it (the test set's spans, judge-check's
+claims, excerpts); blocks.py's line starts and copies.py's bullets keep rules of their own for
+now (they cut answers, where another rule moves scores: issue 74 left them measured, not moved)."""
 
 from __future__ import annotations
 
@@ -22,15 +23,6 @@ _ADDRESS = re.compile(r"https?://\S+|\bdoi:\s*\S+|\b10\.\d{4,}/\S+", re.I)
 _IDENTIFIER = re.compile(r"`[^`]+`|(?<!\w)--?[a-z][\w-]*|\w+[._]\w+|[a-z]+[A-Z]\w*")
 #: a short label and its colon, at the start of a line ("Keywords: ")
 _LEAD = re.compile(r"^[^:]{1,40}:\s*")
-#: markitdown's image: ![alt](address)
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
-_NOT_WORD = re.compile(r"\W")
-#: an empty cell (or one reading NA, N/A, null: pandas reads them as missing) that pandas writes "NaN"
-_NAN_CELL = re.compile(r"(?<=\|) NaN (?=\|)")
-#: a date cell as pandas writes it, with the time of day a date has not: "1947-01-08 00:00:00"
-_MIDNIGHT_CELL = re.compile(r"(?<=\| )(\d{4}-\d\d-\d\d) 00:00:00(?= \|)")
-#: the name pandas gives a blank cell of the row it takes as the header
-_UNNAMED_CELL = re.compile(r"(?<=\|) Unnamed: \d+ (?=\|)")
 
 
 def list_marker(line: str) -> str | None:
@@ -96,42 +88,6 @@ def listed_pieces(text: str) -> list[str]:
     return [p for p in text.replace(";", ",").split(",") if p.strip()]
 
 
-def images_as_alt_text(text: str) -> str:
-    """Markdown images as their alt text, as pandoc writes a page; an image whose alt text is only
-    its file's name as nothing: markitdown reads a PowerPoint picture with no description as its
-    shape's name ("Espace réservé du contenu 16", "Picture 3"), its file named after it with the
-    name's non-word characters taken out (`![Picture 3](Picture3.jpg)`), text no slide shows."""
-    return _IMAGE.sub(_alt_text, text)
-
-
-def _alt_text(image: re.Match[str]) -> str:
-    alt, address = image.group(1), image.group(2)
-    stem = address.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return "" if stem and _NOT_WORD.sub("", alt) == stem else alt
-
-
-def without_nan_cells(text: str) -> str:
-    """A table's cells that pandas wrote "NaN" for a missing value, empty."""
-    return _NAN_CELL.sub(" ", text)
-
-
-def without_unnamed_headers(text: str) -> str:
-    """A table's header cells that pandas named "Unnamed: 1", "Unnamed: 2"... for a blank cell of
-    the sheet's first row (its header), empty: only in a header row, the line above a separator."""
-    lines = text.split("\n")
-    for i in range(len(lines) - 1):
-        if "Unnamed: " in lines[i] and _separator(lines[i + 1]):
-            lines[i] = _UNNAMED_CELL.sub(" ", lines[i])
-    return "\n".join(lines)
-
-
-def dates_without_midnight(text: str) -> str:
-    """A table's date cells without the " 00:00:00" pandas writes after each (it reads every date
-    cell as a timestamp, whatever the cell's number format shows); any other time of day stays (a
-    cell that holds exactly midnight reads as its date alone)."""
-    return _MIDNIGHT_CELL.sub(r"\1", text)
-
-
-def _separator(line: str) -> bool:
+def table_separator(line: str) -> bool:
     """A table's line under its header: `| --- | :---: |`."""
     return table_row(line) and "-" in line and not line.replace("|", "").replace("-", "").replace(":", "").strip()

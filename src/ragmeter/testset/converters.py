@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ragmeter.reading.marks import (
+from ragmeter.reading.converted import (
     dates_without_midnight,
     images_as_alt_text,
     without_nan_cells,

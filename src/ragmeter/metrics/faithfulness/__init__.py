@@ -1,5 +1,5 @@
 """The faithfulness metric's package: `metric.py` runs a list of steps (`steps.py`, `claims.py`,
-`decided.py`, `views.py`), each set by its options model (`options.py`) and returning what it
+`shortcuts.py`, `views.py`), each set by its options model (`options.py`) and returning what it
 decided (`decisions.py`)."""
 
 from ragmeter.metrics.faithfulness.metric import NO_CLAIM, NO_STATEMENTS, Faithfulness, faithfulness, is_short

@@ -48,9 +48,9 @@ from pydantic import BaseModel
 
 from ragmeter.metrics.base import Metric, MetricContext, Score, count, supported_share, text
 from ragmeter.metrics.faithfulness.claims import Claims
-from ragmeter.metrics.faithfulness.decided import Copies, Declines
 from ragmeter.metrics.faithfulness.decisions import NO_CLAIM, Decision
 from ragmeter.metrics.faithfulness.options import FaithfulnessOptions
+from ragmeter.metrics.faithfulness.shortcuts import Copies, Declines
 from ragmeter.metrics.faithfulness.steps import (
     NO_STATEMENTS,
     Conflicts,
@@ -83,7 +83,7 @@ class Faithfulness(Metric[FaithfulnessOptions]):
     required: tuple[str, ...] = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("statements", "verdicts")
     #: a short answer that declines is read with abstention's prompts, where the run's language
-    #: has them (decided.py Declines)
+    #: has them (shortcuts.py Declines)
     optional_prompts = (("abstention", "declines"), ("abstention", "answerable"))
     aligned_prompts = ("verdicts",)
     #: 2: block excerpts and the literal check (issue 48); 3: sentences addressed to the judge
