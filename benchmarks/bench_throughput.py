@@ -69,14 +69,16 @@ def machine() -> str:
 
 
 def realistic(count: int) -> list[dict[str, Any]]:
-    """The realistic rows (built once by benchmarks/realistic_rows.py), the first `count`."""
+    """The realistic rows (built once by benchmarks/realistic_rows.py) in a fixed shuffled order
+    (both languages, every kind of document), the first `count`."""
     from realistic_rows import OUT, realistic_rows
 
     if not OUT.exists():
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in realistic_rows()), encoding="utf-8")
     rows = [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines()]
-    return rows[:count]
+    random.Random(13).shuffle(rows)
+    return [{k: v for k, v in row.items() if k not in ("language", "kind")} for row in rows[:count]]
 
 
 class Evaluated:

@@ -4,6 +4,9 @@ English and Spanish; answers the baseline RAG wrote), each given the five chunks
 of its language's documents returns for it (2,000-character chunks, the baseline's default,
 bundled MiniLM embeddings). The labelled rows carry one or two chunks; a user's rows carry
 about five of a few hundred tokens each, which is what every context-reading metric pays for.
+The reference is an answer to the same question that people labelled faithful and not a
+decline (any configuration's), where there is one: text of a reference's length for the two
+metrics that read one. The rows measure time and tokens, not agreement with people.
 
     python benchmarks/realistic_rows.py [--k 5] [--out benchmarks/throughput/realistic_rows.jsonl]
 """
@@ -24,15 +27,20 @@ LANGUAGES = {"english": "en", "spanish": "es"}
 
 
 def labelled_rows() -> list[dict[str, Any]]:
-    """One row per question (the first configuration's answer), in file order."""
+    """One row per question (the first configuration's answer), in file order, with a
+    reference where one of its answers was labelled faithful and no decline."""
+    every = [json.loads(line) for line in (BLIND / "labelled.jsonl").read_text(encoding="utf-8").splitlines()]
+    faithful = {}
+    for row in every:
+        if row["label"] == 1 and not row["declines"]:
+            faithful.setdefault(row["user_input"], row["response"])
     seen: set[str] = set()
     rows = []
-    for line in (BLIND / "labelled.jsonl").read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
+    for row in every:
         key = row["user_input"]
         if key not in seen:
             seen.add(key)
-            rows.append(row)
+            rows.append({**row, "reference": faithful.get(key)})
     return rows
 
 
@@ -59,7 +67,8 @@ def realistic_rows(k: int = 5) -> list[dict[str, Any]]:
             mine = [r for r in rows if r["language"] == language]
             chunks = asyncio.run(_retrieve(index_dir, [r["user_input"] for r in mine], k))
             out += [{"id": r["id"], "language": language, "kind": r["kind"], "user_input": r["user_input"],
-                     "response": r["response"], "retrieved_contexts": found} for r, found in zip(mine, chunks)]
+                     "response": r["response"], "retrieved_contexts": found}
+                    | ({"reference": r["reference"]} if r["reference"] else {}) for r, found in zip(mine, chunks)]
     return out
 
 

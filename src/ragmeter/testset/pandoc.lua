@@ -61,7 +61,7 @@ local function mark(inlines)
   return text and pandoc.Str(text)
 end
 
--- any other superscript (or subscript) pandoc cannot write in Unicode's superscript digits is
+-- any other superscript pandoc cannot write in Unicode's superscript digits is
 -- written "^(...)", which no reader saw: its text, as a reader reads it aloud
 local function Superscript(sup)
   local text = pandoc.utils.stringify(sup.content)
