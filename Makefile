@@ -37,7 +37,7 @@ quickstart: setup
 # The fast tests on every core (pytest-xdist), then the model tests one at a time: each runs
 # llama.cpp on every core already.
 test: setup lint docs browser
-	$(BIN)/python -m pytest -q -m "not model" -n auto
+	$(BIN)/python -m pytest -q -m "not model" -n auto --maxprocesses 8
 	$(BIN)/python -m pytest -q -m model
 
 # The HTML report is tested in Debian's Chromium (driven by Playwright, no browser download);
@@ -56,7 +56,7 @@ docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 test-unit: setup
-	$(BIN)/python -m pytest -q -m "not model" -n auto
+	$(BIN)/python -m pytest -q -m "not model" -n auto --maxprocesses 8
 
 bench: setup
 	$(BIN)/python benchmarks/bench_core.py

@@ -39,3 +39,6 @@ def test_french_german_and_russian_paragraphs_cut_into_their_sentences():
         == ["Der Server hört auf Port 8080.", "Er startet z. B. mit systemd.", "Das ist gut, d. h. stabil."]
     assert split_sentences("Сервер слушает порт 8080. Он запускается, т. е. сразу. Это удобно.") == \
         ["Сервер слушает порт 8080.", "Он запускается, т. е. сразу.", "Это удобно."]
+    # a capital after the initials: only the initials keep the sentence whole
+    assert split_sentences("Er startet z. B. Systemd. Das ist gut.") == ["Er startet z. B. Systemd.", "Das ist gut."]
+    assert split_sentences("Он запускается, т. е. Сразу. Это удобно.") == ["Он запускается, т. е. Сразу.", "Это удобно."]
