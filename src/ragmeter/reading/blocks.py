@@ -12,6 +12,7 @@ and lines, each judged on its own so one invented detail is one failed part.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from ragmeter.reading.document import CACHED, Document, cacheable
@@ -36,7 +37,14 @@ def blocks(text: str) -> list[str]:
     items...), an item longer than WHOLE_MAX cut into sentences unless it looks like code.
     Cut once per text (a row's answer and contexts are read by several steps), a new list each
     call."""
-    return list(_blocks(text, abbreviations()) if cacheable(text) else _blocks.__wrapped__(text, abbreviations()))
+    return _cut_once(_blocks, text)
+
+
+def _cut_once(cut: Callable[[str, frozenset[str]], tuple[str, ...]], text: str) -> list[str]:
+    """`cut` (an lru_cache'd reader) for `text` under the abbreviations in force, kept where the
+    text is short enough to keep (document.cacheable), worked out afresh for a whole document."""
+    known = abbreviations()
+    return list(cut(text, known) if cacheable(text) else cut.__wrapped__(text, known))  # type: ignore[attr-defined]
 
 
 @lru_cache(maxsize=CACHED)
@@ -106,7 +114,7 @@ def units(answer: str) -> list[str]:
     follows. Nothing is merged or dropped: faithfulness judges the answer without its last
     or first units as well, so that nothing added at either end can raise its score. Cut once
     per text, a new list each call."""
-    return list(_units(answer, abbreviations()) if cacheable(answer) else _units.__wrapped__(answer, abbreviations()))
+    return _cut_once(_units, answer)
 
 
 @lru_cache(maxsize=CACHED)

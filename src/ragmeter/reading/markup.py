@@ -64,9 +64,9 @@ def clean_markup(text: str, markdown: bool = True) -> Cleaned:
     cleaned = Cleaned("", front_matter=list(matter.fields) if matter is not None else [])
     body = _without_comments(text) if markdown else text
     # the parse numbers lines at \n alone, as they are split here (a \r stays on its line)
-    doc = Document.of(body.replace("\r", "")) if markdown else Document.of("", "text")
+    doc = Document.of(body.replace("\r", "")) if markdown else None
     for i, line in enumerate(body.split("\n")):
-        fence = doc.fence_at(i) if markdown else None
+        fence = doc.fence_at(i) if doc is not None else None
         if _DIRECTIVE.match(line) and _names_a_file(line):
             cleaned.include_count += 1
             if len(cleaned.includes) < 3:
