@@ -127,10 +127,12 @@ def distinct_tokens(rows: list[dict[str, Any]]) -> int:
     return total
 
 
-def measure(rows: list[dict[str, Any]], metrics: list[str], judge: str | dict[str, Any]) -> dict[str, Any]:
+def measure(rows: list[dict[str, Any]], metrics: list[str], judge: str | dict[str, Any],
+            layout: str = "instruction") -> dict[str, Any]:
     start = time.perf_counter()
     with Evaluated() as evaluated:
-        result = ragmeter.evaluate(rows, metrics, judge=judge, cache=False, progress=False, concurrency=1)
+        result = ragmeter.evaluate(rows, metrics, judge=judge, cache=False, progress=False, concurrency=1,
+                                   layout=layout)
     wall = time.perf_counter() - start
     summary = result.summary()
     n = len(rows)
@@ -159,6 +161,9 @@ def main() -> None:
     parser.add_argument("--rows-from", choices=["public", "realistic"], default="public",
                         help="public (default): the labelled sets' rows, one or two short contexts; realistic: "
                              "five retrieved chunks of a real document a row (benchmarks/realistic_rows.py)")
+    parser.add_argument("--layout", default="instruction",
+                        help="instruction, row or auto (prompts/row_first.py); several, comma-separated, are "
+                             "measured one after the other in one run")
     args = parser.parse_args()
     rows = realistic(args.rows) if args.rows_from == "realistic" else public_rows()[:args.rows]
     print(f"machine: {machine()}; judge {args.judge}; {len(rows)} {args.rows_from} rows; cold cache, prefixes "
@@ -167,8 +172,9 @@ def main() -> None:
         print(json.dumps({"distinct_tokens_per_row": round(distinct_tokens(rows) / len(rows))}))
     judge = {"spec": args.judge, "prefixes": args.prefixes} if args.judge.startswith("llamacpp") else args.judge
     for name in CONFIGS if args.config == "both" else [args.config]:
-        figures = measure(rows, CONFIGS[name], judge)
-        print(json.dumps({"config": name, **figures}))
+        for layout in args.layout.split(","):
+            figures = measure(rows, CONFIGS[name], judge, layout)
+            print(json.dumps({"config": name, "layout": layout, **figures}), flush=True)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,8 @@ def main() -> None:
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "ragmeter" / "bench_validity.sqlite"))
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--json", type=Path, default=None, help="append the figures as JSON lines")
+    parser.add_argument("--layout", default="instruction", choices=["instruction", "row", "auto"],
+                        help="where context-reading prompts put the row (prompts/row_first.py)")
     parser.add_argument("--prompts-dir", default=None, help="edited prompt files (a try measured against the shipped)")
     parser.add_argument("--fit-calibration", action="store_true", help="fit the judge's faithfulness Platt line")
     parser.add_argument("--calibration-language", default="english",
@@ -139,7 +141,8 @@ def run_modes(rows: list[dict], names: list[str], args: argparse.Namespace, lang
     for mode in MODES:
         start = time.perf_counter()
         result = ragmeter.evaluate(rows, metric_specs(names, args.metric_opt, mode), judge=judge_of(args),
-                                   cache=args.cache, progress=False, language=language, prompts_dir=args.prompts_dir)
+                                   cache=args.cache, progress=False, language=language, prompts_dir=args.prompts_dir,
+                                   layout=args.layout)
         if mode == "probability":
             seconds = time.perf_counter() - start
         out[mode] = {n: [r[n] for r in result.rows] for n in names}

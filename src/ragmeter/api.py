@@ -28,6 +28,7 @@ class RunOptions(TypedDict, total=False):
     limit: int | None  # only the first N rows
     language: str  # the prompts' language: "auto" (the data's) | "english" | "spanish"
     prompts_dir: str | Path | None  # exported or translated prompt files that replace the built-in ones
+    layout: str  # "instruction" | "row" | "auto": where context-reading prompts put the row (prompts/row_first.py)
 
 
 class EstimateOptions(RunOptions, total=False):
@@ -54,7 +55,7 @@ class EvaluateOptions(RunOptions, total=False):
 #: from YAML agree
 DEFAULTS: dict[str, Any] = {
     **{key: default(key) for key in ("judge", "embeddings", "columns", "cache", "concurrency", "limit", "language",
-                                     "prompts_dir", "format", "timeout", "retries", "progress", "overwrite",
+                                     "prompts_dir", "layout", "format", "timeout", "retries", "progress", "overwrite",
                                      "labels", "max_failed", "max_flagged")},
     "price_per_million": None, "out": None}
 

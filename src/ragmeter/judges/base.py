@@ -96,6 +96,9 @@ class JudgeRequest:
     label_lines: tuple[tuple[str, float, float], ...] = ()
     #: Token PMI of the claims given the evidence, where the backend can read it.
     evidence: ClaimEvidence | None = None
+    #: The messages before the last are the row's own (prompts/row_first.py), the same for each
+    #: of the row's prompts: a backend that keeps prompt prefixes keeps this one for the row only.
+    row_prefix: bool = False
 
 
 #: call seconds below which a judge's machine share is not said (too few to tell)

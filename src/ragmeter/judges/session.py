@@ -221,17 +221,19 @@ class JudgeSession:
         messages, truncated = fit_to_window(prompt, inputs, self.judge, schema, max_tokens, structured)
         parsed, reply = await self._parsed(messages, schema, output, max_tokens, stats, prompt.key, structured,
                                               self._lines(prompt),
-                                              self._evidence(prompt, inputs, schema, structured, reads))
+                                              self._evidence(prompt, inputs, schema, structured, reads),
+                                              getattr(prompt, "row_first", False))
         return parsed, reply, truncated
 
     async def _parsed(self, messages: list[Message], schema: dict[str, object], output: type[M],
                          max_tokens: int, stats: MetricStats, tag: str,
                          structured: bool = True,
                          lines: tuple[tuple[str, float, float], ...] = (),
-                         evidence: ClaimEvidence | None = None) -> tuple[M, JudgeReply]:
+                         evidence: ClaimEvidence | None = None, row_prefix: bool = False) -> tuple[M, JudgeReply]:
         def request(msgs: list[Message]) -> JudgeRequest:
             return JudgeRequest(msgs, schema, max_tokens, tag, self.policy.timeout, structured=structured,
-                                label_lines=lines, evidence=evidence if msgs is messages else None)
+                                label_lines=lines, evidence=evidence if msgs is messages else None,
+                                row_prefix=row_prefix)
 
         reply = await self._sent(request(messages), stats)
         try:

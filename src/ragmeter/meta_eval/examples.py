@@ -21,12 +21,13 @@ from pydantic import BaseModel, ValidationError
 
 from ragmeter.accounting import MetricStats
 from ragmeter.errors import JudgeUnavailable, UnparseableReply
+from ragmeter.judges.base import Prompt
 from ragmeter.judges.label_probs import label_fields
 from ragmeter.judges.replies import output_schema
 from ragmeter.judges.session import JudgeSession
 from ragmeter.metrics.base import Metric, MetricContext, Unscorable
 from ragmeter.prompts.prompt_set import PromptSet
-from ragmeter.prompts.template import Example, PromptTemplate, dump_output, format_inputs
+from ragmeter.prompts.template import Example, dump_output, format_inputs
 from ragmeter.samples import Sample
 
 
@@ -56,11 +57,12 @@ class RecordingContext(MetricContext):
         self.watched = watched
         self.calls: list[Call] = []
 
-    async def answer(self, prompt: PromptTemplate, inputs: Mapping[str, object], output: type[BaseModel],
+    async def answer(self, prompt: Prompt, inputs: Mapping[str, object], output: type[BaseModel],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         found = await super().answer(prompt, inputs, output, max_tokens, evidence)
-        if prompt.name in self.watched:
-            self.calls.append(Call(prompt.name, dict(inputs), found.parsed.model_dump(mode="json")))
+        name = prompt.key.rpartition(".")[2]  # a template's or its row-first reading's (prompts/row_first.py)
+        if name in self.watched:
+            self.calls.append(Call(name, dict(inputs), found.parsed.model_dump(mode="json")))
         return found
 
 

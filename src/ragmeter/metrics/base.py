@@ -11,11 +11,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ragmeter.accounting import MetricStats
 from ragmeter.errors import ConfigError
+from ragmeter.prompts.row_first import CONTEXTS, RowFirst, reads_row_first
 from ragmeter.prompts.template import PromptTemplate, builtin_or_english, builtin_prompt
 from ragmeter.samples import Sample
 
 if TYPE_CHECKING:
     from ragmeter.embeddings.base import EmbeddingSession
+    from ragmeter.judges.base import Prompt
     from ragmeter.judges.session import JudgeSession
     from ragmeter.prompts.prompt_set import PromptSet
 
@@ -69,6 +71,11 @@ class MetricContext:
         """The run's language (its prompts' and its readers': reading/languages.py)."""
         return self._prompts.language if self._prompts is not None else "english"
 
+    @property
+    def layout(self) -> str:
+        """Where the prompts that read a row's contexts put them (prompts/row_first.py)."""
+        return self._prompts.layout if self._prompts is not None else "instruction"
+
     def prompt(self, metric: str, name: str) -> PromptTemplate:
         if self._prompts is None:
             return builtin_prompt(metric, name, "english")
@@ -78,7 +85,7 @@ class MetricContext:
                   max_tokens: int | None = None) -> M:
         return (await self.answer(prompt, inputs, output, max_tokens)).parsed
 
-    async def answer(self, prompt: PromptTemplate, inputs: Mapping[str, object], output: type[BaseModel],
+    async def answer(self, prompt: Prompt, inputs: Mapping[str, object], output: type[BaseModel],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """The whole Answer: the parsed reply and its label probabilities (and with `evidence`,
         the fields holding claims and evidence, their token PMI where the judge reads it)."""
@@ -146,6 +153,9 @@ class Metric(ABC, Generic[OptionsT]):
     #: the prompts whose label fields are the metric's judgment, higher = better: `ragmeter
     #: align` writes people's labelled rows into them as few-shot examples (meta_eval/align.py)
     aligned_prompts: ClassVar[tuple[str, ...]] = ()
+    #: the prompts that read the row's question and retrieved chunks and are read row-first
+    #: where the run's layout says so (prompts/row_first.py)
+    row_first_prompts: ClassVar[tuple[str, ...]] = ()
     uses_judge: bool = True
     uses_embeddings: bool = False
     #: whether the metric's score reads words of the run's language (reading/languages.py): a
@@ -212,8 +222,15 @@ class Metric(ABC, Generic[OptionsT]):
     async def answer(self, ctx: MetricContext, prompt_name: str, inputs: Mapping[str, object],
                      max_tokens: int | None = None, evidence: tuple[str, str] | None = None) -> Any:
         """As `ask`, returning the Answer with its label probabilities (metrics/judgment.py)."""
-        return await ctx.answer(ctx.prompt(self.prompt_metric, prompt_name), inputs,
-                                self.output_model(prompt_name, inputs), max_tokens, evidence)
+        template = ctx.prompt(self.prompt_metric, prompt_name)
+        prompt: Prompt = template
+        if self.row_first(ctx, prompt_name, next((inputs[f] for f in CONTEXTS if f in inputs), "")):
+            prompt = RowFirst(template)
+        return await ctx.answer(prompt, inputs, self.output_model(prompt_name, inputs), max_tokens, evidence)
+
+    def row_first(self, ctx: MetricContext, prompt_name: str, contexts: object) -> bool:
+        """Whether `prompt_name`, for a row with these contexts, is read row-first in this run."""
+        return prompt_name in self.row_first_prompts and reads_row_first(ctx.layout, contexts)
 
     @abstractmethod
     async def score(self, sample: Sample, ctx: MetricContext) -> Score:

@@ -38,6 +38,7 @@ class ContextPrecision(Metric[JudgedOptions]):
     required = ("user_input", "response", "retrieved_contexts")
     prompt_names = ("usefulness",)
     aligned_prompts = ("usefulness",)
+    row_first_prompts = ("usefulness",)
     answer_field = "response"
     answer_key = "answer"
 

@@ -33,6 +33,7 @@ class ContextRecall(Metric[JudgedOptions]):
     required = ("user_input", "retrieved_contexts", "reference")
     prompt_names = ("attribution",)
     aligned_prompts = ("attribution",)
+    row_first_prompts = ("attribution",)
 
     def output_model(self, prompt_name: str, inputs: Mapping[str, object]) -> type[BaseModel]:
         return verdicts(count(inputs["sentences"]))

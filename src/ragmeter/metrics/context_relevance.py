@@ -79,6 +79,7 @@ class ContextRelevance(Metric[RelevanceOptions]):
     required = ("user_input", "retrieved_contexts")
     prompt_names = (*TEMPLATES, "likelihood")
     aligned_prompts = TEMPLATES
+    row_first_prompts = TEMPLATES
     #: 2: contexts that share no word the question asks about score 0 without a call (issue 63);
     #: 3: every row judged again by default (issue 77 item 4: synonyms share no word)
     version = "3"
@@ -98,9 +99,12 @@ class ContextRelevance(Metric[RelevanceOptions]):
         ratings: list[int | None] = []
         weighed: list[Weighed | None] = []
         failures: list[str] = []
+        chunks = list(sample.retrieved_contexts or [])
         for template in TEMPLATES if self.options.templates == "both" else TEMPLATES[:1]:
+            # row-first, the chunks are read numbered, as every other metric of the row reads them
+            given = chunks if self.row_first(ctx, template, chunks) else context
             try:
-                out = await self.answer(ctx, template, {"question": question, "context": context}, max_tokens=16)
+                out = await self.answer(ctx, template, {"question": question, "context": given}, max_tokens=16)
                 ratings.append(out.parsed.rating)
                 weighed.append(weigh(out, "rating", out.parsed.rating, RATING, self.options.judgment))
             except UnparseableReply as exc:

@@ -30,12 +30,15 @@ class PromptSet:
     """Lookup by (metric, prompt name) for the metrics of one run."""
 
     def __init__(self, resolved: dict[tuple[str, str], ResolvedPrompt], language: str,
-                 prompts_dir: str | None) -> None:
+                 prompts_dir: str | None, layout: str = "instruction") -> None:
         self._resolved, self.language, self.prompts_dir = resolved, language, prompts_dir
+        #: `instruction` (each template as written), `row` or `auto`: where the prompts that read
+        #: a row's contexts put them (prompts/row_first.py)
+        self.layout = layout
 
     @classmethod
     def build(cls, metrics: list[Any], language: str = "english", prompts_dir: str | Path | None = None,
-              metric_for: MetricLookup | None = None) -> PromptSet:
+              metric_for: MetricLookup | None = None, layout: str = "instruction") -> PromptSet:
         """`metric_for` (ragmeter.metrics.get_metric) checks a folder's files against their metrics."""
         language = normalize_language(language)
         if prompts_dir and metric_for is None:
@@ -53,7 +56,7 @@ class PromptSet:
                     resolved.setdefault((owner, name), _resolve(owner, name, language, files, prompts_dir, None))
                 except ConfigError:
                     continue
-        return cls(resolved, language, str(prompts_dir) if prompts_dir else None)
+        return cls(resolved, language, str(prompts_dir) if prompts_dir else None, layout)
 
     def get(self, metric: str, name: str) -> PromptTemplate:
         return self._resolved[(metric, name)].template
@@ -63,7 +66,7 @@ class PromptSet:
         resolved = dict(self._resolved)
         for template in templates:
             resolved[(template.metric, template.name)] = ResolvedPrompt(template, source)
-        return PromptSet(resolved, self.language, self.prompts_dir)
+        return PromptSet(resolved, self.language, self.prompts_dir, self.layout)
 
     def for_metric(self, metric: str) -> dict[str, ResolvedPrompt]:
         return {name: r for (m, name), r in self._resolved.items() if m == metric}

@@ -97,7 +97,7 @@ def prepare(cfg: RunConfig, *, data: object = None, judge: Judge | None = None, 
     metric_objs = get_metrics(chosen) if chosen else None
     # with "auto", the prompts are built again once the data says its language
     prompts = PromptSet.build(metric_objs, FALLBACK if cfg.language == AUTO else cfg.language, cfg.prompts_dir,
-                              get_metric) if metric_objs else None
+                              get_metric, cfg.layout) if metric_objs else None
     dataset: Rows = load_dataset(cfg.dataset if data is None else data, columns=cfg.columns, stream=stream,
                                  limit=cfg.limit, shard=cfg.shard)
     language = follow_language(cfg.language, cfg.dataset if data is None else data,
@@ -108,7 +108,7 @@ def prepare(cfg: RunConfig, *, data: object = None, judge: Judge | None = None, 
     if metric_objs is None:  # the default, and `applicable`, depend on the file
         metric_objs = get_metrics(metrics_for(dataset, cfg.metrics))
     if prompts is None:
-        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric)
+        prompts = PromptSet.build(metric_objs, cfg.language, cfg.prompts_dir, get_metric, cfg.layout)
     gates = cfg.gate_settings()
     gates.check_metrics([m.label for m in metric_objs], {m.label: m.name for m in metric_objs})
     gates.check_rows(len(dataset))

@@ -197,7 +197,7 @@ class LlamaCppJudge(Judge):
         """The prompt's tokens, split where the row's own message begins."""
         text, special = self._prompt(llm, request)
         row = request.messages[-1]["content"] if request.prompt is None and request.messages else None
-        return prompt_parts(llm, text, special, row)
+        return prompt_parts(llm, text, special, row, request.row_prefix)
 
     async def aclose(self) -> None:
         """Free the model now (quietly: llama.cpp logs its buffers when a context is freed),

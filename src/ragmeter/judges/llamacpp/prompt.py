@@ -30,12 +30,16 @@ class PromptParts:
 
     shared: tuple[int, ...]
     rest: tuple[int, ...]
+    #: the shared part is a row's own (prompts/row_first.py): kept in memory while the row's
+    #: other prompts run, never written to disk, where it would serve no other row
+    own: bool = False
 
     def __len__(self) -> int:
         return len(self.shared) + len(self.rest)
 
 
-def prompt_parts(llm: Llama, prompt: str, special: bool, row_text: str | None = None) -> PromptParts:
+def prompt_parts(llm: Llama, prompt: str, special: bool, row_text: str | None = None,
+                 own: bool = False) -> PromptParts:
     """Tokens of a prompt (BOS added where the model wants one), split where `row_text` (the
     last message, the row's inputs) begins. `special` parses chat-template markers such as
     <|im_start|> as the model's own tokens."""
@@ -44,7 +48,7 @@ def prompt_parts(llm: Llama, prompt: str, special: bool, row_text: str | None = 
         return PromptParts((), tuple(llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=special)))
     shared = llm.tokenize(prompt[:cut].encode("utf-8"), add_bos=True, special=special)
     rest = llm.tokenize(prompt[cut:].encode("utf-8"), add_bos=False, special=special)
-    return PromptParts(tuple(shared), tuple(rest))
+    return PromptParts(tuple(shared), tuple(rest), own)
 
 
 class PrefixStates:
@@ -73,9 +77,9 @@ class PrefixStates:
         given the tokens before it (judges/llamacpp/token_evidence.py). `halt` set stops it between
         prompt batches (JudgeError): a long prompt is seconds of work per batch."""
         fresh_state(llm)
-        if prompt.shared and not self._restore(llm, prompt.shared) and not self._stored(llm, prompt.shared):
+        if prompt.shared and not self._restore(llm, prompt.shared) and not self._stored(llm, prompt):
             eval_halting(llm, list(prompt.shared), halt)
-            self._save(llm, prompt.shared)
+            self._save(llm, prompt)
         if not read:
             eval_halting(llm, list(prompt.rest), halt)  # never empty: it holds the row's text (or the whole prompt)
             return {}
@@ -96,17 +100,19 @@ class PrefixStates:
         self.hits += 1
         return True
 
-    def _stored(self, llm: Llama, shared: tuple[int, ...]) -> bool:
+    def _stored(self, llm: Llama, prompt: PromptParts) -> bool:
         """Restored from a state an earlier run saved on disk, where there is one."""
-        data = self.store.get(shared) if self.store is not None else None
+        shared = prompt.shared
+        data = self.store.get(shared) if self.store is not None and not prompt.own else None
         if data is None:
             return False
         self._keep(shared, (ctypes.c_uint8 * len(data)).from_buffer_copy(data))
         return self._restore(llm, shared)
 
-    def _save(self, llm: Llama, shared: tuple[int, ...]) -> None:
+    def _save(self, llm: Llama, prompt: PromptParts) -> None:
         import llama_cpp
 
+        shared = prompt.shared
         size = llama_cpp.llama_state_seq_get_size(native.context_pointer(llm), 0)
         if size > self.max_bytes:
             return
@@ -114,7 +120,7 @@ class PrefixStates:
         if llama_cpp.llama_state_seq_get_data(native.context_pointer(llm), state, size, 0) != size:
             return
         self._keep(shared, state)
-        if self.store is not None:
+        if self.store is not None and not prompt.own:
             self.store.put(shared, bytes(state))
 
     def _keep(self, shared: tuple[int, ...], state: ctypes.Array[ctypes.c_uint8]) -> None:
