@@ -298,3 +298,34 @@ def test_a_pass_near_the_bar_has_its_reason_written(tmp_path, monkeypatch):
     (statement,) = result.rows[0]["faithfulness_evidence"]["statements"]
     assert statement["verdict"] == 1 and 0.5 <= statement["p_supported"] < 0.99
     assert statement["reason"] and not statement["reason"].startswith("no reason written")
+
+
+def test_a_rows_own_prefix_is_shared_by_its_prompts_and_never_written_to_disk(tmp_path, monkeypatch):
+    """Issue 75: row-first, a row's prompts share the row's KV cells (restored, not evaluated
+    again), the reply is the same whichever prompt computed them, and no row's cells go to the
+    prefix folder, where they would serve no other row."""
+    import asyncio
+
+    from ragmeter.judges.base import JudgeRequest
+    from ragmeter.judges.llamacpp.judge import LlamaCppJudge
+    from ragmeter.judges.spec import make_judge
+
+    monkeypatch.setenv("RAGMETER_PREFIXES", str(tmp_path / "prefixes"))
+    schema = {"type": "object", "properties": {"rating": {"type": "integer", "enum": [0, 1, 2]}},
+              "required": ["rating"]}
+    row = [{"role": "system", "content": "Read the question and the contexts; a task follows."},
+           {"role": "user", "content": f"question: Where is the Eiffel Tower?\ncontexts:\n[1] {CONTEXT[0]}"}]
+    tasks = ["Rate 0-2 how relevant the contexts are to the question.", "Rate 0-2 how well the contexts answer it."]
+    requests = [JudgeRequest(row + [{"role": "user", "content": t}], schema, 8, row_prefix=True) for t in tasks]
+
+    async def replies(order: list[int]) -> tuple[dict, int]:
+        judge = make_judge({"spec": GEMMA, "prefixes": "disk"})
+        assert isinstance(judge, LlamaCppJudge)
+        out = {i: (r.text, r.labels) for i in order for r in [await judge.complete(requests[i])]}
+        return out, judge._prefixes.hits
+
+    first, hits = asyncio.run(replies([0, 1]))
+    assert hits == 1  # the second prompt restored the row the first computed
+    again, hits = asyncio.run(replies([1, 0]))
+    assert hits == 1 and first == again
+    assert not list((tmp_path / "prefixes").glob("**/*.kv"))  # nothing of the row on disk

@@ -138,6 +138,9 @@ def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text
              prompts_dir: Annotated[Optional[Path], typer.Option(
                  "--prompts-dir", help="folder of prompt files (ragmeter prompts export/adapt) that "
                                        "replace the built-in ones")] = None,
+             layout: Annotated[str, typer.Option(
+                 help="instruction (each prompt as written) | row (a row's chunks first, read once for all "
+                      "its context metrics) | auto (row-first for long chunks)")] = default("layout"),
              fail_under: FailUnder = None, gate: GateOpt = None, max_unscored: MaxUnscored = None,
              baseline: Baseline = None, max_drop: MaxDrop = None, summary_md: SummaryMd = None,
              junit: Junit = None, junit_rows: JunitRows = False, report: HtmlReport = False,
@@ -162,7 +165,7 @@ def evaluate(data: Annotated[Path, typer.Argument(help=f"dataset: {suffixes_text
                         "metrics": metric_specs(metrics, metric_opt or []),
                         "concurrency": concurrency, "timeout": timeout, "cache": not no_cache,
                         "limit": limit, "shard": shard, "language": language, "overwrite": overwrite,
-                        "prompts_dir": str(prompts_dir) if prompts_dir else None,
+                        "prompts_dir": str(prompts_dir) if prompts_dir else None, "layout": layout,
                         "price_per_million": _price(price), "batch": batch,
                         **({"max_failed": max_failed} if max_failed is not None else {}),
                         **{k: v for k, v in _gate_overrides(fail_under, gate, max_unscored, baseline, max_drop,
