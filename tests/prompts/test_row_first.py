@@ -69,6 +69,8 @@ def test_the_templates_own_layout_is_unchanged_by_default():
 def test_auto_reads_long_contexts_row_first_and_short_ones_as_written():
     assert not reads_row_first("auto", ["x" * (AUTO_MIN_CHARS - 1)])
     assert reads_row_first("auto", ["x" * (AUTO_MIN_CHARS // 2)] * 2)
+    halves = ["x" * (AUTO_MIN_CHARS // 2 - 1)] * 2  # a list and its joined text are read alike
+    assert reads_row_first("auto", halves) == reads_row_first("auto", "\n".join(halves)) is False
     assert reads_row_first("row", []) and not reads_row_first("instruction", ["x" * 10_000])
     _, short = run("auto")
     assert not any(r.row_prefix for r in short.requests)

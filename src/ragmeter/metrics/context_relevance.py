@@ -102,7 +102,7 @@ class ContextRelevance(Metric[RelevanceOptions]):
         chunks = list(sample.retrieved_contexts or [])
         for template in TEMPLATES if self.options.templates == "both" else TEMPLATES[:1]:
             # row-first, the chunks are read numbered, as every other metric of the row reads them
-            given = chunks if self.row_first(ctx, template, chunks) else context
+            given = chunks if self.row_first(ctx, template, context) else context
             try:
                 out = await self.answer(ctx, template, {"question": question, "context": given}, max_tokens=16)
                 ratings.append(out.parsed.rating)
