@@ -53,7 +53,7 @@ class RunConfig(BaseModel):
                                               "language prompts_dir provides")
     prompts_dir: str | None = Field(default=None, description="a folder of prompt files replacing the built-in ones")
     layout: Literal["instruction", "row", "auto"] = Field(
-        default="instruction", description="where the prompts that read a row's contexts put them: after each "
+        default="auto", description="where the prompts that read a row's contexts put them: after each "
                                            "metric's instruction (as written), first and shared by the row's "
                                            "metrics (row), or row-first for long contexts only (auto)")
     overwrite: bool = Field(default=False, description="replace another run's results in `output` (a re-run of the "
