@@ -13,8 +13,9 @@ gets the same sharing.
 What the judge reads changes, so this is a layout of its own with its own prompt version (cache
 keys and calibration lines do not carry over), chosen by the run's `layout` (prompts/prompt_set.py):
 `auto` (the default: row-first where the row's chunks are long enough that reading them once
-pays for each instruction read after them), `row`, or `instruction` (every template as written). The template's few-shot
-examples follow its instruction inside the task, each marked as another question than the row's:
+pays for each instruction read after them), `row`, or `instruction` (every template as
+written). The template's few-shot examples follow its instruction inside the task, each marked
+as another question than the row's:
 without them the ratings' scale moved (XQuAD-es context_relevance: 96% of irrelevant paragraphs
 scored 0.5 or more, 33% with the template's own layout, 54% with the examples here, on 48 rows;
 docs/benchmarks.md, "Row-first layout").
@@ -23,16 +24,16 @@ docs/benchmarks.md, "Row-first layout").
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
 from ragmeter.judges.base import Message
-from ragmeter.prompts.template import PromptTemplate, dump_output, format_inputs, ordered
+from ragmeter.prompts.template import PromptTemplate, format_inputs, shown_output, with_schema
 
-#: bump when the layout's words change: it is part of every row-first prompt's version
-LAYOUT_VERSION = "row-first/1"
+#: bump when the layout's words change: it is part of every row-first prompt's version (the
+#: "+examples" of the try that added them, kept so the measured replies stay cached)
+LAYOUT_VERSION = "row-first/1+examples"
 #: the input field a row-first prompt takes its question from, and those it may take its chunks from
 QUESTION = "question"
 CONTEXTS = ("contexts", "context")
@@ -77,19 +78,15 @@ class RowFirst:
 
     row_first = True
 
-    def __init__(self, template: PromptTemplate, examples: bool = True) -> None:
+    def __init__(self, template: PromptTemplate) -> None:
         self.template = template
-        self.examples = examples
         self._contexts = context_field(template)
 
     def _examples(self, reply_schema: dict[str, Any] | None) -> str:
         """The template's few-shot examples as text inside the task, each marked as not the row."""
-        shown = []
-        for example in self.template.examples:
-            output = ordered(example.output, reply_schema, reply_schema) if reply_schema else example.output
-            shown.append("Example (another question, not this row's):\n"
-                         + format_inputs(self.template.input_fields, example.input) + "\nReply: " + dump_output(output))
-        return "\n\n".join(shown)
+        return "\n\n".join("Example (another question, not this row's):\n"
+                           + format_inputs(self.template.input_fields, example.input)
+                           + "\nReply: " + shown_output(example, reply_schema) for example in self.template.examples)
 
     @property
     def key(self) -> str:
@@ -97,8 +94,7 @@ class RowFirst:
 
     @cached_property
     def version(self) -> str:
-        layout = LAYOUT_VERSION + ("+examples" if self.examples else "")
-        return hashlib.sha256(f"{self.template.version}|{layout}".encode()).hexdigest()[:12]
+        return hashlib.sha256(f"{self.template.version}|{LAYOUT_VERSION}".encode()).hexdigest()[:12]
 
     @property
     def truncatable(self) -> tuple[str, ...]:
@@ -110,11 +106,8 @@ class RowFirst:
         (with `schema` written in, for judges that cannot enforce it) and the other fields."""
         row = format_inputs((QUESTION, "contexts"),
                             {QUESTION: inputs[QUESTION], "contexts": chunks(inputs[self._contexts])})
-        task = self.template.instruction
-        if schema is not None:
-            task += ("\nReply with one JSON object only, matching this JSON schema: "
-                     + json.dumps(schema, separators=(",", ":")))
-        if self.examples and self.template.examples:
+        task = with_schema(self.template.instruction, schema)
+        if self.template.examples:
             task += "\n\n" + self._examples(reply_schema)
         rest = tuple(f for f in self.template.input_fields if f not in (QUESTION, self._contexts))
         if rest:

@@ -87,18 +87,26 @@ class PromptTemplate(BaseModel):
         found = memo.get((id(schema), id(reply_schema)))
         if found is not None and found[0] is schema and found[1] is reply_schema:
             return found[2]
-        system = self.instruction
-        if schema is not None:
-            system += ("\nReply with one JSON object only, matching this JSON schema: "
-                       + json.dumps(schema, separators=(",", ":")))
-        out: list[Message] = [{"role": "system", "content": system}]
+        out: list[Message] = [{"role": "system", "content": with_schema(self.instruction, schema)}]
         for example in self.examples:
             out.append({"role": "user", "content": format_inputs(self.input_fields, example.input)})
-            output = ordered(example.output, reply_schema, reply_schema) if reply_schema else example.output
-            out.append({"role": "assistant", "content": dump_output(output)})
+            out.append({"role": "assistant", "content": shown_output(example, reply_schema)})
         if len(memo) < 256:
             memo[(id(schema), id(reply_schema))] = (schema, reply_schema, out)
         return out
+
+
+def with_schema(instruction: str, schema: dict[str, Any] | None) -> str:
+    """The instruction, with `schema` written after it for a judge that cannot enforce it."""
+    if schema is None:
+        return instruction
+    return instruction + "\nReply with one JSON object only, matching this JSON schema: " + json.dumps(
+        schema, separators=(",", ":"))
+
+
+def shown_output(example: Example, reply_schema: dict[str, Any] | None) -> str:
+    """An example's reply as the judge must write it: keys in `reply_schema`'s order."""
+    return dump_output(ordered(example.output, reply_schema, reply_schema) if reply_schema else example.output)
 
 
 def format_inputs(fields: tuple[str, ...], values: Mapping[str, object]) -> str:
